@@ -1,0 +1,1 @@
+//! Placeholder: the bytes_json engine (issue 5) is built here.

@@ -1,0 +1,364 @@
+//! The Order dataset, generated exactly as DATASET.md section 4 gives, with `java.util.Random`
+//! seed 42. The order of the random calls is part of the specification.
+
+use std::sync::{Arc, OnceLock};
+
+use indexmap::{IndexMap, IndexSet};
+
+use super::JavaRandom;
+use crate::model::{
+    Address, Attributes, ByteArray, Category, Customer, Decimal, Order, OrderLine, OrderStatus,
+    Product, Tags,
+};
+
+/// Number of Orders in the dataset.
+pub const ORDER_COUNT: usize = 200;
+
+const FIRST: [&str; 10] = [
+    "Alice", "Bruno", "Carla", "David", "Elena", "Frank", "Greta", "Henry", "Ingrid", "Jonas",
+];
+const LAST: [&str; 10] = [
+    "Anderson", "Bergmann", "Costa", "Dubois", "Eriksen", "Ferrari", "Gruber", "Hansen", "Ivanov",
+    "Jensen",
+];
+const CITIES: [&str; 8] = [
+    "Berlin",
+    "Munich",
+    "Hamburg",
+    "Cologne",
+    "Vienna",
+    "Zurich",
+    "Amsterdam",
+    "Prague",
+];
+const STREETS: [&str; 6] = [
+    "Hauptstrasse",
+    "Bahnhofstrasse",
+    "Ringstrasse",
+    "Parkallee",
+    "Lindenweg",
+    "Bergstrasse",
+];
+const ROOTS: [&str; 4] = ["Electronics", "Clothing", "Books", "Garden"];
+const SUBS: [&str; 3] = ["Accessories", "Premium", "Budget"];
+const WORDS: [&str; 8] = [
+    "Ultra", "Pro", "Lite", "Max", "Eco", "Smart", "Classic", "Prime",
+];
+const TAGS: [&str; 8] = [
+    "new",
+    "sale",
+    "bestseller",
+    "limited",
+    "organic",
+    "imported",
+    "clearance",
+    "featured",
+];
+const ATTR: [&str; 6] = [
+    "channel", "campaign", "salesRep", "priority", "giftWrap", "source",
+];
+const LOREM: [&str; 29] = [
+    "Lorem",
+    "ipsum",
+    "dolor",
+    "sit",
+    "amet",
+    "consectetur",
+    "adipiscing",
+    "elit",
+    "sed",
+    "do",
+    "eiusmod",
+    "tempor",
+    "incididunt",
+    "ut",
+    "labore",
+    "et",
+    "dolore",
+    "magna",
+    "aliqua",
+    "enim",
+    "ad",
+    "minim",
+    "veniam",
+    "quis",
+    "nostrud",
+    "exercitation",
+    "ullamco",
+    "laboris",
+    "nisi",
+];
+
+/// Everything the generator makes: the Orders and the values they share.
+#[derive(Debug, Clone)]
+pub struct OrderDataset {
+    pub categories: Vec<Arc<Category>>,
+    pub products: Vec<Arc<Product>>,
+    pub customers: Vec<Arc<Customer>>,
+    pub orders: Vec<Order>,
+}
+
+/// The dataset, generated once per process.
+pub fn order_dataset() -> &'static OrderDataset {
+    static DATASET: OnceLock<OrderDataset> = OnceLock::new();
+    DATASET.get_or_init(|| generate(42))
+}
+
+/// The 200 Orders.
+pub fn orders() -> &'static [Order] {
+    &order_dataset().orders
+}
+
+fn lorem(rnd: &mut JavaRandom, n: i32) -> String {
+    let mut s = String::new();
+    for k in 0..n {
+        if k > 0 {
+            s.push(' ');
+        }
+        s.push_str(rnd.pick(&LOREM));
+    }
+    s
+}
+
+fn address(rnd: &mut JavaRandom) -> Arc<Address> {
+    let street = format!("{} {}", rnd.pick(&STREETS), 1 + rnd.next_int_bounded(150));
+    let city = rnd.pick(&CITIES).to_string();
+    let zip = format!("{:05}", rnd.next_int_bounded(100_000));
+    Arc::new(Address {
+        street,
+        city,
+        zip,
+        country: "Germany".to_string(),
+    })
+}
+
+/// Generates the dataset from `seed` (the published dataset uses 42).
+pub fn generate(seed: i64) -> OrderDataset {
+    let mut rnd = JavaRandom::new(seed);
+
+    let mut categories = Vec::with_capacity(16);
+    for root in ROOTS {
+        let root_cat = Arc::new(Category {
+            id: categories.len() as i64 + 1,
+            name: root.to_string(),
+            parent: None,
+        });
+        categories.push(root_cat.clone());
+        for sub in SUBS {
+            categories.push(Arc::new(Category {
+                id: categories.len() as i64 + 1,
+                name: format!("{root} {sub}"),
+                parent: Some(root_cat.clone()),
+            }));
+        }
+    }
+
+    let mut products = Vec::with_capacity(200);
+    for i in 0..200 {
+        let name = format!("{} {} {}", rnd.pick(&WORDS), rnd.pick(&WORDS), 1000 + i);
+        let mut tags = IndexSet::new();
+        for _ in 0..2 + rnd.next_int_bounded(4) {
+            tags.insert(rnd.pick(&TAGS).to_string());
+        }
+        let mut thumbnail = vec![0u8; (200 + rnd.next_int_bounded(1800)) as usize];
+        rnd.next_bytes(&mut thumbnail);
+        let description = {
+            let n = 20 + rnd.next_int_bounded(60);
+            lorem(&mut rnd, n)
+        };
+        let category = categories[rnd.next_int_bounded(16) as usize].clone();
+        let price = Decimal::from_cents(i64::from(199 + rnd.next_int_bounded(50_000)));
+        let weight_grams = 50 + rnd.next_int_bounded(20_000);
+        products.push(Arc::new(Product {
+            sku: format!("SKU-{}", 100_000 + i),
+            name,
+            description,
+            category,
+            price,
+            weight_grams,
+            tags: Tags(tags),
+            thumbnail: ByteArray(thumbnail),
+        }));
+    }
+
+    let mut customers = Vec::with_capacity(50);
+    for i in 0..50 {
+        let first = rnd.pick(&FIRST);
+        let last = rnd.pick(&LAST);
+        let mut addresses = vec![address(&mut rnd)];
+        if rnd.next_boolean() {
+            addresses.push(address(&mut rnd));
+        }
+        let date_of_birth = 500_000_000_000 + i64::from(rnd.next_int_bounded(1_000_000_000)) * 1000;
+        let vip = rnd.next_int_bounded(5) == 0;
+        customers.push(Arc::new(Customer {
+            id: 10_000 + i,
+            first_name: first.to_string(),
+            last_name: last.to_string(),
+            email: format!(
+                "{}.{}{}@example.com",
+                first.to_lowercase(),
+                last.to_lowercase(),
+                i
+            ),
+            date_of_birth,
+            vip,
+            addresses,
+        }));
+    }
+
+    let mut orders = Vec::with_capacity(ORDER_COUNT);
+    for idx in 0..ORDER_COUNT {
+        let customer = customers[rnd.next_int_bounded(50) as usize].clone();
+        let nlines = 1 + rnd.next_int_bounded(8);
+        let mut lines = Vec::with_capacity(nlines as usize);
+        for _ in 0..nlines {
+            let product = products[rnd.next_int_bounded(200) as usize].clone();
+            let quantity = 1 + rnd.next_int_bounded(5);
+            let discount = if rnd.next_int_bounded(4) == 0 {
+                f64::from(rnd.next_int_bounded(30)) / 100.0
+            } else {
+                0.0
+            };
+            lines.push(OrderLine {
+                unit_price: product.price,
+                product,
+                quantity,
+                discount,
+            });
+        }
+        let mut attributes = IndexMap::new();
+        for k in 0..2 + rnd.next_int_bounded(5) {
+            let key = format!("{}{}", rnd.pick(&ATTR), k);
+            let n = 1 + rnd.next_int_bounded(3);
+            attributes.insert(key, lorem(&mut rnd, n));
+        }
+        let status = OrderStatus::ALL[rnd.next_int_bounded(6) as usize];
+        let created = 1_750_000_000_000 + i64::from(rnd.next_int_bounded(30_000_000)) * 1000;
+        let notes = if rnd.next_int_bounded(3) == 0 {
+            let n = 10 + rnd.next_int_bounded(40);
+            Some(lorem(&mut rnd, n))
+        } else {
+            None
+        };
+        orders.push(Order {
+            id: format!("ORD-2026-{idx:06}"),
+            shipping_address: customer.addresses[0].clone(),
+            customer,
+            lines,
+            status,
+            created,
+            attributes: Attributes(attributes),
+            notes,
+        });
+    }
+
+    OrderDataset {
+        categories,
+        products,
+        customers,
+        orders,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The facts of DATASET.md section 6.
+    use super::*;
+
+    #[test]
+    fn counts() {
+        let d = order_dataset();
+        assert_eq!(d.categories.len(), 16);
+        assert_eq!(d.products.len(), 200);
+        assert_eq!(d.customers.len(), 50);
+        assert_eq!(d.orders.len(), 200);
+        assert_eq!(d.orders.iter().map(|o| o.lines.len()).sum::<usize>(), 885);
+        assert_eq!(d.orders.iter().filter(|o| o.notes.is_some()).count(), 55);
+        assert_eq!(
+            d.orders.iter().map(|o| o.attributes.0.len()).sum::<usize>(),
+            837
+        );
+        let thumbs: usize = d.products.iter().map(|p| p.thumbnail.0.len()).sum();
+        assert_eq!(thumbs, 220_505);
+    }
+
+    #[test]
+    fn order_zero() {
+        let o = &orders()[0];
+        assert_eq!(o.id, "ORD-2026-000000");
+        assert_eq!(o.customer.id, 10024);
+        assert_eq!(o.customer.email, "frank.bergmann24@example.com");
+        assert_eq!(o.customer.addresses.len(), 1);
+        let a = &o.customer.addresses[0];
+        assert_eq!(
+            (a.street.as_str(), a.city.as_str(), a.zip.as_str()),
+            ("Ringstrasse 3", "Vienna", "61933")
+        );
+        assert_eq!(o.lines.len(), 7);
+        assert_eq!(o.status, OrderStatus::Shipped);
+        assert_eq!(o.created, 1_753_505_827_000);
+        let attrs: Vec<_> = o
+            .attributes
+            .0
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            attrs,
+            [
+                ("campaign0", "incididunt"),
+                ("giftWrap1", "incididunt amet ut")
+            ]
+        );
+        let line = &o.lines[0];
+        assert_eq!(line.product.sku, "SKU-100192");
+        assert_eq!(line.quantity, 5);
+        assert_eq!(line.unit_price.to_string(), "218.62");
+        assert_eq!(line.discount, 0.0);
+        let thumb = &line.product.thumbnail.0;
+        assert_eq!(thumb.len(), 323);
+        assert_eq!(
+            thumb[..4].iter().map(|&b| b as i8).collect::<Vec<_>>(),
+            [-77, -1, 99, -104]
+        );
+    }
+
+    #[test]
+    fn product_zero() {
+        let p = &order_dataset().products[0];
+        assert_eq!(p.sku, "SKU-100000");
+        assert_eq!(p.name, "Smart Ultra 1000");
+        assert_eq!(p.price.to_string(), "181.49");
+        assert_eq!(p.weight_grams, 6898);
+        assert_eq!(
+            p.tags.0.iter().collect::<Vec<_>>(),
+            ["new", "bestseller", "featured"]
+        );
+        assert_eq!(p.thumbnail.0.len(), 1318);
+        assert_eq!(
+            (p.category.id, p.category.name.as_str()),
+            (16, "Garden Budget")
+        );
+    }
+
+    #[test]
+    fn shared_references_are_shared() {
+        let d = order_dataset();
+        assert!(d.orders.iter().all(Order::shares_references));
+        let repeated = d
+            .orders
+            .iter()
+            .filter(|o| {
+                o.lines.iter().enumerate().any(|(i, a)| {
+                    o.lines[..i]
+                        .iter()
+                        .any(|b| Arc::ptr_eq(&a.product, &b.product))
+                })
+            })
+            .count();
+        assert_eq!(repeated, 11);
+        let sub = &d.categories[1];
+        assert!(Arc::ptr_eq(sub.parent.as_ref().unwrap(), &d.categories[0]));
+    }
+}

@@ -1,0 +1,79 @@
+//! The Sample list of the reflection study (DATASET.md section 7).
+
+use std::sync::OnceLock;
+
+use crate::model::{Sample, SampleAddress};
+
+/// Number of Samples serialized per operation.
+pub const SAMPLE_COUNT: usize = 10_000;
+
+/// Sample `i` of the list.
+pub fn sample(i: i64) -> Sample {
+    Sample {
+        id: i,
+        name: format!("user{i}"),
+        email: format!("user{i}@example.com"),
+        active: (i & 1) == 0,
+        age: 20 + (i % 50) as i32,
+        roles: vec![format!("ROLE_{}", i % 7), format!("GROUP_{}", i % 13)],
+        address: SampleAddress {
+            city: format!("city{}", i % 100),
+            zip_code: format!("{:05}", i % 100_000),
+        },
+    }
+}
+
+/// The 10,000 Samples, generated once per process.
+pub fn sample_list() -> &'static Vec<Sample> {
+    static LIST: OnceLock<Vec<Sample>> = OnceLock::new();
+    LIST.get_or_init(|| (0..SAMPLE_COUNT as i64).map(sample).collect())
+}
+
+/// The reflection study's dataset: one value per operation, the whole list.
+pub fn samples() -> &'static [Vec<Sample>] {
+    std::slice::from_ref(sample_list())
+}
+
+/// The fixed sample of seeds/000, which serializes to exactly
+/// `{"active":true,"address":{"city":"Seoul","zipCode":"04524"},"age":33,"email":"kim@example.com","id":7,"name":"kim","roles":["ADMIN","USER"]}`.
+pub fn fixed_sample() -> Sample {
+    Sample {
+        id: 7,
+        name: "kim".into(),
+        email: "kim@example.com".into(),
+        active: true,
+        age: 33,
+        roles: vec!["ADMIN".into(), "USER".into()],
+        address: SampleAddress {
+            city: "Seoul".into(),
+            zip_code: "04524".into(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_follows_the_formulas() {
+        let list = sample_list();
+        assert_eq!(list.len(), 10_000);
+        let s = &list[9999];
+        assert_eq!(s.name, "user9999");
+        assert_eq!(s.email, "user9999@example.com");
+        assert!(!s.active);
+        assert_eq!(s.age, 20 + 9999 % 50);
+        assert_eq!(s.roles, ["ROLE_3", "GROUP_2"]);
+        assert_eq!(s.address.city, "city99");
+        assert_eq!(s.address.zip_code, "09999");
+    }
+
+    #[test]
+    fn serde_json_writes_the_fixed_sample_exactly() {
+        assert_eq!(
+            serde_json::to_string(&fixed_sample()).unwrap(),
+            r#"{"active":true,"address":{"city":"Seoul","zipCode":"04524"},"age":33,"email":"kim@example.com","id":7,"name":"kim","roles":["ADMIN","USER"]}"#
+        );
+    }
+}

@@ -1,0 +1,32 @@
+//! serde_json (the Jackson of Rust), with derived `Serialize`/`Deserialize`.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::codec::{Codec, CodecError};
+use crate::model::{with_serde_bytes, SerdeBytes};
+
+/// Exact version pinned in engines/Cargo.toml.
+pub const VERSION: &str = "1.0.154";
+
+/// serde_json with byte arrays written as `bytes`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SerdeJson {
+    pub bytes: SerdeBytes,
+}
+
+impl<T: Serialize + DeserializeOwned> Codec<T> for SerdeJson {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        with_serde_bytes(self.bytes, || serde_json::to_writer(&mut *out, value))
+            .map_err(CodecError::encode)
+    }
+
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
+        with_serde_bytes(self.bytes, || serde_json::from_slice(bytes)).map_err(CodecError::decode)
+    }
+}
+
+// What serde_json cannot do for the Order model (the Jackson mapping of DATASET.md section 5):
+// - decimals are written through `f64` (`218.62`, but `2.0` for `2.00`): see `model::decimal`;
+// - `Vec<u8>` is a sequence of integers unless a configuration picks base64 (`SerdeBytes`);
+// - shared references (`Arc`) are written once per use and come back as separate allocations.

@@ -1,0 +1,151 @@
+//! `ByteArray`: a `byte[]` of the model (product thumbnails), and how serde engines write it.
+//!
+//! Serde writes a `Vec<u8>` as a sequence of integers in every format (`[179,255,99,...]` in
+//! JSON: the same trap as Fory JSON 1.7.0's decimal arrays). Whether an engine writes bytes as a
+//! sequence, as a native byte string (`serde_bytes`) or as base64 text is a configuration of the
+//! study, so the choice is made per thread with [`with_serde_bytes`]: the adapter sets it once per
+//! encode or decode call, and the per-array cost is one thread-local read.
+
+use std::cell::Cell;
+use std::fmt;
+
+use base64::Engine as _;
+use serde::de::{self, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The bytes of a `byte[]`.
+#[derive(Clone, PartialEq, Eq, Hash, Default)]
+pub struct ByteArray(pub Vec<u8>);
+
+impl fmt::Debug for ByteArray {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ByteArray({} bytes)", self.0.len())
+    }
+}
+
+/// How a serde engine writes a [`ByteArray`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SerdeBytes {
+    /// Serde's default for `Vec<u8>`: a sequence of integers.
+    #[default]
+    Seq,
+    /// A native byte string (`serialize_bytes`, what `serde_bytes` does).
+    Native,
+    /// Standard base64 with padding (RFC 4648), written with the `base64` crate's `Display`
+    /// adapter (no intermediate `String`) and decoded from the borrowed string.
+    Base64,
+}
+
+thread_local! {
+    static MODE: Cell<SerdeBytes> = const { Cell::new(SerdeBytes::Seq) };
+}
+
+/// Runs `f` with byte arrays written and read as `mode` on this thread.
+pub fn with_serde_bytes<R>(mode: SerdeBytes, f: impl FnOnce() -> R) -> R {
+    let previous = MODE.with(|m| m.replace(mode));
+    struct Restore(SerdeBytes);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            MODE.with(|m| m.set(self.0));
+        }
+    }
+    let _restore = Restore(previous);
+    f()
+}
+
+fn mode() -> SerdeBytes {
+    MODE.with(Cell::get)
+}
+
+impl Serialize for ByteArray {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match mode() {
+            SerdeBytes::Seq => self.0.serialize(serializer),
+            SerdeBytes::Native => serializer.serialize_bytes(&self.0),
+            SerdeBytes::Base64 => serializer.collect_str(&base64::display::Base64Display::new(
+                &self.0,
+                &base64::engine::general_purpose::STANDARD,
+            )),
+        }
+    }
+}
+
+struct NativeVisitor;
+
+impl<'de> Visitor<'de> for NativeVisitor {
+    type Value = ByteArray;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a byte string")
+    }
+
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<ByteArray, E> {
+        Ok(ByteArray(v.to_vec()))
+    }
+
+    fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<ByteArray, E> {
+        Ok(ByteArray(v))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ByteArray, A::Error> {
+        // Some formats (postcard, bincode) hand a byte string to `deserialize_byte_buf` as a
+        // sequence when they cannot borrow; accept it without trusting the size hint.
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(b) = seq.next_element()? {
+            out.push(b);
+        }
+        Ok(ByteArray(out))
+    }
+}
+
+struct Base64Visitor;
+
+impl Visitor<'_> for Base64Visitor {
+    type Value = ByteArray;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a base64 string")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<ByteArray, E> {
+        base64::engine::general_purpose::STANDARD
+            .decode(v)
+            .map(ByteArray)
+            .map_err(|e| E::custom(format_args!("invalid base64: {e}")))
+    }
+}
+
+impl<'de> Deserialize<'de> for ByteArray {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<ByteArray, D::Error> {
+        match mode() {
+            SerdeBytes::Seq => Vec::<u8>::deserialize(deserializer).map(ByteArray),
+            SerdeBytes::Native => deserializer.deserialize_byte_buf(NativeVisitor),
+            SerdeBytes::Base64 => deserializer.deserialize_str(Base64Visitor),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mode_selects_the_json_form() {
+        let b = ByteArray(vec![0xb3, 0xff, 0x63]);
+        let seq = with_serde_bytes(SerdeBytes::Seq, || serde_json::to_string(&b).unwrap());
+        assert_eq!(seq, "[179,255,99]");
+        let b64 = with_serde_bytes(SerdeBytes::Base64, || serde_json::to_string(&b).unwrap());
+        assert_eq!(b64, "\"s/9j\"");
+        let back: ByteArray =
+            with_serde_bytes(SerdeBytes::Base64, || serde_json::from_str(&b64).unwrap());
+        assert_eq!(back, b);
+        assert!(
+            with_serde_bytes(SerdeBytes::Base64, || serde_json::from_str::<ByteArray>(
+                "\"s/9\""
+            ))
+            .is_err()
+        );
+        // The previous mode is restored.
+        assert_eq!(mode(), SerdeBytes::Seq);
+    }
+}

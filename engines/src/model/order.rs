@@ -1,0 +1,231 @@
+//! The Order model of DATASET.md section 3.
+//!
+//! Shared references are `Arc`s: inside one Order, `shipping_address` is the same allocation as
+//! `customer.addresses[0]`, a product bought on two lines is one `Arc<Product>`, and
+//! sub-categories point to their root. Equality (`PartialEq`) compares values, not pointers;
+//! [`Order::shares_references`] tells whether the sharing survived a round trip.
+
+use std::sync::Arc;
+
+use indexmap::{IndexMap, IndexSet};
+use serde::{Deserialize, Serialize};
+
+use super::{ByteArray, Decimal};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Order {
+    pub id: String,
+    pub customer: Arc<Customer>,
+    pub lines: Vec<OrderLine>,
+    pub status: OrderStatus,
+    /// Epoch milliseconds.
+    pub created: i64,
+    pub shipping_address: Arc<Address>,
+    pub attributes: Attributes,
+    pub notes: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Customer {
+    pub id: i64,
+    pub first_name: String,
+    pub last_name: String,
+    pub email: String,
+    /// Epoch milliseconds.
+    pub date_of_birth: i64,
+    pub vip: bool,
+    pub addresses: Vec<Arc<Address>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Address {
+    pub street: String,
+    pub city: String,
+    pub zip: String,
+    pub country: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderLine {
+    pub product: Arc<Product>,
+    pub quantity: i32,
+    /// The product's price (a shared `BigDecimal` in Java; an immutable value here).
+    pub unit_price: Decimal,
+    pub discount: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Product {
+    pub sku: String,
+    pub name: String,
+    pub description: String,
+    pub category: Arc<Category>,
+    pub price: Decimal,
+    pub weight_grams: i32,
+    pub tags: Tags,
+    pub thumbnail: ByteArray,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Category {
+    pub id: i64,
+    pub name: String,
+    pub parent: Option<Arc<Category>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum OrderStatus {
+    New,
+    Paid,
+    Picking,
+    Shipped,
+    Delivered,
+    Cancelled,
+}
+
+impl OrderStatus {
+    /// Every status, in declaration order (Java's `values()`).
+    pub const ALL: [OrderStatus; 6] = [
+        OrderStatus::New,
+        OrderStatus::Paid,
+        OrderStatus::Picking,
+        OrderStatus::Shipped,
+        OrderStatus::Delivered,
+        OrderStatus::Cancelled,
+    ];
+
+    /// The Java enum constant's name, as Jackson writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            OrderStatus::New => "NEW",
+            OrderStatus::Paid => "PAID",
+            OrderStatus::Picking => "PICKING",
+            OrderStatus::Shipped => "SHIPPED",
+            OrderStatus::Delivered => "DELIVERED",
+            OrderStatus::Cancelled => "CANCELLED",
+        }
+    }
+
+    /// The status whose [`name`](Self::name) is `name`.
+    pub fn from_name(name: &str) -> Option<OrderStatus> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+/// Insertion-ordered attributes (Java's `LinkedHashMap`). Equality is order-sensitive: an engine
+/// that reorders entries does not round-trip.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Attributes(pub IndexMap<String, String>);
+
+impl PartialEq for Attributes {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len() && self.0.iter().eq(other.0.iter())
+    }
+}
+
+/// An insertion-ordered set of tags (Java's `LinkedHashSet`); order-sensitive equality.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Tags(pub IndexSet<String>);
+
+impl PartialEq for Tags {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len() && self.0.iter().eq(other.0.iter())
+    }
+}
+
+impl Order {
+    /// Whether the shared references of DATASET.md section 4 are still shared: the shipping
+    /// address is the customer's first address, and equal products on two lines are one
+    /// allocation. Engines that rebuild every value on decode return `false` here.
+    pub fn shares_references(&self) -> bool {
+        let address_shared = self
+            .customer
+            .addresses
+            .first()
+            .is_some_and(|a| Arc::ptr_eq(a, &self.shipping_address));
+        let products_shared = self.lines.iter().enumerate().all(|(i, a)| {
+            self.lines[..i]
+                .iter()
+                .all(|b| a.product != b.product || Arc::ptr_eq(&a.product, &b.product))
+        });
+        address_shared && products_shared
+    }
+
+    /// The first difference between two Orders, as a path and both values, for verification
+    /// messages ("lines[3].product.thumbnail: 323 bytes vs 322 bytes").
+    pub fn first_difference(&self, other: &Order) -> Option<String> {
+        first_difference(self, other)
+    }
+}
+
+fn differ<T: PartialEq + std::fmt::Debug>(path: &str, a: &T, b: &T) -> Option<String> {
+    (a != b).then(|| {
+        let (a, b) = (format!("{a:?}"), format!("{b:?}"));
+        let cut = |s: String| {
+            if s.len() > 80 {
+                format!("{}...", &s[..s.floor_char_boundary(77)])
+            } else {
+                s
+            }
+        };
+        format!("{path}: expected {}, got {}", cut(a), cut(b))
+    })
+}
+
+fn first_difference(a: &Order, b: &Order) -> Option<String> {
+    let (ca, cb) = (&a.customer, &b.customer);
+    let mut found = differ("id", &a.id, &b.id)
+        .or_else(|| differ("customer.id", &ca.id, &cb.id))
+        .or_else(|| differ("customer.firstName", &ca.first_name, &cb.first_name))
+        .or_else(|| differ("customer.lastName", &ca.last_name, &cb.last_name))
+        .or_else(|| differ("customer.email", &ca.email, &cb.email))
+        .or_else(|| differ("customer.dateOfBirth", &ca.date_of_birth, &cb.date_of_birth))
+        .or_else(|| differ("customer.vip", &ca.vip, &cb.vip))
+        .or_else(|| differ("customer.addresses", &ca.addresses, &cb.addresses))
+        .or_else(|| differ("lines.len", &a.lines.len(), &b.lines.len()));
+    if found.is_none() {
+        for (i, (la, lb)) in a.lines.iter().zip(&b.lines).enumerate() {
+            let (pa, pb) = (&la.product, &lb.product);
+            let p = |f: &str| format!("lines[{i}].{f}");
+            found = differ(&p("quantity"), &la.quantity, &lb.quantity)
+                .or_else(|| differ(&p("unitPrice"), &la.unit_price, &lb.unit_price))
+                .or_else(|| differ(&p("discount"), &la.discount, &lb.discount))
+                .or_else(|| differ(&p("product.sku"), &pa.sku, &pb.sku))
+                .or_else(|| differ(&p("product.name"), &pa.name, &pb.name))
+                .or_else(|| differ(&p("product.description"), &pa.description, &pb.description))
+                .or_else(|| differ(&p("product.category"), &pa.category, &pb.category))
+                .or_else(|| differ(&p("product.price"), &pa.price, &pb.price))
+                .or_else(|| differ(&p("product.weightGrams"), &pa.weight_grams, &pb.weight_grams))
+                .or_else(|| differ(&p("product.tags"), &pa.tags, &pb.tags))
+                .or_else(|| {
+                    (pa.thumbnail != pb.thumbnail).then(|| {
+                        format!(
+                            "lines[{i}].product.thumbnail: expected {} bytes, got {} bytes (first difference at byte {})",
+                            pa.thumbnail.0.len(),
+                            pb.thumbnail.0.len(),
+                            pa.thumbnail.0.iter().zip(&pb.thumbnail.0).take_while(|(x, y)| x == y).count()
+                        )
+                    })
+                });
+            if found.is_some() {
+                break;
+            }
+        }
+    }
+    found
+        .or_else(|| differ("status", &a.status, &b.status))
+        .or_else(|| differ("created", &a.created, &b.created))
+        .or_else(|| differ("shippingAddress", &a.shipping_address, &b.shipping_address))
+        .or_else(|| differ("attributes", &a.attributes, &b.attributes))
+        .or_else(|| differ("notes", &a.notes, &b.notes))
+        .or_else(|| (a != b).then(|| "values differ".to_string()))
+}

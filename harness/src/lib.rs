@@ -1,0 +1,1 @@
+//! serprof: placeholder while the harness is built.
