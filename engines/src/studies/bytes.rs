@@ -8,6 +8,7 @@ pub fn study() -> StudyInfo {
         title: "The byte-array hotspot, before and after the fix",
         source: "seeds/004 (Apache Fory JSON byte-array decoding, 4.5x faster)",
         hotspot_match: Some("byte_array|base64"),
+        baseline: None,
         hidden: false,
     }
 }

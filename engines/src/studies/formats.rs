@@ -10,6 +10,7 @@ pub fn study() -> StudyInfo {
         title: "Which engine is fastest on the Order graph, and why",
         source: "seeds/003 (JSON and binary engines profiled on a realistic object graph)",
         hotspot_match: None,
+        baseline: None,
         hidden: false,
     }
 }

@@ -76,6 +76,9 @@ pub struct StudyInfo {
     pub source: &'static str,
     /// Regex over frame names for the study's question (`--match`), e.g. byte-array code.
     pub hotspot_match: Option<&'static str>,
+    /// The configuration (name inside the study) that ratios are taken against, like the
+    /// article's "ratio to Jackson"; `None` means ratio to the fastest.
+    pub baseline: Option<&'static str>,
     /// Hidden from `serprof list` and from `run` without `--study` (test doubles).
     pub hidden: bool,
 }

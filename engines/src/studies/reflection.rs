@@ -8,6 +8,7 @@ pub fn study() -> StudyInfo {
         title: "Reflection is slow only when repeated",
         source: "seeds/000 (a Jackson-like reflective serializer, cached and not)",
         hotspot_match: Some("introspect"),
+        baseline: Some("serde_json"),
         hidden: false,
     }
 }

@@ -15,6 +15,7 @@ pub fn study() -> StudyInfo {
         title: "Test doubles for serprof's own tests",
         source: "serprof's test suite",
         hotspot_match: Some("testkit"),
+        baseline: None,
         hidden: true,
     }
 }
