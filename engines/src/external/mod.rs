@@ -5,5 +5,13 @@
 //! cannot do for the Order model. Module names match the crates' names; they live here, one
 //! level down, so that they do not shadow the crates elsewhere.
 
+pub mod bincode;
+pub mod bitcode;
+pub mod ciborium;
+pub mod fory;
 pub mod postcard;
+pub mod prost;
+pub mod rmp_serde;
 pub mod serde_json;
+pub mod simd_json;
+pub mod sonic_rs;

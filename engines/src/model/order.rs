@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{ByteArray, Decimal};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, fory::ForyStruct)]
 #[serde(rename_all = "camelCase")]
 pub struct Order {
     pub id: String,
@@ -26,7 +26,7 @@ pub struct Order {
     pub notes: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, fory::ForyStruct)]
 #[serde(rename_all = "camelCase")]
 pub struct Customer {
     pub id: i64,
@@ -39,7 +39,7 @@ pub struct Customer {
     pub addresses: Vec<Arc<Address>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, fory::ForyStruct)]
 #[serde(rename_all = "camelCase")]
 pub struct Address {
     pub street: String,
@@ -48,30 +48,35 @@ pub struct Address {
     pub country: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, fory::ForyStruct)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderLine {
     pub product: Arc<Product>,
     pub quantity: i32,
     /// The product's price (a shared `BigDecimal` in Java; an immutable value here).
+    ///
+    /// fory's derive takes any type named `Decimal` for its own; this selects ours.
+    #[fory(with = crate::external::fory::DecimalCents)]
     pub unit_price: Decimal,
     pub discount: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, fory::ForyStruct)]
 #[serde(rename_all = "camelCase")]
 pub struct Product {
     pub sku: String,
     pub name: String,
     pub description: String,
     pub category: Arc<Category>,
+    /// fory's derive takes any type named `Decimal` for its own; this selects ours.
+    #[fory(with = crate::external::fory::DecimalCents)]
     pub price: Decimal,
     pub weight_grams: i32,
     pub tags: Tags,
     pub thumbnail: ByteArray,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, fory::ForyStruct)]
 #[serde(rename_all = "camelCase")]
 pub struct Category {
     pub id: i64,
@@ -79,7 +84,7 @@ pub struct Category {
     pub parent: Option<Arc<Category>>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, fory::ForyEnum)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum OrderStatus {
     New,

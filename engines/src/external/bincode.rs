@@ -1,0 +1,47 @@
+//! bincode 2: a compact, non-self-describing binary format, used here through its serde API.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::codec::{Codec, CodecError};
+use crate::model::{with_serde_bytes, SerdeBytes};
+
+/// Exact version pinned in engines/Cargo.toml (3.0.0 does not compile by design).
+pub const VERSION: &str = "2.0.1";
+
+/// bincode 2 with `config::standard()` (little endian, varint integers), byte arrays as `bytes`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Bincode {
+    pub bytes: SerdeBytes,
+}
+
+impl<T: Serialize + DeserializeOwned> Codec<T> for Bincode {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        with_serde_bytes(self.bytes, || {
+            bincode::serde::encode_into_std_write(value, out, bincode::config::standard())
+        })
+        .map(|_| ())
+        .map_err(CodecError::encode)
+    }
+
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
+        let (value, read) = with_serde_bytes(self.bytes, || {
+            bincode::serde::decode_from_slice(bytes, bincode::config::standard())
+        })
+        .map_err(CodecError::decode)?;
+        // bincode stops after the value; bytes after it mean the payload is not one Order.
+        if read != bytes.len() {
+            return Err(CodecError::DecodeAt {
+                offset: read,
+                message: format!("{} trailing bytes after the value", bytes.len() - read),
+            });
+        }
+        Ok(value)
+    }
+}
+
+// What bincode cannot do for the Order model: it is not self-describing (no field names, no
+// types: a reader needs the same Rust types, and serde's `deserialize_any` is unsupported), has
+// no decimal type (prices are cents), writes `Vec<u8>` as a sequence unless it goes through
+// `serialize_bytes`, and rebuilds shared references as separate allocations. Its own `Encode`/
+// `Decode` derives would need implementations for `IndexMap`, `Arc` and our wrappers.

@@ -1,0 +1,37 @@
+//! ciborium: CBOR (RFC 8949) over serde.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::codec::{Codec, CodecError};
+use crate::model::{with_serde_bytes, SerdeBytes};
+
+/// Exact version pinned in engines/Cargo.toml.
+pub const VERSION: &str = "0.2.2";
+
+/// ciborium with byte arrays written as `bytes` (`Seq` is serde's default, an array of
+/// integers; `Native` is a CBOR byte string, major type 2).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Ciborium {
+    pub bytes: SerdeBytes,
+}
+
+impl<T: Serialize + DeserializeOwned> Codec<T> for Ciborium {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        with_serde_bytes(self.bytes, || ciborium::into_writer(value, &mut *out))
+            .map_err(CodecError::encode)
+    }
+
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
+        // `from_reader` parses through a 4 KiB scratch buffer on the stack; a `&[u8]` is its reader.
+        with_serde_bytes(self.bytes, || ciborium::from_reader(&bytes[..]))
+            .map_err(CodecError::decode)
+    }
+}
+
+// What ciborium cannot do for the Order model: it writes structs as maps with every field name
+// (self-describing, like Jackson CBOR), but has no decimal mapping through serde (prices are cents
+// as integers, not CBOR tag 4 decimal fractions); `Vec<u8>` is an array of integers unless it goes
+// through `serialize_bytes`; shared references come back as separate allocations (CBOR's
+// shared-value tags 28/29 are not supported). Decoding reads through `std::io::Read`-like calls,
+// not a slice cursor.

@@ -1,0 +1,35 @@
+//! rmp-serde: MessagePack over serde.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::codec::{Codec, CodecError};
+use crate::model::{with_serde_bytes, SerdeBytes};
+
+/// Exact version pinned in engines/Cargo.toml.
+pub const VERSION: &str = "1.3.1";
+
+/// rmp-serde in its default configuration: structs as MessagePack arrays (no field names, like
+/// `rmp_serde::to_vec`), byte arrays as `bytes` (`Seq` is serde's default, `Native` is a
+/// MessagePack `bin`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RmpSerde {
+    pub bytes: SerdeBytes,
+}
+
+impl<T: Serialize + DeserializeOwned> Codec<T> for RmpSerde {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        with_serde_bytes(self.bytes, || rmp_serde::encode::write(out, value))
+            .map_err(CodecError::encode)
+    }
+
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
+        with_serde_bytes(self.bytes, || rmp_serde::from_slice(bytes)).map_err(CodecError::decode)
+    }
+}
+
+// What rmp-serde cannot do for the Order model: MessagePack has no decimal type (prices are
+// cents as integers) and, by default, no field names (structs are arrays: a reader needs the
+// same Rust types; `to_vec_named` would write names, as Jackson's binary formats do); `Vec<u8>`
+// is an array of integers unless it goes through `serialize_bytes`; shared references come back
+// as separate allocations.

@@ -1,0 +1,53 @@
+//! simd-json: a port of simdjson that parses IN PLACE: it rewrites the input buffer while it
+//! unescapes strings, so decode takes the payload as `&mut [u8]`.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::codec::{Codec, CodecError};
+use crate::model::{with_serde_bytes, SerdeBytes};
+
+/// Exact version pinned in engines/Cargo.toml.
+pub const VERSION: &str = "0.19.0";
+
+/// simd-json with byte arrays written as `bytes`.
+///
+/// The adapter keeps simd-json's scratch [`simd_json::Buffers`] (the tape and string buffers)
+/// from one decode to the next, as simd-json recommends for repeated parsing; a fresh
+/// `from_slice` would allocate them on every call.
+#[derive(Default)]
+pub struct SimdJson {
+    pub bytes: SerdeBytes,
+    buffers: simd_json::Buffers,
+}
+
+impl SimdJson {
+    pub fn new(bytes: SerdeBytes) -> SimdJson {
+        SimdJson {
+            bytes,
+            buffers: simd_json::Buffers::default(),
+        }
+    }
+}
+
+impl<T: Serialize + DeserializeOwned> Codec<T> for SimdJson {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        with_serde_bytes(self.bytes, || simd_json::to_writer(&mut *out, value))
+            .map_err(CodecError::encode)
+    }
+
+    /// Parses `bytes` in place. In a round trip `bytes` is the encode buffer itself (the
+    /// caller's, cleared by the next encode), so nothing is copied before parsing.
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
+        let buffers = &mut self.buffers;
+        with_serde_bytes(self.bytes, || {
+            simd_json::serde::from_slice_with_buffers(bytes, buffers)
+        })
+        .map_err(CodecError::decode)
+    }
+}
+
+// What simd-json cannot do for the Order model: everything serde_json cannot (decimals through
+// `f64`, `Vec<u8>` as a sequence unless base64 is picked, shared references rebuilt per use), and
+// it destroys its input: the payload is not valid JSON after a decode, so it cannot be decoded
+// twice without a copy. Its SIMD speed is in parsing; its serializer is a plain serde writer.

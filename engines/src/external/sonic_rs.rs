@@ -1,0 +1,35 @@
+//! sonic-rs: a SIMD JSON library with its own serde serializer and deserializer.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::codec::{Codec, CodecError};
+use crate::model::{with_serde_bytes, SerdeBytes};
+
+/// Exact version pinned in engines/Cargo.toml.
+pub const VERSION: &str = "0.5.10";
+
+/// sonic-rs with byte arrays written as `bytes` (the study uses base64, like Jackson).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SonicRs {
+    pub bytes: SerdeBytes,
+}
+
+impl<T: Serialize + DeserializeOwned> Codec<T> for SonicRs {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        // `&mut Vec<u8>` is one of sonic-rs's `WriteExt` writers: it appends in place.
+        with_serde_bytes(self.bytes, || sonic_rs::to_writer(&mut *out, value))
+            .map_err(CodecError::encode)
+    }
+
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
+        with_serde_bytes(self.bytes, || sonic_rs::from_slice(bytes)).map_err(CodecError::decode)
+    }
+}
+
+// What sonic-rs cannot do for the Order model: the same as serde_json, since it goes through the
+// same derived serde code: decimals pass through `f64` (`2.00` is written `2.0`), `Vec<u8>` is a
+// sequence of integers unless a configuration picks base64, and shared references (`Arc`) are
+// written once per use and come back as separate allocations. Its SIMD fast paths help the
+// scanning of strings; the base64 text of the thumbnails is still encoded and decoded by the
+// `base64` crate, outside sonic-rs.
