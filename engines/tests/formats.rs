@@ -1,0 +1,313 @@
+//! The `formats` study's engines: every configuration round-trips all 200 Orders to equal values,
+//! appends to the caller's buffer, is pinned to the version it reports, and rejects truncated
+//! payloads with an error instead of a panic.
+//!
+//! `cargo test -p serprof-engines --test formats -- --nocapture` also prints the payload table.
+
+use std::cell::Cell;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Once;
+
+use serprof_engines::dataset::orders;
+use serprof_engines::model::Order;
+use serprof_engines::studies::{formats, AnyCodec, Config};
+use serprof_engines::Codec;
+
+/// JSON bytes per Order under the Jackson mapping, nulls written, base64 (DATASET.md section 6).
+const JACKSON_MEAN_BYTES: f64 = 1_962_828.0 / 200.0;
+
+fn build(config: &Config) -> Result<Box<dyn Codec<Order>>, String> {
+    match (config.make)() {
+        Ok(AnyCodec::Orders(codec)) => Ok(codec),
+        Ok(AnyCodec::Samples(_)) => Err("builds a Sample codec, not an Order codec".into()),
+        Err(e) => Err(format!("make: {e}")),
+    }
+}
+
+/// What one configuration did with the 200 Orders.
+struct RoundTrip {
+    mean_bytes: f64,
+    /// How many decoded Orders still share their references.
+    shared: usize,
+}
+
+fn round_trip_all(config: &Config) -> Result<RoundTrip, String> {
+    let mut codec = build(config)?;
+    let mut buf = Vec::new();
+    let mut total = 0usize;
+    let mut shared = 0usize;
+    for (i, order) in orders().iter().enumerate() {
+        buf.clear();
+        codec
+            .encode(order, &mut buf)
+            .map_err(|e| format!("order {i}: {e}"))?;
+        total += buf.len();
+        let back = codec
+            .decode(&mut buf)
+            .map_err(|e| format!("order {i}: {e}"))?;
+        if let Some(diff) = order.first_difference(&back) {
+            return Err(format!("order {i}: {diff}"));
+        }
+        shared += usize::from(back.shares_references());
+    }
+    Ok(RoundTrip {
+        mean_bytes: total as f64 / orders().len() as f64,
+        shared,
+    })
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(non-string panic)".into())
+}
+
+#[test]
+fn every_configuration_round_trips_every_order() {
+    assert!(orders().iter().all(Order::shares_references));
+    let mut failures = Vec::new();
+    let mut means = Vec::new();
+    println!(
+        "{:<18} {:>12} {:>14}",
+        "config", "mean bytes", "shared refs"
+    );
+    for config in formats::configs() {
+        let name = config.info.name();
+        match panic::catch_unwind(|| round_trip_all(&config)) {
+            Ok(Ok(r)) => {
+                println!(
+                    "{:<18} {:>12.3} {:>10}/{}",
+                    config.info.config,
+                    r.mean_bytes,
+                    r.shared,
+                    orders().len()
+                );
+                means.push((config.info.config, r.mean_bytes));
+            }
+            Ok(Err(e)) => failures.push(format!("{name}: {e}")),
+            Err(p) => failures.push(format!("{name}: panicked: {}", panic_message(&*p))),
+        }
+    }
+    assert!(failures.is_empty(), "failed:\n{}", failures.join("\n"));
+
+    // serde_json and sonic-rs write the Jackson mapping but for decimals: `2.00` is `2.0`,
+    // `218.60` is `218.6` (serde has no decimal), so they come out a little smaller.
+    for (config, mean) in means {
+        if config == "serde_json" || config == "sonic-rs" {
+            let off = (mean - JACKSON_MEAN_BYTES) / JACKSON_MEAN_BYTES;
+            assert!(
+                off.abs() < 0.02,
+                "{config}: {mean} B per Order is {:.2}% off Jackson's {JACKSON_MEAN_BYTES}",
+                off * 100.0
+            );
+        }
+    }
+}
+
+/// Only fory keeps shared references across a round trip; an engine that starts keeping them
+/// (or fory that stops) changes what its configuration's notes must say.
+#[test]
+fn shared_references_survive_only_where_the_notes_say_so() {
+    let order = &orders()[0];
+    for config in formats::configs() {
+        let Ok(mut codec) = build(&config) else {
+            continue; // reported by the round-trip test
+        };
+        let mut buf = Vec::new();
+        let shares = codec
+            .encode(order, &mut buf)
+            .and_then(|()| codec.decode(&mut buf))
+            .map(|back| back.shares_references());
+        let Ok(shares) = shares else { continue };
+        let notes_say_kept = config.info.notes.contains("shared references kept");
+        assert_eq!(
+            shares,
+            notes_say_kept,
+            "{}: shares references: {shares}; notes: {}",
+            config.info.name(),
+            config.info.notes
+        );
+    }
+}
+
+/// One buffer policy for every engine: encode appends to the caller's `Vec` and never swaps it
+/// for a fresh one, so a buffer with room is reused without reallocation.
+#[test]
+fn encode_appends_to_the_callers_buffer() {
+    let order = &orders()[0];
+    for config in formats::configs() {
+        let name = config.info.name();
+        let Ok(mut codec) = build(&config) else {
+            continue;
+        };
+        let mut alone = Vec::new();
+        codec.encode(order, &mut alone).unwrap();
+
+        let mut buf = b"prefix".to_vec();
+        codec.encode(order, &mut buf).unwrap();
+        assert_eq!(&buf[..6], b"prefix", "{name} overwrote the buffer");
+        assert_eq!(&buf[6..], &alone[..], "{name} wrote another payload");
+
+        buf.clear();
+        buf.reserve(alone.len() * 2);
+        let before = buf.as_ptr();
+        codec.encode(order, &mut buf).unwrap();
+        assert_eq!(buf.as_ptr(), before, "{name} replaced the caller's buffer");
+    }
+}
+
+/// Every adapter's `VERSION` is the exact `=` pin of its crate in engines/Cargo.toml, and each
+/// configuration reports its adapter's version.
+#[test]
+fn versions_match_the_pins() {
+    use serprof_engines::external as x;
+    let manifest = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+        .expect("engines/Cargo.toml");
+    let adapters = [
+        ("serde_json", x::serde_json::VERSION),
+        ("sonic-rs", x::sonic_rs::VERSION),
+        ("simd-json", x::simd_json::VERSION),
+        ("fory", x::fory::VERSION),
+        ("prost", x::prost::VERSION),
+        ("rmp-serde", x::rmp_serde::VERSION),
+        ("ciborium", x::ciborium::VERSION),
+        ("bincode", x::bincode::VERSION),
+        ("postcard", x::postcard::VERSION),
+        ("bitcode", x::bitcode::VERSION),
+    ];
+    for (krate, version) in adapters {
+        assert_eq!(
+            pin(&manifest, krate).as_deref(),
+            Some(version),
+            "{krate}: adapter VERSION vs the exact pin in engines/Cargo.toml"
+        );
+    }
+    for config in formats::configs() {
+        let info = &config.info;
+        assert_eq!(
+            pin(&manifest, info.engine).as_deref(),
+            Some(info.engine_version),
+            "{}",
+            info.name()
+        );
+    }
+}
+
+/// The exact version (`"=X"`) pinned for `krate` in the `[dependencies]` table, in either form
+/// `krate = "=X"` or `krate = { version = "=X", ... }`.
+fn pin(manifest: &str, krate: &str) -> Option<String> {
+    let mut in_deps = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_deps = line == "[dependencies]";
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if !in_deps || key.trim() != krate {
+            continue;
+        }
+        let value = value.trim();
+        let spec = match value.strip_prefix('{') {
+            Some(table) => table.split(',').find_map(|kv| {
+                let (k, v) = kv.split_once('=')?;
+                (k.trim() == "version").then(|| v.trim().to_string())
+            })?,
+            None => value.to_string(),
+        };
+        return spec
+            .trim_matches('"')
+            .strip_prefix('=')
+            .map(|v| v.trim().to_string());
+    }
+    None
+}
+
+thread_local! {
+    /// Set while this thread decodes damaged payloads: the panic hook then records where a panic
+    /// came from instead of printing it.
+    static PROBING: Cell<bool> = const { Cell::new(false) };
+    static PANIC_AT: Cell<Option<(&'static str, u32)>> = const { Cell::new(None) };
+}
+
+fn install_probe_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if PROBING.with(Cell::get) {
+                let at = info.location().map(|l| {
+                    // Locations borrow the binary's static strings.
+                    let file: &'static str = Box::leak(l.file().to_string().into_boxed_str());
+                    (file, l.line())
+                });
+                PANIC_AT.with(|p| p.set(at));
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Whether a panic location is in serprof's own engine code (not a registry crate or std).
+fn is_ours(file: &str) -> bool {
+    !file.contains(".cargo/registry") && !file.contains("/rustc/") && file.contains("engines/src")
+}
+
+#[test]
+fn truncated_payloads_are_errors_not_panics() {
+    install_probe_hook();
+    let mut ours = Vec::new();
+    let mut accepted = Vec::new();
+    for config in formats::configs() {
+        let name = config.info.name();
+        let Ok(mut codec) = build(&config) else {
+            continue;
+        };
+        for index in [0, 1, 7] {
+            let mut payload = Vec::new();
+            codec.encode(&orders()[index], &mut payload).unwrap();
+            let len = payload.len();
+            let cuts = [0, 1, 2, len / 3, len / 2, len - 2, len - 1];
+            for cut in cuts {
+                // A fresh copy each time: simd-json rewrites what it parses.
+                let mut damaged = payload[..cut].to_vec();
+                PROBING.with(|p| p.set(true));
+                let outcome = panic::catch_unwind(AssertUnwindSafe(|| codec.decode(&mut damaged)));
+                PROBING.with(|p| p.set(false));
+                match outcome {
+                    Ok(Err(_)) => {}
+                    Ok(Ok(_)) => {
+                        accepted.push(format!("{name}: order {index} cut at {cut}/{len} decoded"))
+                    }
+                    Err(p) => {
+                        let at = PANIC_AT.with(Cell::take);
+                        let what = format!(
+                            "{name}: order {index} cut at {cut}/{len}: panic {:?} at {}",
+                            panic_message(&*p),
+                            at.map_or("?".into(), |(f, l)| format!("{f}:{l}"))
+                        );
+                        if at.is_some_and(|(f, _)| is_ours(f)) {
+                            ours.push(what);
+                        } else {
+                            println!("third-party panic (reported, not a failure here): {what}");
+                        }
+                    }
+                }
+                // A panic may leave an engine's state broken: start again from a fresh one.
+                if let Ok(fresh) = build(&config) {
+                    codec = fresh;
+                }
+            }
+        }
+    }
+    assert!(ours.is_empty(), "our code panicked:\n{}", ours.join("\n"));
+    assert!(
+        accepted.is_empty(),
+        "truncated payloads accepted:\n{}",
+        accepted.join("\n")
+    );
+}
