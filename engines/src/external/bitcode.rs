@@ -34,5 +34,8 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Bitcode {
 // fast path with a reusable `bitcode::Buffer`) rejects the recursive `Category` (a cycle in its
 // compile-time encoder types, E0391), so only the slower serde API works; that API returns an
 // owned `Vec` (one copy into the caller's buffer) and has no reusable buffer. It is not
-// self-describing, has no decimal type (prices are cents), writes `Vec<u8>` as a sequence unless
-// it goes through `serialize_bytes`, and rebuilds shared references as separate allocations.
+// self-describing, has no decimal type (prices are cents), and rebuilds shared references as
+// separate allocations. Byte arrays stay a `u8` sequence whatever the configuration: bitcode
+// 0.6.9's serde serializer writes `serialize_bytes` as that same sequence (`v.serialize(self)`)
+// and reads it back through `Vec<u8>`, so `bitcode+bytes` has the payload and the time of
+// `bitcode`.

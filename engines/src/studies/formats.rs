@@ -237,8 +237,9 @@ pub fn configs() -> Vec<Config> {
                 Format::Binary,
                 "bitcode|serde::",
                 "serde API (bitcode's own derive rejects the recursive Category); returns an owned \
-                 Vec, copied into the buffer; byte arrays through serialize_bytes; prices as i64 \
-                 cents; shared references not kept",
+                 Vec, copied into the buffer; byte arrays through serialize_bytes, which bitcode's \
+                 serde writes and reads as the same u8 sequence: a control, equal to `bitcode`; \
+                 prices as i64 cents; shared references not kept",
             ),
             make: || orders(bitcode::Bitcode { bytes: SerdeBytes::Native }),
         },
