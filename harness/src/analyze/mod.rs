@@ -1,0 +1,4 @@
+//! Reading profiles: folded stacks, hotspot tables, findings.
+
+pub mod folded;
+pub mod hotspots;

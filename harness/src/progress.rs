@@ -1,0 +1,84 @@
+//! Progress on stderr: an indicatif bar on a terminal; one plain line per finished
+//! configuration otherwise (so logs stay readable); nothing with `--quiet`.
+
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::render::table::format_ns;
+use crate::result::ConfigResult;
+
+/// Progress of a run.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    plain: bool,
+    total: u64,
+    done: std::cell::Cell<u64>,
+}
+
+impl Progress {
+    /// `bars`: draw a bar (stderr is a terminal and not quiet); `quiet`: print nothing.
+    pub fn new(total: u64, bars: bool, quiet: bool) -> Progress {
+        let bar = bars.then(|| {
+            let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            b.enable_steady_tick(Duration::from_millis(200));
+            b
+        });
+        Progress {
+            bar,
+            plain: !bars && !quiet,
+            total,
+            done: std::cell::Cell::new(0),
+        }
+    }
+
+    /// A recording of `config` starts.
+    pub fn recording(&self, config: &str, what: &str) {
+        if let Some(b) = &self.bar {
+            b.set_message(format!("{config}: {what}"));
+        }
+    }
+
+    /// A configuration already finished (resumed run).
+    pub fn skip(&self, config: &str) {
+        self.done.set(self.done.get() + 1);
+        if let Some(b) = &self.bar {
+            b.inc(1);
+        } else if self.plain {
+            eprintln!(
+                "[{}/{}] {config}: already measured",
+                self.done.get(),
+                self.total
+            );
+        }
+    }
+
+    /// A configuration finished.
+    pub fn finish_config(&self, r: &ConfigResult) {
+        self.done.set(self.done.get() + 1);
+        let line = match (&r.error, &r.time_ns) {
+            (Some(e), _) => format!("{}: FAILED: {e}", r.name()),
+            (None, Some(t)) => format!("{}: {}/op", r.name(), format_ns(t.median)),
+            (None, None) => format!("{}: done", r.name()),
+        };
+        if let Some(b) = &self.bar {
+            b.inc(1);
+            b.println(line);
+        } else if self.plain {
+            eprintln!("[{}/{}] {line}", self.done.get(), self.total);
+        }
+    }
+
+    /// The run ended.
+    pub fn done(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}

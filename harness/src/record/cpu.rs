@@ -1,0 +1,142 @@
+//! The CPU recording: pprof-rs's `ProfilerGuard` (setitimer + SIGPROF, frame-pointer unwinding)
+//! around the same loop as timing, until a target number of samples.
+//!
+//! Facts measured on these machines (DESIGN.md): the kernel tick caps `setitimer` near 250 Hz,
+//! so the rate asked for is not the rate obtained. The recording counts samples per CPU-second
+//! of the child (the effective rate) and writes the pprof protobuf's period from it, so tools
+//! that turn samples into CPU time (`go tool pprof`, speedscope, Pyroscope) read correct times.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Context, Result};
+use pprof::protos::Message;
+
+use super::{ops_per_batch, warm_up, Measured};
+use crate::analyze::folded::Folded;
+use crate::settings::Settings;
+use crate::stats::median;
+
+/// Libraries whose frames pprof-rs must not walk into (DESIGN.md).
+pub const BLOCKLIST: [&str; 4] = ["libc", "libgcc", "pthread", "vdso"];
+
+/// What a CPU recording produced.
+#[derive(Debug)]
+pub struct CpuRecording {
+    pub folded: Folded,
+    /// pprof protobuf (uncompressed), period from the effective rate.
+    pub pprof: Vec<u8>,
+    pub samples: u64,
+    pub requested_hz: f64,
+    pub effective_hz: f64,
+    pub cpu_seconds: f64,
+    pub median_ns_per_op: f64,
+}
+
+/// CPU time of this process, in seconds.
+pub fn process_cpu_seconds() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out-pointer; CLOCK_PROCESS_CPUTIME_ID is always available on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// Samples `w` as `settings` say; `root` names the configuration (the flame graph's root frame).
+pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<CpuRecording> {
+    let (ops, took) = warm_up(w, Duration::from_millis(settings.warmup_ms.min(300)))
+        .map_err(|e| anyhow!("{e}"))?;
+    let per_batch = ops_per_batch(
+        took.as_nanos() as f64 / ops as f64,
+        Duration::from_millis(settings.batch_ms),
+    );
+    let hz = settings.frequency_hz.max(1);
+    let target = settings.cpu_samples.max(1);
+    let cap = Duration::from_secs(settings.cpu_time_cap_s.max(1));
+
+    let guard = pprof::ProfilerGuardBuilder::default()
+        .frequency(hz as i32)
+        .blocklist(&BLOCKLIST)
+        .build()
+        .context("cannot start the pprof sampler")?;
+    let wall = Instant::now();
+    let cpu0 = process_cpu_seconds();
+    let mut batches = Vec::new();
+    let mut next_check = target as f64 / f64::from(hz);
+    loop {
+        let start = Instant::now();
+        w.run(per_batch).map_err(|e| anyhow!("{e}"))?;
+        batches.push(start.elapsed().as_nanos() as f64 / per_batch as f64);
+        let cpu = process_cpu_seconds() - cpu0;
+        if wall.elapsed() >= cap {
+            break;
+        }
+        if cpu >= next_check {
+            let count: isize = guard
+                .report()
+                .build_unresolved()
+                .context("cannot read the sampler's counts")?
+                .data
+                .values()
+                .sum();
+            if count as u64 >= target {
+                break;
+            }
+            // Not there yet (the effective rate is below the requested one): check again once
+            // the missing samples should have arrived at the rate seen so far.
+            let rate = (count.max(1) as f64 / cpu).max(1.0);
+            next_check = cpu + (target as f64 - count as f64) / rate;
+        }
+    }
+    let cpu_seconds = process_cpu_seconds() - cpu0;
+    // Building the report takes the profiler's lock; samples that land meanwhile are dropped by
+    // pprof's signal handler, so symbolisation does not appear in the profile.
+    let report = guard
+        .report()
+        .build()
+        .context("cannot build the pprof report")?;
+    drop(guard);
+
+    let mut folded = Folded::default();
+    let mut samples = 0u64;
+    for (frames, &count) in &report.data {
+        let count = count.max(0) as u64;
+        samples += count;
+        // pprof keeps frames leaf first, and inlined symbols of one frame innermost first.
+        let names: Vec<String> = frames
+            .frames
+            .iter()
+            .rev()
+            .flat_map(|symbols| symbols.iter().rev().map(|s| s.name()))
+            .collect();
+        folded.add(root, &names, count);
+    }
+    let effective_hz = if cpu_seconds > 0.0 {
+        samples as f64 / cpu_seconds
+    } else {
+        0.0
+    };
+    let mut profile = report.pprof().context("cannot build the pprof protobuf")?;
+    if effective_hz > 0.0 {
+        let period = (1e9 / effective_hz).round() as i64;
+        profile.period = period;
+        for s in profile.sample.iter_mut() {
+            if let Some(v0) = s.value.first().copied() {
+                if s.value.len() > 1 {
+                    s.value[1] = v0 * period;
+                }
+            }
+        }
+    }
+    let pprof = profile.encode_to_vec();
+    Ok(CpuRecording {
+        folded,
+        pprof,
+        samples,
+        requested_hz: f64::from(hz),
+        effective_hz,
+        cpu_seconds,
+        median_ns_per_op: median(&batches),
+    })
+}

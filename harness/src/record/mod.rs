@@ -1,0 +1,223 @@
+//! The recordings a worker child makes of one configuration: timing, CPU samples, allocations.
+//!
+//! Each recording runs the same measured loop ([`Workload::run`]) over the same dataset; the
+//! loop holds nothing but the engine's work (clear the buffer, encode, decode, drop), so a
+//! profiler or a counting allocator sees the codec and not the harness.
+
+pub mod alloc;
+pub mod cpu;
+pub mod timing;
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use serprof_engines::codec::{Codec, CodecError};
+use serprof_engines::dataset;
+use serprof_engines::model::{Order, Sample};
+use serprof_engines::studies::{AnyCodec, Config, DatasetKind, Operation};
+
+/// What verification found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verified {
+    /// Mean payload bytes per value over the whole dataset.
+    pub payload_bytes: f64,
+    /// Whether shared references survived (Orders only).
+    pub shares_references: Option<bool>,
+}
+
+/// A value a study measures: how to describe a difference after a round trip.
+pub trait Value: Sized + 'static {
+    /// The first difference between the original and the decoded value, if any.
+    fn difference(&self, decoded: &Self) -> Option<String>;
+    /// Whether shared references survived a round trip (`None` when the type has none).
+    fn shares_references(&self) -> Option<bool>;
+}
+
+impl Value for Order {
+    fn difference(&self, decoded: &Self) -> Option<String> {
+        self.first_difference(decoded)
+    }
+
+    fn shares_references(&self) -> Option<bool> {
+        Some(Order::shares_references(self))
+    }
+}
+
+impl Value for Vec<Sample> {
+    fn difference(&self, decoded: &Self) -> Option<String> {
+        if self.len() != decoded.len() {
+            return Some(format!(
+                "expected {} samples, got {}",
+                self.len(),
+                decoded.len()
+            ));
+        }
+        self.iter()
+            .zip(decoded)
+            .position(|(a, b)| a != b)
+            .map(|i| format!("sample {i}: expected {:?}, got {:?}", self[i], decoded[i]))
+    }
+
+    fn shares_references(&self) -> Option<bool> {
+        None
+    }
+}
+
+/// A codec, its dataset, the operation, and the one reused output buffer.
+pub struct Workload<T: 'static> {
+    codec: Box<dyn Codec<T>>,
+    data: &'static [T],
+    operation: Operation,
+    buf: Vec<u8>,
+    next: usize,
+}
+
+/// The type-erased face of a [`Workload`], so a worker handles both datasets alike.
+pub trait Measured {
+    /// Round-trips every value of the dataset once and checks it comes back equal.
+    fn verify(&mut self) -> Result<Verified, String>;
+    /// Runs `n` operations, cycling through the dataset.
+    fn run(&mut self, n: u64) -> Result<(), CodecError>;
+    /// Values in the dataset (a whole pass is this many operations).
+    fn dataset_len(&self) -> usize;
+}
+
+impl<T: Value> Workload<T> {
+    pub fn new(codec: Box<dyn Codec<T>>, data: &'static [T], operation: Operation) -> Workload<T> {
+        Workload {
+            codec,
+            data,
+            operation,
+            buf: Vec::new(),
+            next: 0,
+        }
+    }
+}
+
+/// The round-trip loop: encode into the reused buffer, decode the buffer itself (in-place
+/// parsers parse it in place; the next encode clears it), drop the value.
+fn roundtrip_loop<T>(
+    codec: &mut dyn Codec<T>,
+    data: &[T],
+    buf: &mut Vec<u8>,
+    next: &mut usize,
+    n: u64,
+) -> Result<(), CodecError> {
+    let mut i = *next;
+    for _ in 0..n {
+        let value = &data[i];
+        i += 1;
+        if i == data.len() {
+            i = 0;
+        }
+        buf.clear();
+        codec.encode(black_box(value), buf)?;
+        let back = codec.decode(black_box(buf.as_mut_slice()))?;
+        drop(black_box(back));
+    }
+    *next = i;
+    Ok(())
+}
+
+/// The serialize-only loop.
+fn serialize_loop<T>(
+    codec: &mut dyn Codec<T>,
+    data: &[T],
+    buf: &mut Vec<u8>,
+    next: &mut usize,
+    n: u64,
+) -> Result<(), CodecError> {
+    let mut i = *next;
+    for _ in 0..n {
+        let value = &data[i];
+        i += 1;
+        if i == data.len() {
+            i = 0;
+        }
+        buf.clear();
+        codec.encode(black_box(value), buf)?;
+        black_box(buf.as_slice());
+    }
+    *next = i;
+    Ok(())
+}
+
+impl<T: Value> Measured for Workload<T> {
+    fn verify(&mut self) -> Result<Verified, String> {
+        let mut total = 0usize;
+        let mut shares = None;
+        for (i, value) in self.data.iter().enumerate() {
+            self.buf.clear();
+            self.codec
+                .encode(value, &mut self.buf)
+                .map_err(|e| format!("value {i}: {e}"))?;
+            total += self.buf.len();
+            let back = self
+                .codec
+                .decode(self.buf.as_mut_slice())
+                .map_err(|e| format!("value {i} does not decode: {e}"))?;
+            if let Some(diff) = value.difference(&back) {
+                return Err(format!("value {i} does not round-trip: {diff}"));
+            }
+            if let Some(s) = back.shares_references() {
+                shares = Some(shares.unwrap_or(true) && s);
+            }
+        }
+        Ok(Verified {
+            payload_bytes: total as f64 / self.data.len() as f64,
+            shares_references: shares,
+        })
+    }
+
+    fn run(&mut self, n: u64) -> Result<(), CodecError> {
+        // Chosen once per call, outside the loop.
+        let body = match self.operation {
+            Operation::RoundTrip => roundtrip_loop::<T>,
+            Operation::Serialize | Operation::Decode => serialize_loop::<T>,
+        };
+        body(
+            self.codec.as_mut(),
+            self.data,
+            &mut self.buf,
+            &mut self.next,
+            n,
+        )
+    }
+
+    fn dataset_len(&self) -> usize {
+        self.data.len()
+    }
+}
+
+/// Builds the workload of `config`: its codec on its dataset.
+pub fn workload(config: &Config) -> Result<Box<dyn Measured>, CodecError> {
+    let op = config.info.operation;
+    Ok(match ((config.make)()?, config.info.dataset) {
+        (AnyCodec::Orders(c), DatasetKind::Orders) => {
+            Box::new(Workload::new(c, dataset::orders(), op))
+        }
+        (AnyCodec::Samples(c), DatasetKind::Samples) => {
+            Box::new(Workload::new(c, dataset::samples(), op))
+        }
+        _ => return Err(CodecError::Setup("codec and dataset do not match".into())),
+    })
+}
+
+/// Runs operations until `min` has passed, doubling the count each time; returns the
+/// operations run and the time they took (a warm-up that also calibrates batch sizes).
+pub fn warm_up(w: &mut dyn Measured, min: Duration) -> Result<(u64, Duration), CodecError> {
+    let start = Instant::now();
+    let mut ops = 0u64;
+    let mut n = 1u64;
+    while start.elapsed() < min {
+        w.run(n)?;
+        ops += n;
+        n = (n * 2).min(1 << 20);
+    }
+    Ok((ops.max(1), start.elapsed()))
+}
+
+/// Operations per batch so that a batch lasts about `batch` given `ns_per_op`.
+pub fn ops_per_batch(ns_per_op: f64, batch: Duration) -> u64 {
+    ((batch.as_nanos() as f64 / ns_per_op.max(1.0)).round() as u64).max(1)
+}

@@ -1,0 +1,90 @@
+//! Flame graphs with inferno 0.12: one per recording (`cpu.svg`, `alloc.svg`) and differential
+//! ones for comparisons. Folded text is the record; SVGs are derived from it, with
+//! deterministic colours so the same profile always gives the same picture.
+
+use anyhow::{Context, Result};
+use inferno::flamegraph::{self, color::BasicPalette, Options, Palette};
+
+/// What kind of counts a flame graph shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// CPU samples (hot palette).
+    Cpu,
+    /// Allocated bytes (memory palette).
+    Alloc,
+}
+
+/// Renders folded `text` as an SVG flame graph. The SVG's built-in search (Ctrl-F / the
+/// "Search" button) works in any browser.
+pub fn flame_svg(text: &str, kind: Kind, title: &str, subtitle: &str) -> Result<Vec<u8>> {
+    let mut opts = Options::default();
+    opts.title = title.to_string();
+    opts.subtitle = Some(subtitle.to_string());
+    opts.deterministic = true;
+    opts.colors = match kind {
+        Kind::Cpu => Palette::Basic(BasicPalette::Hot),
+        Kind::Alloc => Palette::Basic(BasicPalette::Mem),
+    };
+    opts.count_name = match kind {
+        Kind::Cpu => "samples".into(),
+        Kind::Alloc => "bytes".into(),
+    };
+    let mut out = Vec::new();
+    flamegraph::from_lines(&mut opts, text.lines(), &mut out)
+        .context("inferno could not render the flame graph")?;
+    Ok(out)
+}
+
+/// Renders a differential flame graph of `before` -> `after` (inferno `differential`, counts
+/// of `before` normalised to the total of `after`): the shape is `after`'s, red where a frame
+/// grew, blue where it shrank.
+pub fn diff_svg(before: &str, after: &str, title: &str, subtitle: &str) -> Result<Vec<u8>> {
+    let mut folded = Vec::new();
+    inferno::differential::from_readers(
+        inferno::differential::Options {
+            normalize: true,
+            strip_hex: false,
+        },
+        before.as_bytes(),
+        after.as_bytes(),
+        &mut folded,
+    )
+    .context("inferno could not build the differential stacks")?;
+    let text = String::from_utf8(folded).context("differential stacks are not UTF-8")?;
+    let mut opts = Options::default();
+    opts.title = title.to_string();
+    opts.subtitle = Some(subtitle.to_string());
+    opts.deterministic = true;
+    opts.count_name = "samples".into();
+    let mut out = Vec::new();
+    flamegraph::from_lines(&mut opts, text.lines(), &mut out)
+        .context("inferno could not render the differential flame graph")?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_titles_frames_and_search() {
+        let svg = flame_svg(
+            "cfg;main;parse 3\ncfg;main;write 1\n",
+            Kind::Cpu,
+            "formats/x",
+            "4 samples",
+        )
+        .unwrap();
+        let svg = String::from_utf8(svg).unwrap();
+        assert!(svg.contains("formats/x") && svg.contains("parse") && svg.contains("4 samples"));
+        assert!(
+            svg.contains("function search("),
+            "inferno's search script is embedded"
+        );
+        let diff = String::from_utf8(
+            diff_svg("cfg;a 3\ncfg;b 1\n", "cfg;a 1\ncfg;b 3\n", "diff", "x").unwrap(),
+        )
+        .unwrap();
+        assert!(diff.contains("rgb(") && diff.contains(">b<") || diff.contains("b ("));
+    }
+}

@@ -1,0 +1,4 @@
+//! Pictures and tables derived from the records: flame graphs and text tables.
+
+pub mod flame;
+pub mod table;

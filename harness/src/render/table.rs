@@ -1,0 +1,167 @@
+//! Text tables in the articles' style: per study, configuration, time per operation with its
+//! interval, payload, allocations, ratio, and the top self-time function.
+
+use std::fmt::Write;
+
+use serprof_engines::studies;
+
+use crate::analyze::hotspots::short_name;
+use crate::result::ConfigResult;
+
+/// `845 ns`, `25.1 µs`, `3.21 ms`, `1.20 s`.
+pub fn format_ns(ns: f64) -> String {
+    if !ns.is_finite() {
+        "-".into()
+    } else if ns < 1e3 {
+        format!("{ns:.0} ns")
+    } else if ns < 1e6 {
+        format!("{:.2} µs", ns / 1e3)
+    } else if ns < 1e9 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.2} s", ns / 1e9)
+    }
+}
+
+/// `9,814.14` (thousands separators, `decimals` fraction digits).
+pub fn format_thousands(x: f64, decimals: usize) -> String {
+    let s = format!("{:.*}", decimals, x.abs());
+    let (int, frac) = s
+        .split_once('.')
+        .map(|(a, b)| (a, Some(b)))
+        .unwrap_or((&s, None));
+    let mut out = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if let Some(f) = frac {
+        out.push('.');
+        out.push_str(f);
+    }
+    if x < 0.0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+/// The ratio column of a study: to its baseline configuration when it names one and that one
+/// was measured, else to the fastest. Returns the reference's name and median.
+pub fn reference(results: &[&ConfigResult]) -> Option<(String, f64)> {
+    let study = results.first()?.study.clone();
+    let baseline = studies::find_study(&study).and_then(|s| s.baseline);
+    if let Some(b) = baseline {
+        if let Some(r) = results.iter().find(|r| r.config == b) {
+            if let Some(t) = &r.time_ns {
+                return Some((format!("ratio to {b}"), t.median));
+            }
+        }
+    }
+    results
+        .iter()
+        .filter_map(|r| r.time_ns.as_ref().map(|t| t.median))
+        .min_by(f64::total_cmp)
+        .map(|m| ("ratio to fastest".to_string(), m))
+}
+
+/// The table of a run, grouped by study, each group sorted by time.
+pub fn render(results: &[ConfigResult]) -> String {
+    let mut out = String::new();
+    let mut study_names: Vec<&str> = Vec::new();
+    for r in results {
+        if !study_names.contains(&r.study.as_str()) {
+            study_names.push(&r.study);
+        }
+    }
+    for study in study_names {
+        let mut group: Vec<&ConfigResult> = results.iter().filter(|r| r.study == study).collect();
+        group.sort_by(|a, b| {
+            let key = |r: &ConfigResult| {
+                r.time_ns
+                    .as_ref()
+                    .map(|t| t.median)
+                    .unwrap_or(f64::INFINITY)
+            };
+            key(a).total_cmp(&key(b))
+        });
+        let Some(first) = group.first() else { continue };
+        let (ratio_name, reference_ns) = reference(&group).unwrap_or(("ratio".into(), f64::NAN));
+        let _ = writeln!(
+            out,
+            "\n{study}: {} of {} ({})",
+            first.operation, first.dataset, ratio_name
+        );
+        let _ = writeln!(
+            out,
+            "{:<26} {:>10} {:>23} {:>11} {:>9} {:>10} {:>7}  top self-time",
+            "configuration", "time/op", "95% CI", "payload B", "allocs/op", "bytes/op", "ratio"
+        );
+        for r in group {
+            if let Some(e) = &r.error {
+                let _ = writeln!(out, "{:<26} FAILED: {e}", r.config);
+                continue;
+            }
+            let (time, ci, ratio) = match &r.time_ns {
+                Some(t) => (
+                    format_ns(t.median),
+                    format!("[{}, {}]", format_ns(t.ci95[0]), format_ns(t.ci95[1])),
+                    format!("{:.2}x", t.median / reference_ns),
+                ),
+                None => ("-".into(), "-".into(), "-".into()),
+            };
+            let payload = r
+                .payload_bytes
+                .map(|p| format_thousands(p, 2))
+                .unwrap_or_else(|| "-".into());
+            let (allocs, bytes) = match &r.alloc {
+                Some(a) => (
+                    format_thousands(a.allocs_per_op, 1),
+                    format_thousands(a.bytes_per_op, 0),
+                ),
+                None => ("-".into(), "-".into()),
+            };
+            let top = r
+                .profile
+                .as_ref()
+                .and_then(|p| p.top_self.as_ref())
+                .map(|s| format!("{:.0}% {}", s.percent, short_name(&s.function)))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "{:<26} {time:>10} {ci:>23} {payload:>11} {allocs:>9} {bytes:>10} {ratio:>7}  {top}",
+                r.config
+            );
+        }
+        let findings: Vec<&str> = results
+            .iter()
+            .filter(|r| r.study == study)
+            .filter_map(|r| r.profile.as_ref().map(|p| p.finding.as_str()))
+            .collect();
+        if !findings.is_empty() {
+            let _ = writeln!(out, "  where the time goes (from each profile):");
+            for f in findings {
+                let _ = writeln!(out, "    {f}");
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_numbers_for_people() {
+        assert_eq!(format_ns(845.2), "845 ns");
+        assert_eq!(format_ns(25_100.0), "25.10 µs");
+        assert_eq!(format_ns(3_210_000.0), "3.21 ms");
+        assert_eq!(format_thousands(9814.14, 2), "9,814.14");
+        assert_eq!(format_thousands(1_962_828.0, 0), "1,962,828");
+        assert_eq!(format_thousands(12.0, 1), "12.0");
+        assert_eq!(format_thousands(-1234.5, 1), "-1,234.5");
+    }
+}

@@ -1,0 +1,134 @@
+//! Choosing configurations: `--study` and `--config` (DESIGN.md "Command line").
+//!
+//! Repeated flags of one kind widen the selection (OR); `--study` and `--config` together narrow
+//! it (AND). A `--config` glob is matched against `STUDY/CONFIG`; a glob without `/` is matched
+//! against the `CONFIG` part in every study. Unknown names are a misuse (exit 2) whose message
+//! lists the valid ones. Hidden studies (test doubles) run only when named with `--study`.
+
+use anyhow::Result;
+use serprof_engines::studies::{self, Config};
+
+use crate::misuse;
+
+/// The configurations selected by `studies` (names) and `globs`.
+pub fn select(study_names: &[String], globs: &[String]) -> Result<Vec<Config>> {
+    let all_studies = studies::studies();
+    for name in study_names {
+        if !all_studies.iter().any(|s| s.name == name) {
+            let valid: Vec<_> = all_studies
+                .iter()
+                .filter(|s| !s.hidden)
+                .map(|s| s.name)
+                .collect();
+            misuse!(
+                "unknown study {name:?}; valid studies: {}",
+                valid.join(", ")
+            );
+        }
+    }
+    let mut patterns = Vec::new();
+    for g in globs {
+        match glob::Pattern::new(g) {
+            Ok(p) => patterns.push((g, p)),
+            Err(e) => misuse!("invalid --config glob {g:?}: {e}"),
+        }
+    }
+    let hidden: Vec<&str> = all_studies
+        .iter()
+        .filter(|s| s.hidden)
+        .map(|s| s.name)
+        .collect();
+    let in_study = |c: &Config| {
+        if study_names.is_empty() {
+            !hidden.contains(&c.info.study)
+        } else {
+            study_names.iter().any(|s| s == c.info.study)
+        }
+    };
+    let matches = |pattern: &glob::Pattern, text: &str, c: &Config| {
+        if text.contains('/') {
+            pattern.matches(&c.info.name())
+        } else {
+            pattern.matches(c.info.config)
+        }
+    };
+    let configs = studies::configs();
+    for (text, pattern) in &patterns {
+        if !configs
+            .iter()
+            .any(|c| in_study(c) && matches(pattern, text, c))
+        {
+            let valid: Vec<_> = configs
+                .iter()
+                .filter(|c| in_study(c))
+                .map(|c| c.info.name())
+                .collect();
+            misuse!(
+                "--config {text:?} matches no configuration; valid names: {}",
+                valid.join(", ")
+            );
+        }
+    }
+    Ok(configs
+        .into_iter()
+        .filter(|c| {
+            in_study(c) && (patterns.is_empty() || patterns.iter().any(|(t, p)| matches(p, t, c)))
+        })
+        .collect())
+}
+
+/// The configuration named exactly `STUDY/CONFIG`, or a misuse error listing the valid names.
+pub fn one(name: &str) -> Result<Config> {
+    match studies::find(name) {
+        Some(c) => Ok(c),
+        None => {
+            let valid: Vec<_> = studies::configs()
+                .iter()
+                .filter(|c| !studies::find_study(c.info.study).is_some_and(|s| s.hidden))
+                .map(|c| c.info.name())
+                .collect();
+            misuse!(
+                "unknown configuration {name:?}; valid names: {}",
+                valid.join(", ")
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::exit_code_of;
+
+    fn names(c: &[Config]) -> Vec<String> {
+        c.iter().map(|c| c.info.name()).collect()
+    }
+
+    #[test]
+    fn study_and_glob_narrow_and_widen() {
+        let formats = select(&["formats".into()], &[]).unwrap();
+        assert!(!formats.is_empty() && formats.iter().all(|c| c.info.study == "formats"));
+        let one = select(&[], &["formats/serde_json".into()]).unwrap();
+        assert_eq!(names(&one), ["formats/serde_json"]);
+        let two = select(
+            &[],
+            &["formats/serde_json".into(), "formats/postcard".into()],
+        )
+        .unwrap();
+        assert_eq!(two.len(), 2);
+        let bare = select(&["formats".into()], &["postcard*".into()]).unwrap();
+        assert!(names(&bare).contains(&"formats/postcard+bytes".to_string()));
+        assert!(bare.iter().all(|c| c.info.config.starts_with("postcard")));
+    }
+
+    #[test]
+    fn unknown_names_are_misuse_listing_valid_names() {
+        let e = select(&["nope".into()], &[]).unwrap_err();
+        assert_eq!(exit_code_of(&e), 2);
+        assert!(e.to_string().contains("formats"), "{e}");
+        let e = select(&[], &["formats/nope".into()]).unwrap_err();
+        assert_eq!(exit_code_of(&e), 2);
+        assert!(e.to_string().contains("formats/serde_json"), "{e}");
+        assert_eq!(exit_code_of(&one("x/y").unwrap_err()), 2);
+    }
+}

@@ -1,0 +1,80 @@
+//! How a run measures: every knob in one plain struct, written into `run.json` and handed to
+//! each worker child. The command line fills it from [`Settings::defaults`] or
+//! [`Settings::quick`].
+
+use serde::{Deserialize, Serialize};
+
+/// Measurement settings of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// A smoke run: fewer batches, ~300 CPU samples. Default is false.
+    pub quick: bool,
+    /// Warm-up before timing, in milliseconds. Default is 500 (quick: 100).
+    pub warmup_ms: u64,
+    /// Timed batches. Default is 60 (quick: 15).
+    pub batches: usize,
+    /// Target duration of one batch, in milliseconds. Default is 25 (quick: 10).
+    pub batch_ms: u64,
+    /// Record CPU samples. Default is true.
+    pub cpu: bool,
+    /// Requested sampling rate. Default is 199 Hz: the kernel tick caps `setitimer` near
+    /// 250 Hz on these machines, and 199 avoids lockstep with periodic work.
+    pub frequency_hz: u32,
+    /// Samples to collect before stopping. Default is 2,000 (quick: 300).
+    pub cpu_samples: u64,
+    /// Wall-clock cap on one CPU recording, in seconds. Default is 60 (quick: 15).
+    pub cpu_time_cap_s: u64,
+    /// Record allocations. Default is true.
+    pub alloc: bool,
+    /// One allocation stack is sampled every this many allocated bytes. Default is 64 KiB.
+    pub alloc_sample_bytes: u64,
+    /// Minimum counted time of the allocation recording, in milliseconds (rounded up to whole
+    /// passes over the dataset). Default is 500 (quick: 100).
+    pub alloc_min_ms: u64,
+    /// A worker child still running after this many seconds is killed and reported as hung.
+    /// Default is 300.
+    pub child_time_cap_s: u64,
+    /// Address-space cap of a worker child, in MiB (`setrlimit(RLIMIT_AS)`). Default is 4096.
+    pub memory_cap_mib: u64,
+}
+
+impl Settings {
+    /// The defaults of a full run.
+    pub fn defaults() -> Settings {
+        Settings {
+            quick: false,
+            warmup_ms: 500,
+            batches: 60,
+            batch_ms: 25,
+            cpu: true,
+            frequency_hz: 199,
+            cpu_samples: 2000,
+            cpu_time_cap_s: 60,
+            alloc: true,
+            alloc_sample_bytes: 64 * 1024,
+            alloc_min_ms: 500,
+            child_time_cap_s: 300,
+            memory_cap_mib: 4096,
+        }
+    }
+
+    /// The defaults of `--quick`: a few seconds per configuration and recording.
+    pub fn quick() -> Settings {
+        Settings {
+            quick: true,
+            warmup_ms: 100,
+            batches: 15,
+            batch_ms: 10,
+            cpu_samples: 300,
+            cpu_time_cap_s: 15,
+            alloc_min_ms: 100,
+            ..Settings::defaults()
+        }
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings::defaults()
+    }
+}

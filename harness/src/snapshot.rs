@@ -1,0 +1,177 @@
+//! The files a run writes: run ids, atomic writes, the `latest` link, and reading them back.
+//!
+//! Every file is written to a temporary name in the same folder and renamed, so a crash or
+//! Ctrl-C never leaves a file that looks complete and is not.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::error::misuse_err;
+
+/// Writes `bytes` to `path` through a temporary file and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let mut f =
+        fs::File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
+    f.write_all(bytes)
+        .and_then(|_| f.sync_data())
+        .with_context(|| format!("cannot write {}", tmp.display()))?;
+    drop(f);
+    fs::rename(&tmp, path)
+        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
+}
+
+/// Writes `value` as pretty JSON to `path`, atomically.
+pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(value)?;
+    bytes.push(b'\n');
+    write_atomic(path, &bytes)
+}
+
+/// Reads JSON the user pointed us at: a missing, unreadable or corrupt file is a misuse error
+/// (exit 2) naming the path.
+pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T> {
+    let bytes =
+        fs::read(path).map_err(|e| misuse_err(format!("cannot read {}: {e}", path.display())))?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        misuse_err(format!(
+            "{} is not a valid serprof file: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// UTC time as `YYYYMMDDTHHMMSSZ`.
+pub fn utc_stamp(t: SystemTime) -> String {
+    let (y, mo, d, h, mi, s) = civil(t);
+    format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z")
+}
+
+/// UTC time as RFC 3339 (`2026-11-30T10:15:00Z`).
+pub fn utc_rfc3339(t: SystemTime) -> String {
+    let (y, mo, d, h, mi, s) = civil(t);
+    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
+}
+
+/// Calendar fields of a UTC time (Howard Hinnant's days-to-civil algorithm).
+fn civil(t: SystemTime) -> (i64, u32, u32, u32, u32, u32) {
+    let secs = t
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (
+        y,
+        m,
+        d,
+        (rem / 3600) as u32,
+        (rem % 3600 / 60) as u32,
+        (rem % 60) as u32,
+    )
+}
+
+/// The git revision serprof was built from (`+dirty` when the tree had changes).
+pub const GIT_REV: &str = env!("SERPROF_GIT_REV");
+/// The compiler that built serprof.
+pub const RUSTC: &str = env!("SERPROF_RUSTC");
+
+/// Creates a fresh run folder under `out`: `<UTC time>-<git rev>`, with `-2`, `-3` ... when two
+/// runs start in the same second.
+pub fn create_run_dir(out: &Path) -> Result<PathBuf> {
+    fs::create_dir_all(out)
+        .with_context(|| format!("cannot create output folder {}", out.display()))?;
+    let base = format!(
+        "{}-{}",
+        utc_stamp(SystemTime::now()),
+        GIT_REV.replace('+', "-")
+    );
+    for n in 1.. {
+        let name = if n == 1 {
+            base.clone()
+        } else {
+            format!("{base}-{n}")
+        };
+        let dir = out.join(name);
+        match fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot create {}", dir.display())),
+        }
+    }
+    unreachable!()
+}
+
+/// Points `out/latest` at `run_dir` (a relative symlink), replacing it atomically.
+pub fn update_latest(out: &Path, run_dir: &Path) -> Result<()> {
+    let name = run_dir.file_name().context("run folder has no name")?;
+    let tmp = out.join(format!(".latest.tmp{}", std::process::id()));
+    let _ = fs::remove_file(&tmp);
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(name, &tmp)
+        .with_context(|| format!("cannot create {}", tmp.display()))?;
+    #[cfg(not(unix))]
+    fs::write(&tmp, name.to_string_lossy().as_bytes())?;
+    fs::rename(&tmp, out.join("latest"))
+        .with_context(|| format!("cannot update {}/latest", out.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn stamps_are_utc_calendar_times() {
+        let t = UNIX_EPOCH + Duration::from_secs(1_764_497_700); // 2025-11-30T10:15:00Z
+        assert_eq!(utc_stamp(t), "20251130T101500Z");
+        assert_eq!(utc_rfc3339(t), "2025-11-30T10:15:00Z");
+        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400); // 2000-02-29T00:00:00Z
+        assert_eq!(utc_rfc3339(leap), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn atomic_write_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.json");
+        write_json(&p, &serde_json::json!({"x": 1})).unwrap();
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["a.json"]);
+        let back: serde_json::Value = read_json(&p).unwrap();
+        assert_eq!(back["x"], 1);
+    }
+
+    #[test]
+    fn latest_points_at_the_run_and_run_dirs_are_unique() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = create_run_dir(dir.path()).unwrap();
+        let b = create_run_dir(dir.path()).unwrap();
+        assert_ne!(a, b);
+        update_latest(dir.path(), &b).unwrap();
+        assert_eq!(
+            fs::canonicalize(dir.path().join("latest")).unwrap(),
+            fs::canonicalize(&b).unwrap()
+        );
+    }
+}

@@ -1,0 +1,219 @@
+//! The worker child: one process per configuration and recording (timing, cpu, alloc), like the
+//! JProfiler Gradle plugin's one JVM and one snapshot per configuration and recording.
+//!
+//! The parent re-executes its own binary as `serprof __worker ...`. The child builds the codec,
+//! verifies every value of the dataset round-trips, makes its one recording, writes its files
+//! into the configuration's folder, and writes its figures to `.<recording>.json` there (through
+//! a temporary file and a rename). A child that crashes writes nothing, and the parent reports
+//! the crash.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Context, Result};
+use clap::ValueEnum;
+use serde::{Deserialize, Serialize};
+
+use crate::record::{self, Measured};
+use crate::render::flame::{flame_svg, Kind};
+use crate::result::{AllocStats, CpuStats};
+use crate::settings::Settings;
+use crate::snapshot::{write_atomic, write_json};
+use crate::stats::TimeStats;
+
+/// The recordings a configuration gets, each in its own child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Recording {
+    Timing,
+    Cpu,
+    Alloc,
+}
+
+impl Recording {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Recording::Timing => "timing",
+            Recording::Cpu => "cpu",
+            Recording::Alloc => "alloc",
+        }
+    }
+
+    /// The file the child writes its figures to, inside the configuration's folder.
+    pub fn report_path(self, dir: &Path) -> PathBuf {
+        dir.join(format!(".{}.json", self.as_str()))
+    }
+}
+
+/// What a worker child reports to the parent.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct WorkerReport {
+    pub verified: bool,
+    pub payload_bytes: Option<f64>,
+    pub shares_references: Option<bool>,
+    pub time_ns: Option<TimeStats>,
+    pub cpu: Option<CpuStats>,
+    pub alloc: Option<AllocStats>,
+    pub error: Option<String>,
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic with a non-string payload".into())
+}
+
+/// Runs one recording of `config_name` and writes its report into `dir`.
+pub fn run(config_name: &str, recording: Recording, dir: &Path, settings: &Settings) -> Result<()> {
+    let config = serprof_engines::studies::find(config_name)
+        .ok_or_else(|| anyhow!("unknown configuration {config_name}"))?;
+    let mut report = WorkerReport::default();
+    let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<()> {
+        let _span = tracing::info_span!("verify", config = config_name).entered();
+        let mut w = record::workload(&config).map_err(|e| anyhow!("{e}"))?;
+        let verified = match w.verify() {
+            Ok(v) => v,
+            Err(e) => {
+                report.error = Some(format!("verification failed: {e}"));
+                return Ok(());
+            }
+        };
+        drop(_span);
+        report.verified = true;
+        report.payload_bytes = Some(verified.payload_bytes);
+        report.shares_references = verified.shares_references;
+        match recording {
+            Recording::Timing => {
+                let _span = tracing::info_span!("timing", config = config_name).entered();
+                report.time_ns =
+                    Some(record::timing::record(w.as_mut(), settings).map_err(|e| anyhow!("{e}"))?);
+            }
+            Recording::Cpu => {
+                let _span = tracing::info_span!("cpu", config = config_name).entered();
+                report.cpu = Some(record_cpu(w.as_mut(), settings, config_name, dir)?);
+            }
+            Recording::Alloc => {
+                let _span = tracing::info_span!("alloc", config = config_name).entered();
+                report.alloc = Some(record_alloc(w.as_mut(), settings, config_name, dir)?);
+            }
+        }
+        Ok(())
+    }));
+    match outcome {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => {
+            report.error = Some(format!(
+                "{} recording failed: {}",
+                recording.as_str(),
+                crate::error::one_line(&e)
+            ))
+        }
+        Err(p) => report.error = Some(format!("engine panicked: {}", panic_message(p.as_ref()))),
+    }
+    write_json(&recording.report_path(dir), &report)
+}
+
+fn record_cpu(
+    w: &mut dyn Measured,
+    settings: &Settings,
+    name: &str,
+    dir: &Path,
+) -> Result<CpuStats> {
+    let rec = record::cpu::record(w, settings, name)?;
+    if rec.samples == 0 {
+        return Err(anyhow!("the sampler collected no samples"));
+    }
+    let text = rec.folded.to_text();
+    write_atomic(&dir.join("cpu.folded"), text.as_bytes())?;
+    write_atomic(&dir.join("cpu.pb"), &rec.pprof)?;
+    let subtitle = format!(
+        "{} samples at {:.0} Hz effective ({} Hz requested), serprof {}",
+        rec.samples,
+        rec.effective_hz,
+        rec.requested_hz,
+        env!("CARGO_PKG_VERSION")
+    );
+    let svg = flame_svg(&text, Kind::Cpu, name, &subtitle)?;
+    write_atomic(&dir.join("cpu.svg"), &svg)?;
+    Ok(CpuStats {
+        samples: rec.samples,
+        requested_hz: rec.requested_hz,
+        effective_hz: rec.effective_hz,
+        seconds: rec.cpu_seconds,
+        median_ns_under_sampling: rec.median_ns_per_op,
+        overhead_ratio: None,
+    })
+}
+
+fn record_alloc(
+    w: &mut dyn Measured,
+    settings: &Settings,
+    name: &str,
+    dir: &Path,
+) -> Result<AllocStats> {
+    use record::alloc;
+    use std::time::{Duration, Instant};
+    // Warm up uncounted (caches, buffer capacity), then count whole passes over the dataset
+    // so the figures are exact and repeatable.
+    let (ops, took) = record::warm_up(w, Duration::from_millis(settings.warmup_ms.min(200)))
+        .map_err(|e| anyhow!("{e}"))?;
+    let pass = w.dataset_len() as u64;
+    let ns_per_op = took.as_nanos() as f64 / ops as f64;
+    let wanted = (settings.alloc_min_ms as f64 * 1e6 / ns_per_op.max(1.0)).ceil() as u64;
+    let passes = wanted.div_ceil(pass).max(1);
+    let n = passes * pass;
+    let _ = alloc::take_stacks(name); // discard anything sampled before
+    let start = Instant::now();
+    alloc::start(settings.alloc_sample_bytes);
+    let outcome = w.run(n);
+    let counts = alloc::stop();
+    tracing::debug!(
+        ops = n,
+        took_ms = start.elapsed().as_millis() as u64,
+        "alloc loop"
+    );
+    outcome.map_err(|e| anyhow!("{e}"))?;
+    let (folded, samples) = alloc::take_stacks(name);
+    let text = folded.to_text();
+    write_atomic(&dir.join("alloc.folded"), text.as_bytes())?;
+    if folded.total() > 0 {
+        let subtitle = format!(
+            "{} stacks sampled every {} allocated bytes over {} operations, serprof {}",
+            samples,
+            settings.alloc_sample_bytes,
+            n,
+            env!("CARGO_PKG_VERSION")
+        );
+        let svg = flame_svg(
+            &text,
+            Kind::Alloc,
+            &format!("{name} (allocated bytes)"),
+            &subtitle,
+        )?;
+        write_atomic(&dir.join("alloc.svg"), &svg)?;
+    } else {
+        let _ = std::fs::remove_file(dir.join("alloc.svg"));
+    }
+    Ok(AllocStats {
+        allocs_per_op: counts.allocs as f64 / n as f64,
+        reallocs_per_op: counts.reallocs as f64 / n as f64,
+        bytes_per_op: counts.bytes as f64 / n as f64,
+        peak_live_bytes: counts.peak_live_bytes,
+        ops: n,
+        stack_samples: samples,
+        sample_bytes: settings.alloc_sample_bytes,
+    })
+}
+
+/// Reads a child's report. `None` when the child wrote none (it crashed) or it is unreadable.
+pub fn read_report(recording: Recording, dir: &Path) -> Option<WorkerReport> {
+    let path = recording.report_path(dir);
+    let bytes = std::fs::read(&path).ok()?;
+    let report = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{}", path.display()))
+        .ok();
+    let _ = std::fs::remove_file(&path);
+    report
+}
