@@ -1,0 +1,252 @@
+//! JSON strings both ways: the escape table, the string writer, and escape decoding.
+//!
+//! One table serves both directions: the bytes a writer must escape (`"`, `\` and the control
+//! characters below 0x20) are exactly the bytes at which a reader must stop scanning a string
+//! body, so [`ESCAPE`] is also the reader's "stop here" table.
+
+use super::ReadError;
+
+/// No escape needed: copy the byte.
+const NO: u8 = 0;
+/// Escape as `\u00XX`.
+const UU: u8 = b'u';
+
+/// Per byte: [`NO`] to copy it as is, otherwise the character after the backslash (`"`, `\`,
+/// `b`, `f`, `n`, `r`, `t`, or `u` for `\u00XX`). Bytes from 0x80 up are parts of UTF-8
+/// sequences and are copied: the input is a `&str`, so they are valid. Built at compile time, like
+/// serde_json's `ESCAPE`.
+pub(super) static ESCAPE: [u8; 256] = build_escape_table();
+
+const fn build_escape_table() -> [u8; 256] {
+    let mut table = [NO; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = UU;
+        b += 1;
+    }
+    table[0x08] = b'b';
+    table[0x09] = b't';
+    table[0x0A] = b'n';
+    table[0x0C] = b'f';
+    table[0x0D] = b'r';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table
+}
+
+/// Whether a reader scanning a string body must stop at `b` (quote, backslash, control).
+#[inline(always)]
+pub(super) fn stops_string(b: u8) -> bool {
+    ESCAPE[b as usize] != NO
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Writes `s` as a JSON string, quotes included, escaping only what JSON requires (as Jackson
+/// does: `/` and non-ASCII characters are written as they are).
+pub(super) fn write_str(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    out.push(b'"');
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape = ESCAPE[b as usize];
+        if escape == NO {
+            continue;
+        }
+        out.extend_from_slice(&bytes[start..i]);
+        if escape == UU {
+            out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xF)],
+            ]);
+        } else {
+            out.extend_from_slice(&[b'\\', escape]);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+/// Decodes the escape whose backslash is at `input[at]` and returns the character and the index
+/// after the escape. A `\uXXXX` high surrogate must be followed by a `\uXXXX` low surrogate;
+/// lone surrogates are errors (they are not characters, and `String` cannot hold them).
+pub(super) fn parse_escape(input: &[u8], at: usize) -> Result<(char, usize), ReadError> {
+    let Some(&kind) = input.get(at + 1) else {
+        return Err(truncated(input.len()));
+    };
+    let simple = match kind {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        b'u' => return parse_unicode_escape(input, at),
+        _ => return Err(ReadError::new(at, "invalid escape in string")),
+    };
+    Ok((simple, at + 2))
+}
+
+fn parse_unicode_escape(input: &[u8], at: usize) -> Result<(char, usize), ReadError> {
+    let first = parse_hex4(input, at + 2)?;
+    if !(0xD800..0xE000).contains(&first) {
+        // Not a surrogate: always a valid scalar value.
+        let c = char::from_u32(first).ok_or_else(|| ReadError::new(at, "invalid \\u escape"))?;
+        return Ok((c, at + 6));
+    }
+    if first >= 0xDC00 {
+        return Err(ReadError::new(at, "lone low surrogate in \\u escape"));
+    }
+    match (input.get(at + 6), input.get(at + 7)) {
+        (Some(b'\\'), Some(b'u')) => {}
+        (None, _) | (Some(b'\\'), None) => return Err(truncated(input.len())),
+        _ => {
+            return Err(ReadError::new(
+                at,
+                "high surrogate not followed by a \\u escape",
+            ))
+        }
+    }
+    let second = parse_hex4(input, at + 8)?;
+    if !(0xDC00..0xE000).contains(&second) {
+        return Err(ReadError::new(
+            at + 6,
+            "high surrogate not followed by a low surrogate",
+        ));
+    }
+    let scalar = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
+    let c = char::from_u32(scalar).ok_or_else(|| ReadError::new(at, "invalid surrogate pair"))?;
+    Ok((c, at + 12))
+}
+
+fn parse_hex4(input: &[u8], at: usize) -> Result<u32, ReadError> {
+    let Some(digits) = input.get(at..at + 4) else {
+        return Err(truncated(input.len()));
+    };
+    let mut value = 0u32;
+    for (i, &d) in digits.iter().enumerate() {
+        let v = match d {
+            b'0'..=b'9' => d - b'0',
+            b'a'..=b'f' => d - b'a' + 10,
+            b'A'..=b'F' => d - b'A' + 10,
+            _ => return Err(ReadError::new(at + i, "invalid hex digit in \\u escape")),
+        };
+        value = value << 4 | u32::from(v);
+    }
+    Ok(value)
+}
+
+/// Copies the string body starting at `input[start]` (after the opening quote) into `out` with
+/// every escape decoded, and returns the index after the closing quote. Checks what JSON
+/// requires of a string: no raw control characters, valid escapes, valid UTF-8.
+pub(super) fn unescape_into(
+    input: &[u8],
+    start: usize,
+    out: &mut Vec<u8>,
+) -> Result<usize, ReadError> {
+    let mut i = start;
+    loop {
+        let segment = i;
+        while i < input.len() && !stops_string(input[i]) {
+            i += 1;
+        }
+        // Escapes and quotes are ASCII, so a segment never splits a UTF-8 sequence: checking
+        // each segment checks the whole string, and gives the exact offset of a bad byte.
+        check_utf8(&input[segment..i], segment)?;
+        out.extend_from_slice(&input[segment..i]);
+        match input.get(i) {
+            None => return Err(truncated(input.len())),
+            Some(b'"') => return Ok(i + 1),
+            Some(b'\\') => {
+                let (c, next) = parse_escape(input, i)?;
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                i = next;
+            }
+            Some(_) => return Err(control_character(i)),
+        }
+    }
+}
+
+/// `bytes` as UTF-8, or an error at `offset + ` the first bad byte.
+pub(super) fn check_utf8(bytes: &[u8], offset: usize) -> Result<&str, ReadError> {
+    std::str::from_utf8(bytes)
+        .map_err(|e| ReadError::new(offset + e.valid_up_to(), "invalid UTF-8 in string"))
+}
+
+#[cold]
+pub(super) fn truncated(at: usize) -> ReadError {
+    ReadError::new(at, "unexpected end of input")
+}
+
+#[cold]
+pub(super) fn control_character(at: usize) -> ReadError {
+    ReadError::new(at, "control character in string (must be escaped)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_only_the_escapes_json_requires() {
+        let cases = [
+            ("plain", r#""plain""#),
+            ("a\"b\\c", r#""a\"b\\c""#),
+            ("tab\tnl\ncr\rbs\u{8}ff\u{c}", r#""tab\tnl\ncr\rbs\bff\f""#),
+            ("\u{1}\u{1f}", r#""\u0001\u001f""#),
+            ("/ü€😀\u{7f}", "\"/ü€😀\u{7f}\""),
+            ("", r#""""#),
+        ];
+        for (text, want) in cases {
+            let mut out = Vec::new();
+            write_str(&mut out, text);
+            assert_eq!(String::from_utf8(out).unwrap(), want, "{text:?}");
+            // Whatever we write, serde_json reads back unchanged.
+            assert_eq!(serde_json::from_str::<String>(want).unwrap(), text);
+        }
+    }
+
+    #[test]
+    fn unescapes_every_escape_and_surrogate_pairs() {
+        let cases: &[(&str, Result<&str, usize>)] = &[
+            (r#"abc""#, Ok("abc")),
+            (r#"a\"b\\c\/d\b\f\n\r\t""#, Ok("a\"b\\c/d\u{8}\u{c}\n\r\t")),
+            (r#"\u0041\u00fc\u20AC""#, Ok("Aü€")),
+            (r#"\ud83d\ude00!""#, Ok("😀!")),
+            (r#"\x""#, Err(0)),
+            (r#"\u12G4""#, Err(4)),
+            (r#"\ud83d""#, Err(0)),
+            (r#"\ud83d\u0041""#, Err(6)),
+            (r#"\ude00""#, Err(0)),
+            ("a\u{1}\"", Err(1)),
+            (r#"abc"#, Err(3)),
+            (r#"\u00"#, Err(4)),
+            (r#"\"#, Err(1)),
+        ];
+        for (body, want) in cases {
+            let mut out = Vec::new();
+            let got = unescape_into(body.as_bytes(), 0, &mut out)
+                .map(|_| String::from_utf8(out).unwrap())
+                .map_err(|e| e.offset);
+            assert_eq!(got.as_deref().map_err(|e| *e), *want, "{body}");
+        }
+    }
+
+    #[test]
+    fn rejects_invalid_utf8_at_its_offset() {
+        let input = b"ok\xff\xfe\"";
+        let e = unescape_into(input, 0, &mut Vec::new()).unwrap_err();
+        assert_eq!(e.offset, 2);
+        let input = b"\\n\xc3\"";
+        let e = unescape_into(input, 0, &mut Vec::new()).unwrap_err();
+        assert_eq!(e.offset, 2);
+    }
+}
