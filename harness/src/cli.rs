@@ -79,6 +79,55 @@ pub enum Command {
         /// The payload; stdin when absent or `-`.
         file: Option<PathBuf>,
     },
+    /// (Re)write RUN_DIR/report.html: tables, charts and links to every flame graph.
+    Report {
+        /// A run folder (e.g. snapshots/latest).
+        run_dir: PathBuf,
+    },
+    /// Compare two run folders or two configuration folders: ratios with intervals, payload and
+    /// allocation deltas, moved functions, differential flame graphs.
+    Compare {
+        /// The "before" run or configuration folder.
+        before: PathBuf,
+        /// The "after" run or configuration folder.
+        after: PathBuf,
+        /// Where to write compare.json and the diff flame graphs (default: AFTER/compare-<name>).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Print one JSON document instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Interleaved A/B timing of two configurations (A B A B ...): the median ratio of pairs
+    /// and its interval, for changes of a few percent on a noisy machine.
+    Ab {
+        /// Configuration A, STUDY/CONFIG.
+        config_a: String,
+        /// Configuration B, STUDY/CONFIG.
+        config_b: String,
+        /// Pairs of batches.
+        #[arg(long, value_name = "N")]
+        rounds: Option<usize>,
+        /// Where to write the ab run folder (default: snapshots).
+        #[arg(long, value_name = "DIR", default_value = "snapshots")]
+        out: PathBuf,
+        /// Print one JSON document instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Internal: decode the corrupt study's inputs for one configuration, in a guarded child.
+    #[command(name = "__corrupt-worker", hide = true)]
+    CorruptWorker {
+        #[arg(long)]
+        config: String,
+        #[arg(long)]
+        dir: PathBuf,
+        #[arg(long)]
+        settings: String,
+        /// Index of the first input to decode.
+        #[arg(long, default_value_t = 0)]
+        start: usize,
+    },
     /// Internal: one recording of one configuration, in a child process.
     #[command(name = "__worker", hide = true)]
     Worker {
@@ -227,6 +276,30 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Dataset { order, stats, json } => commands::dataset::run(order, stats, json),
         Command::Encode { config, order } => commands::codec_io::encode(&config, order),
         Command::Decode { config, file } => commands::codec_io::decode(&config, file.as_deref()),
+        Command::Report { run_dir } => commands::report::run(&run_dir),
+        Command::Compare {
+            before,
+            after,
+            out,
+            json,
+        } => commands::compare::run(&before, &after, out.as_deref(), json),
+        Command::Ab {
+            config_a,
+            config_b,
+            rounds,
+            out,
+            json,
+        } => commands::ab::run(&config_a, &config_b, rounds, &out, json),
+        Command::CorruptWorker {
+            config,
+            dir,
+            settings,
+            start,
+        } => {
+            let settings: Settings = serde_json::from_str(&settings)?;
+            crate::corrupt::worker(&config, &dir, &settings, start)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Worker {
             config,
             recording,

@@ -11,6 +11,7 @@ pub mod analyze;
 pub mod child;
 pub mod cli;
 pub mod commands;
+pub mod corrupt;
 pub mod error;
 pub mod interrupt;
 pub mod progress;

@@ -131,7 +131,11 @@ pub fn run(req: &RunRequest) -> Result<RunOutcome> {
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create {}", dir.display()))?;
         let _span = tracing::info_span!("config", name = %name).entered();
-        let result = measure_config(config, &dir, &manifest.settings, &progress);
+        let result = if config.info.operation == serprof_engines::studies::Operation::Decode {
+            crate::corrupt::measure_config(config, &dir, &manifest.settings, &progress)
+        } else {
+            measure_config(config, &dir, &manifest.settings, &progress)
+        };
         if interrupt::interrupted() {
             // The recording in flight was cut short: its configuration is not finished.
             break;
@@ -154,6 +158,15 @@ pub fn run(req: &RunRequest) -> Result<RunOutcome> {
     manifest.end = Some(utc_rfc3339(SystemTime::now()));
     manifest.complete = finished;
     write_json(&run_dir.join("run.json"), &manifest)?;
+    {
+        let _span = tracing::info_span!("render").entered();
+        if let Err(e) = crate::render::report::write(&run_dir) {
+            tracing::warn!(
+                "could not write report.html: {}",
+                crate::error::one_line(&e)
+            );
+        }
+    }
     if finished {
         let out = run_dir.parent().unwrap_or(Path::new("."));
         snapshot::update_latest(out, &run_dir)?;
