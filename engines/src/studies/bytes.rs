@@ -47,8 +47,12 @@ fn info(
 
 /// Frames of our engine.
 const BYTES_JSON_FRAMES: &str = "bytes_json";
-/// Frames of serde_json, serde and the base64 crate (the `ByteArray` impls are `serde::` impls).
-const SERDE_FRAMES: &str = "serde_json|serde::|base64";
+/// Frames of our engine and of the `base64` crate it calls in `json-base64-crate`.
+const BYTES_JSON_CRATE_FRAMES: &str = "bytes_json|base64::";
+/// Frames of serde_json, serde and the base64 crate. Since serde 1.0.220 the traits live in
+/// `serde_core` (`<ByteArray as serde_core::ser::Serialize>::serialize`), so both crate names
+/// count.
+const SERDE_FRAMES: &str = "serde_json|serde(_core)?::|base64";
 
 fn bytes_json_codec(byte_arrays: ByteArrayCodec) -> Result<AnyCodec, CodecError> {
     Ok(AnyCodec::Orders(Box::new(BytesJson {
@@ -102,7 +106,7 @@ pub fn configs() -> Vec<Config> {
                 "json-base64-crate",
                 "bytes_json",
                 "serprof",
-                BYTES_JSON_FRAMES,
+                BYTES_JSON_CRATE_FRAMES,
                 "reference: the same engine, base64 decoded by the base64 crate's STANDARD engine",
             ),
             make: || bytes_json_codec(ByteArrayCodec::Base64Crate),
