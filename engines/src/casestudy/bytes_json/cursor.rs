@@ -60,6 +60,13 @@ impl<'a> Cursor<'a> {
         self.pos
     }
 
+    /// Skips whitespace and returns where the next token starts: the offset an error about the
+    /// next value should point at.
+    pub(super) fn next_token_at(&mut self) -> usize {
+        self.peek();
+        self.pos
+    }
+
     pub(super) fn set_pos(&mut self, pos: usize) {
         self.pos = pos;
     }

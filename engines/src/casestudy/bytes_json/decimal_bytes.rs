@@ -46,7 +46,7 @@ pub(super) fn read_byte_array_decimal(cursor: &mut Cursor<'_>) -> Result<Vec<u8>
     let mut out = Vec::new();
     let mut first = true;
     while cursor.next_entry(&mut first, b']')? {
-        let at = cursor.pos();
+        let at = cursor.next_token_at();
         let v = cursor.parse_i64()?;
         if !(-128..=255).contains(&v) {
             return Err(ReadError::new(at, "byte value out of range -128..=255"));

@@ -114,8 +114,7 @@ fn parse_order(c: &mut Cursor<'_>, codec: ByteArrayCodec) -> Result<Order, ReadE
 }
 
 fn parse_status(c: &mut Cursor<'_>) -> Result<OrderStatus, ReadError> {
-    c.peek();
-    let at = c.pos();
+    let at = c.next_token_at();
     let name = c.parse_str()?;
     OrderStatus::from_name(name).ok_or_else(|| unknown_status(at))
 }
@@ -281,8 +280,7 @@ fn parse_product(c: &mut Cursor<'_>, codec: ByteArrayCodec) -> Result<Product, R
 fn parse_tags(c: &mut Cursor<'_>) -> Result<Tags, ReadError> {
     let mut tags = Tags::default();
     parse_array(c, |c| {
-        c.peek();
-        let at = c.pos();
+        let at = c.next_token_at();
         if tags.0.insert(c.parse_string()?) {
             Ok(())
         } else {
