@@ -1,0 +1,92 @@
+//! The per-type property cache: the article's `ConcurrentHashMap<Class<?>, List<Property>>` with
+//! `computeIfAbsent`, keyed by `TypeId`.
+//!
+//! A `RwLock<HashMap>` is std's nearest concurrent map: a lookup takes the read lock, hashes the
+//! key and clones an `Arc` (Java hands out a plain reference and lets the collector count; Rust
+//! must count the list's users itself). That per-object lookup is what `reflect-tuned-resolved`
+//! removes. Only a miss takes the write lock, and introspects once per type.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
+
+/// Property lists of type `P` by type, discovered at most once per type.
+pub struct PropertyCache<P> {
+    lists: RwLock<HashMap<TypeId, Arc<[P]>>>,
+    introspections: AtomicUsize,
+}
+
+impl<P> Default for PropertyCache<P> {
+    fn default() -> Self {
+        PropertyCache {
+            lists: RwLock::new(HashMap::new()),
+            introspections: AtomicUsize::new(0),
+        }
+    }
+}
+
+impl<P> PropertyCache<P> {
+    /// The list for `key`, computed by `compute` (an introspection) the first time only.
+    #[inline]
+    pub fn get_or_compute(&self, key: TypeId, compute: impl FnOnce() -> Vec<P>) -> Arc<[P]> {
+        if let Some(list) = self
+            .lists
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            return Arc::clone(list);
+        }
+        self.insert_missing(key, compute)
+    }
+
+    /// A miss: introspects under the write lock, so two threads cannot both discover one type.
+    #[cold]
+    #[inline(never)]
+    fn insert_missing(&self, key: TypeId, compute: impl FnOnce() -> Vec<P>) -> Arc<[P]> {
+        let mut lists = self.lists.write().unwrap_or_else(PoisonError::into_inner);
+        let list = lists.entry(key).or_insert_with(|| {
+            self.introspections.fetch_add(1, Ordering::Relaxed);
+            Arc::from(compute())
+        });
+        Arc::clone(list)
+    }
+
+    /// How many times this cache has introspected: once per type it has seen.
+    pub fn introspections(&self) -> usize {
+        self.introspections.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn introspects_once_per_type() {
+        let cache = PropertyCache::<u32>::default();
+        let mut calls = 0;
+        for _ in 0..3 {
+            let list = cache.get_or_compute(TypeId::of::<u8>(), || {
+                calls += 1;
+                vec![1, 2]
+            });
+            assert_eq!(*list, [1, 2]);
+        }
+        cache.get_or_compute(TypeId::of::<u16>(), || vec![3]);
+        assert_eq!(calls, 1);
+        assert_eq!(cache.introspections(), 2);
+    }
+
+    #[test]
+    fn is_shared_between_threads() {
+        let cache = PropertyCache::<u32>::default();
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| cache.get_or_compute(TypeId::of::<u8>(), || vec![1]));
+            }
+        });
+        assert_eq!(cache.introspections(), 1);
+    }
+}
