@@ -145,6 +145,9 @@ pub struct RunManifest {
     pub settings: crate::settings::Settings,
     /// The buffer policy every engine runs under.
     pub buffer_policy: String,
+    /// The stack unwinder of the CPU recordings (`record::cpu::UNWINDER`).
+    #[serde(default)]
+    pub unwinder: String,
     pub command: Vec<String>,
     /// Configurations selected, as `STUDY/CONFIG`.
     pub configs: Vec<String>,

@@ -100,6 +100,7 @@ pub fn run(req: &RunRequest) -> Result<RunOutcome> {
                 machine: machine(),
                 settings: req.settings.clone(),
                 buffer_policy: BUFFER_POLICY.into(),
+                unwinder: crate::record::cpu::UNWINDER.into(),
                 command: std::env::args().collect(),
                 configs: configs.iter().map(|c| c.info.name()).collect(),
                 start: utc_rfc3339(SystemTime::now()),

@@ -56,11 +56,26 @@ pub fn configs() -> Vec<Config> {
         // JSON.
         Config {
             info: info(
+                "bytes_json",
+                "bytes_json",
+                "serprof",
+                Format::Json,
+                "bytes_json",
+                "hand-written (the bytes study's engine): streaming writer, cursor reader, base64 with the table decoder; decimals exact with their scale; nulls omitted like Fory JSON; shared references not kept",
+            ),
+            make: || {
+                orders(crate::casestudy::bytes_json::BytesJson {
+                    options: crate::casestudy::bytes_json::Options::default(),
+                })
+            },
+        },
+        Config {
+            info: info(
                 "serde_json",
                 "serde_json",
                 serde_json::VERSION,
                 Format::Json,
-                "serde_json|serde::|base64",
+                "serde_json|serde(_core)?::|base64",
                 "derived serde; byte arrays as base64 (base64 crate); decimals through f64 (2.00 is \
                  written 2.0); nulls written; shared references not kept",
             ),
@@ -72,7 +87,7 @@ pub fn configs() -> Vec<Config> {
                 "sonic-rs",
                 sonic_rs::VERSION,
                 Format::Json,
-                "sonic_rs|serde::|base64",
+                "sonic_rs|serde(_core)?::|base64",
                 "derived serde, the serde_json mapping: byte arrays as base64 (base64 crate); \
                  decimals through f64 (2.00 is written 2.0); nulls written; shared references not kept",
             ),
@@ -84,7 +99,7 @@ pub fn configs() -> Vec<Config> {
                 "simd-json",
                 simd_json::VERSION,
                 Format::Json,
-                "simd_json|serde::|base64",
+                "simd_json|serde(_core)?::|base64",
                 "derived serde, the serde_json mapping (base64, f64 decimals, nulls written); parses \
                  the encode buffer in place with reused tape buffers, no copy; shared references not kept",
             ),
@@ -126,7 +141,7 @@ pub fn configs() -> Vec<Config> {
                 "rmp-serde",
                 rmp_serde::VERSION,
                 Format::Binary,
-                "rmp_serde|rmp::|serde::",
+                "rmp_serde|rmp::|serde(_core)?::",
                 "MessagePack, structs as arrays (no field names, rmp-serde's default); Vec<u8> as \
                  serde's sequence of integers; prices as i64 cents; shared references not kept",
             ),
@@ -138,7 +153,7 @@ pub fn configs() -> Vec<Config> {
                 "rmp-serde",
                 rmp_serde::VERSION,
                 Format::Binary,
-                "rmp_serde|rmp::|serde::",
+                "rmp_serde|rmp::|serde(_core)?::",
                 "MessagePack, structs as arrays; byte arrays as bin (serialize_bytes); prices as i64 \
                  cents; shared references not kept",
             ),
@@ -150,7 +165,7 @@ pub fn configs() -> Vec<Config> {
                 "ciborium",
                 ciborium::VERSION,
                 Format::Binary,
-                "ciborium|serde::",
+                "ciborium|serde(_core)?::",
                 "CBOR, structs as maps with field names (like Jackson CBOR); Vec<u8> as serde's \
                  sequence of integers; prices as i64 cents; shared references not kept",
             ),
@@ -162,7 +177,7 @@ pub fn configs() -> Vec<Config> {
                 "ciborium",
                 ciborium::VERSION,
                 Format::Binary,
-                "ciborium|serde::",
+                "ciborium|serde(_core)?::",
                 "CBOR, structs as maps with field names; byte arrays as CBOR byte strings \
                  (serialize_bytes); prices as i64 cents; shared references not kept",
             ),
@@ -174,7 +189,7 @@ pub fn configs() -> Vec<Config> {
                 "bincode",
                 bincode::VERSION,
                 Format::Binary,
-                "bincode|serde::",
+                "bincode|serde(_core)?::",
                 "bincode 2 serde API, config::standard() (varints, no field names); Vec<u8> as \
                  serde's sequence; prices as i64 cents; shared references not kept",
             ),
@@ -186,7 +201,7 @@ pub fn configs() -> Vec<Config> {
                 "bincode",
                 bincode::VERSION,
                 Format::Binary,
-                "bincode|serde::",
+                "bincode|serde(_core)?::",
                 "bincode 2 serde API, config::standard(); byte arrays through serialize_bytes; \
                  prices as i64 cents; shared references not kept",
             ),
@@ -198,7 +213,7 @@ pub fn configs() -> Vec<Config> {
                 "postcard",
                 postcard::VERSION,
                 Format::Binary,
-                "postcard|serde::",
+                "postcard|serde(_core)?::",
                 "no field names, varints; Vec<u8> as serde's sequence; prices as i64 cents; shared \
                  references not kept",
             ),
@@ -210,7 +225,7 @@ pub fn configs() -> Vec<Config> {
                 "postcard",
                 postcard::VERSION,
                 Format::Binary,
-                "postcard|serde::",
+                "postcard|serde(_core)?::",
                 "no field names, varints; byte arrays through serialize_bytes; prices as i64 cents; \
                  shared references not kept",
             ),
@@ -222,7 +237,7 @@ pub fn configs() -> Vec<Config> {
                 "bitcode",
                 bitcode::VERSION,
                 Format::Binary,
-                "bitcode|serde::",
+                "bitcode|serde(_core)?::",
                 "serde API (bitcode's own derive rejects the recursive Category); returns an owned \
                  Vec, copied into the buffer; Vec<u8> as serde's sequence; prices as i64 cents; \
                  shared references not kept",
@@ -235,7 +250,7 @@ pub fn configs() -> Vec<Config> {
                 "bitcode",
                 bitcode::VERSION,
                 Format::Binary,
-                "bitcode|serde::",
+                "bitcode|serde(_core)?::",
                 "serde API (bitcode's own derive rejects the recursive Category); returns an owned \
                  Vec, copied into the buffer; byte arrays through serialize_bytes, which bitcode's \
                  serde writes and reads as the same u8 sequence: a control, equal to `bitcode`; \

@@ -5,6 +5,7 @@
 //! and in each worker child (to build the codec it measures).
 
 pub mod bytes;
+pub mod corrupt;
 pub mod formats;
 pub mod reflection;
 pub mod testkit;
@@ -142,7 +143,12 @@ fn testkit_enabled() -> bool {
 
 /// Every study, in the order `serprof list` prints them.
 pub fn studies() -> Vec<StudyInfo> {
-    let mut all = vec![formats::study(), bytes::study(), reflection::study()];
+    let mut all = vec![
+        formats::study(),
+        bytes::study(),
+        reflection::study(),
+        corrupt::study(),
+    ];
     if testkit_enabled() {
         all.push(testkit::study());
     }
@@ -154,10 +160,28 @@ pub fn configs() -> Vec<Config> {
     let mut all = formats::configs();
     all.extend(bytes::configs());
     all.extend(reflection::configs());
+    all.extend(corrupt::configs());
     if testkit_enabled() {
         all.extend(testkit::configs());
     }
     all
+}
+
+/// The before/after steps of a study, in order (configuration names inside the study): each step
+/// is compared with the one before it, the way the articles showed their fixes. Empty for studies
+/// that compare alternatives rather than steps.
+pub fn steps(study: &str) -> &'static [&'static str] {
+    match study {
+        "bytes" => &["json-decimal", "json-base64-twopass", "json-base64-table"],
+        "reflection" => &[
+            "reflect-noncached",
+            "reflect-cached",
+            "reflect-tuned-bytes",
+            "reflect-tuned-typed",
+            "reflect-tuned-resolved",
+        ],
+        _ => &[],
+    }
 }
 
 /// The configuration named `STUDY/CONFIG`.

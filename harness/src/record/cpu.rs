@@ -16,8 +16,32 @@ use crate::analyze::folded::Folded;
 use crate::settings::Settings;
 use crate::stats::median;
 
-/// Libraries whose frames pprof-rs must not walk into (DESIGN.md).
-pub const BLOCKLIST: [&str; 4] = ["libc", "libgcc", "pthread", "vdso"];
+/// Libraries whose samples pprof-rs drops.
+///
+/// With the DWARF unwinder (the default build) only the vDSO is blocked: it has no unwind
+/// tables worth trusting, and a sample there is a clock read. Everything else, libc's malloc,
+/// free and memcpy included, is unwound through its `.eh_frame` and kept.
+///
+/// With the `fp-unwind` feature (pprof's frame-pointer walk) libc, libgcc and pthread are blocked
+/// as DESIGN.md prescribes, because they are built without frame pointers. pprof then drops the
+/// WHOLE sample whenever the interrupted instruction is in one of them (measured here:
+/// formats/postcard+bytes kept 112 samples per CPU-second of 199 requested; the DWARF build
+/// keeps 210), and its walk starts at the interrupted frame's return address, so the function
+/// that was running is missing from every stack and its self time lands on its caller. Against
+/// `perf record --call-graph dwarf` (scripts/perf-crosscheck.py), the `serde_json::de` share of
+/// formats/serde_json differed by 6.7 points with `fp-unwind` and 3.6 points without.
+#[cfg(not(feature = "fp-unwind"))]
+pub const BLOCKLIST: &[&str] = &["vdso"];
+/// See the default build's documentation.
+#[cfg(feature = "fp-unwind")]
+pub const BLOCKLIST: &[&str] = &["libc", "libgcc", "pthread", "vdso"];
+
+/// The unwinder this build samples with, recorded in every run's manifest.
+pub const UNWINDER: &str = if cfg!(feature = "fp-unwind") {
+    "pprof-rs frame pointers, blocklist libc/libgcc/pthread/vdso"
+} else {
+    "pprof-rs DWARF (backtrace-rs), blocklist vdso"
+};
 
 /// What a CPU recording produced.
 #[derive(Debug)]
@@ -43,6 +67,23 @@ pub fn process_cpu_seconds() -> f64 {
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
+/// Folds a pprof report: the root frame (pprof's thread name) becomes `root`, frames run root
+/// first, names are sanitised (see [`Folded::add`]). Also used by the criterion benches' profiler.
+pub fn fold_report(report: &pprof::Report, root: &str) -> Folded {
+    let mut folded = Folded::default();
+    for (frames, &count) in &report.data {
+        // pprof keeps frames leaf first, and inlined symbols of one frame innermost first.
+        let names: Vec<String> = frames
+            .frames
+            .iter()
+            .rev()
+            .flat_map(|symbols| symbols.iter().rev().map(|s| s.name()))
+            .collect();
+        folded.add(root, &names, count.max(0) as u64);
+    }
+    folded
+}
+
 /// Samples `w` as `settings` say; `root` names the configuration (the flame graph's root frame).
 pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<CpuRecording> {
     let (ops, took) = warm_up(w, Duration::from_millis(settings.warmup_ms.min(300)))
@@ -57,7 +98,7 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
 
     let guard = pprof::ProfilerGuardBuilder::default()
         .frequency(hz as i32)
-        .blocklist(&BLOCKLIST)
+        .blocklist(BLOCKLIST)
         .build()
         .context("cannot start the pprof sampler")?;
     let wall = Instant::now();
@@ -98,20 +139,8 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
         .context("cannot build the pprof report")?;
     drop(guard);
 
-    let mut folded = Folded::default();
-    let mut samples = 0u64;
-    for (frames, &count) in &report.data {
-        let count = count.max(0) as u64;
-        samples += count;
-        // pprof keeps frames leaf first, and inlined symbols of one frame innermost first.
-        let names: Vec<String> = frames
-            .frames
-            .iter()
-            .rev()
-            .flat_map(|symbols| symbols.iter().rev().map(|s| s.name()))
-            .collect();
-        folded.add(root, &names, count);
-    }
+    let folded = fold_report(&report, root);
+    let samples = folded.total();
     let effective_hz = if cpu_seconds > 0.0 {
         samples as f64 / cpu_seconds
     } else {

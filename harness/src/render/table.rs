@@ -94,9 +94,13 @@ pub fn render(results: &[ConfigResult]) -> String {
             "\n{study}: {} of {} ({})",
             first.operation, first.dataset, ratio_name
         );
+        // The study's question as a column: the inclusive share of samples matching its regex
+        // (the byte-array code in `bytes`, the discovery work in `reflection`).
+        let match_regex = studies::find_study(study).and_then(|s| s.hotspot_match);
+        let match_header = if match_regex.is_some() { " match %" } else { "" };
         let _ = writeln!(
             out,
-            "{:<26} {:>10} {:>23} {:>11} {:>9} {:>10} {:>7}  top self-time",
+            "{:<26} {:>10} {:>23} {:>11} {:>9} {:>10} {:>7}{match_header}  top self-time",
             "configuration", "time/op", "95% CI", "payload B", "allocs/op", "bytes/op", "ratio"
         );
         for r in group {
@@ -129,10 +133,41 @@ pub fn render(results: &[ConfigResult]) -> String {
                 .and_then(|p| p.top_self.as_ref())
                 .map(|s| format!("{:.0}% {}", s.percent, short_name(&s.function)))
                 .unwrap_or_default();
+            let share = match (match_regex, r.profile.as_ref().and_then(|p| p.match_percent)) {
+                (Some(_), Some(p)) => format!(" {:>6.1}%", p),
+                (Some(_), None) => format!(" {:>7}", "-"),
+                (None, _) => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "{:<26} {time:>10} {ci:>23} {payload:>11} {allocs:>9} {bytes:>10} {ratio:>7}  {top}",
+                "{:<26} {time:>10} {ci:>23} {payload:>11} {allocs:>9} {bytes:>10} {ratio:>7}{share}  {top}",
                 r.config
+            );
+        }
+        let steps = studies::steps(study);
+        let median_of = |config: &str| {
+            results
+                .iter()
+                .find(|r| r.study == study && r.config == config && r.error.is_none())
+                .and_then(|r| r.time_ns.as_ref().map(|t| t.median))
+        };
+        let measured: Vec<(&str, f64)> = steps
+            .iter()
+            .filter_map(|s| median_of(s).map(|m| (*s, m)))
+            .collect();
+        if measured.len() >= 2 {
+            let _ = writeln!(out, "  steps (before / after, per operation):");
+            for pair in measured.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                let _ = writeln!(out, "    {} -> {}: {:.2}x", a.0, b.0, a.1 / b.1);
+            }
+            let (first, last) = (measured[0], measured[measured.len() - 1]);
+            let _ = writeln!(
+                out,
+                "    {} -> {}: {:.2}x overall",
+                first.0,
+                last.0,
+                first.1 / last.1
             );
         }
         let findings: Vec<&str> = results
@@ -140,6 +175,9 @@ pub fn render(results: &[ConfigResult]) -> String {
             .filter(|r| r.study == study)
             .filter_map(|r| r.profile.as_ref().map(|p| p.finding.as_str()))
             .collect();
+        if let (Some(re), false) = (match_regex, findings.is_empty()) {
+            let _ = writeln!(out, "  match % = inclusive share of CPU samples whose stack matches /{re}/");
+        }
         if !findings.is_empty() {
             let _ = writeln!(out, "  where the time goes (from each profile):");
             for f in findings {
