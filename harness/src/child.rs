@@ -56,6 +56,7 @@ pub fn run_recording(
     dir: &Path,
     settings: &Settings,
 ) -> Result<Outcome> {
+    let _span = tracing::info_span!("child", recording = recording.as_str(), config).entered();
     let exe = std::env::current_exe().context("cannot find serprof's own executable")?;
     let settings_json = serde_json::to_string(settings)?;
     let _ = std::fs::remove_file(recording.report_path(dir));

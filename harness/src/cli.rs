@@ -21,6 +21,10 @@ pub struct Cli {
     /// More log output on stderr (-v info, -vv debug); RUST_LOG overrides.
     #[arg(short, long, action = ArgAction::Count, global = true)]
     pub verbose: u8,
+    /// Append serprof's own spans (verify, warm-up, timing, cpu, alloc, render; with their
+    /// durations) to FILE as JSON lines, worker children included.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub trace_json: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -233,7 +237,15 @@ impl RunArgs {
     }
 }
 
-fn init_tracing(verbose: u8) {
+/// Environment variable through which worker children inherit `--trace-json`.
+const TRACE_JSON_ENV: &str = "SERPROF_TRACE_JSON";
+
+/// Logs to stderr at the `-v` level (or `RUST_LOG`), plus, with `--trace-json FILE`, every span's
+/// close event with its busy and idle time as one JSON line in FILE. Worker children append to
+/// the same file (they run one at a time).
+fn init_tracing(verbose: u8, trace_json: Option<&std::path::Path>) -> Result<()> {
+    use tracing_subscriber::fmt::format::FmtSpan;
+    use tracing_subscriber::prelude::*;
     use tracing_subscriber::EnvFilter;
     let default = match verbose {
         0 => "warn",
@@ -241,19 +253,48 @@ fn init_tracing(verbose: u8) {
         _ => "debug",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let stderr_layer = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_target(false)
+        .with_filter(filter);
+    let inherited = std::env::var_os(TRACE_JSON_ENV).map(PathBuf::from);
+    let json_layer = match trace_json.map(std::path::Path::to_path_buf).or(inherited) {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| {
+                    crate::error::misuse_err(format!(
+                        "cannot open --trace-json {}: {e}",
+                        path.display()
+                    ))
+                })?;
+            // Children find the file through the environment.
+            std::env::set_var(TRACE_JSON_ENV, &path);
+            Some(
+                tracing_subscriber::fmt::layer()
+                    .json()
+                    .with_span_events(FmtSpan::CLOSE)
+                    .with_writer(std::sync::Mutex::new(file))
+                    .with_filter(tracing_subscriber::filter::LevelFilter::INFO),
+            )
+        }
+        None => None,
+    };
+    let _ = tracing_subscriber::registry()
+        .with(stderr_layer)
+        .with(json_layer)
         .try_init();
+    Ok(())
 }
 
 /// Parses the command line and runs it. Errors become one line on stderr and exit code 1 or 2
 /// (see [`crate::error`]).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_tracing(cli.verbose);
-    match dispatch(cli) {
+    let outcome = init_tracing(cli.verbose, cli.trace_json.as_deref()).and_then(|()| dispatch(cli));
+    match outcome {
         Ok(code) => code,
         Err(e) => {
             eprintln!("serprof: error: {}", crate::error::one_line(&e));

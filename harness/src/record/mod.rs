@@ -206,6 +206,7 @@ pub fn workload(config: &Config) -> Result<Box<dyn Measured>, CodecError> {
 /// Runs operations until `min` has passed, doubling the count each time; returns the
 /// operations run and the time they took (a warm-up that also calibrates batch sizes).
 pub fn warm_up(w: &mut dyn Measured, min: Duration) -> Result<(u64, Duration), CodecError> {
+    let _span = tracing::info_span!("warm_up").entered();
     let start = Instant::now();
     let mut ops = 0u64;
     let mut n = 1u64;

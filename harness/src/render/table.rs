@@ -97,7 +97,11 @@ pub fn render(results: &[ConfigResult]) -> String {
         // The study's question as a column: the inclusive share of samples matching its regex
         // (the byte-array code in `bytes`, the discovery work in `reflection`).
         let match_regex = studies::find_study(study).and_then(|s| s.hotspot_match);
-        let match_header = if match_regex.is_some() { " match %" } else { "" };
+        let match_header = if match_regex.is_some() {
+            " match %"
+        } else {
+            ""
+        };
         let _ = writeln!(
             out,
             "{:<26} {:>10} {:>23} {:>11} {:>9} {:>10} {:>7}{match_header}  top self-time",
@@ -133,7 +137,10 @@ pub fn render(results: &[ConfigResult]) -> String {
                 .and_then(|p| p.top_self.as_ref())
                 .map(|s| format!("{:.0}% {}", s.percent, short_name(&s.function)))
                 .unwrap_or_default();
-            let share = match (match_regex, r.profile.as_ref().and_then(|p| p.match_percent)) {
+            let share = match (
+                match_regex,
+                r.profile.as_ref().and_then(|p| p.match_percent),
+            ) {
                 (Some(_), Some(p)) => format!(" {:>6.1}%", p),
                 (Some(_), None) => format!(" {:>7}", "-"),
                 (None, _) => String::new(),
@@ -176,7 +183,10 @@ pub fn render(results: &[ConfigResult]) -> String {
             .filter_map(|r| r.profile.as_ref().map(|p| p.finding.as_str()))
             .collect();
         if let (Some(re), false) = (match_regex, findings.is_empty()) {
-            let _ = writeln!(out, "  match % = inclusive share of CPU samples whose stack matches /{re}/");
+            let _ = writeln!(
+                out,
+                "  match % = inclusive share of CPU samples whose stack matches /{re}/"
+            );
         }
         if !findings.is_empty() {
             let _ = writeln!(out, "  where the time goes (from each profile):");
