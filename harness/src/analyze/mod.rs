@@ -1,4 +1,5 @@
 //! Reading profiles: folded stacks, hotspot tables, findings.
 
+pub mod compare;
 pub mod folded;
 pub mod hotspots;

@@ -1,0 +1,528 @@
+//! Before/after arithmetic for `serprof compare` and `serprof ab`: the time ratio with its
+//! interval, payload and allocation deltas, and the functions whose share of CPU samples moved.
+//! No IO here: `commands::compare` finds the folders, reads them and writes the outputs.
+//!
+//! "Moved" needs two things at once, so that comparing a profile with itself (or with a rerun
+//! of the same code) shows nothing: the share changed by at least [`MIN_DELTA_PP`] percentage
+//! points (big enough to matter), and by more than sampling noise allows (a two-proportion
+//! z-test on the sample counts, |z| > [`MIN_Z`]). Samples taken by a timer are not perfectly
+//! independent, so the z threshold is deliberately stricter than the usual 1.96.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::folded::Folded;
+use super::hotspots::{compute, Hotspots};
+use crate::result::ConfigResult;
+use crate::stats::{median_ci95, median_sorted, ratio_of_medians, TimeStats};
+
+/// A share must move by at least this many percentage points to be listed.
+pub const MIN_DELTA_PP: f64 = 2.0;
+/// ... and by more than this many standard errors (two-proportion z-test).
+pub const MIN_Z: f64 = 3.0;
+
+/// The rule behind the moved lists, in words, for outputs.
+pub fn moved_rule() -> String {
+    format!(
+        "|change of share| >= {MIN_DELTA_PP} percentage points and |z| > {MIN_Z} (two-proportion z-test on the CPU sample counts of cpu.folded)"
+    )
+}
+
+/// The method of a bootstrap ratio, in words, for outputs.
+pub const BOOTSTRAP_METHOD: &str = "ratio of medians after/before over the timing batches; 95% percentile-bootstrap interval (2,000 resamples of each side's batches, fixed seed)";
+
+/// The method of an interleaved (`serprof ab`) ratio, in words, for outputs.
+pub const INTERLEAVED_METHOD: &str = "median of the per-round ratios of interleaved batches, thread CPU time (serprof ab); 95% distribution-free interval from order statistics of the pair ratios";
+
+/// Which share of a function moved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShareKind {
+    /// Samples where the function is the leaf (its own code).
+    #[serde(rename = "self")]
+    SelfTime,
+    /// Samples where the function is anywhere on the stack.
+    Inclusive,
+}
+
+/// A function whose share of samples moved beyond noise.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MovedFunction {
+    pub function: String,
+    pub kind: ShareKind,
+    pub before_percent: f64,
+    pub after_percent: f64,
+    /// `after_percent - before_percent`, in percentage points.
+    pub delta_pp: f64,
+    /// The two-proportion z statistic of the change.
+    pub z: f64,
+}
+
+/// The z statistic of the change from `x1` of `n1` to `x2` of `n2` (pooled standard error).
+/// Zero when the proportions are equal or either side has no samples.
+pub fn two_proportion_z(x1: u64, n1: u64, x2: u64, n2: u64) -> f64 {
+    if n1 == 0 || n2 == 0 {
+        return 0.0;
+    }
+    let (n1f, n2f) = (n1 as f64, n2 as f64);
+    let (p1, p2) = (x1 as f64 / n1f, x2 as f64 / n2f);
+    let pooled = (x1 + x2) as f64 / (n1f + n2f);
+    let se = (pooled * (1.0 - pooled) * (1.0 / n1f + 1.0 / n2f)).sqrt();
+    if se == 0.0 {
+        0.0
+    } else {
+        (p2 - p1) / se
+    }
+}
+
+/// Sample counts per function of one kind, from a hotspot table.
+fn counts(h: &Hotspots, kind: ShareKind) -> BTreeMap<&str, u64> {
+    h.rows
+        .iter()
+        .map(|r| {
+            let n = match kind {
+                ShareKind::SelfTime => r.self_samples,
+                ShareKind::Inclusive => r.total_samples,
+            };
+            (r.function.as_str(), n)
+        })
+        .collect()
+}
+
+/// The functions whose self or inclusive share moved between two profiles (see the module
+/// doc for the rule), largest change first. Identical profiles give an empty list.
+pub fn moved_functions(before: &Folded, after: &Folded) -> Vec<MovedFunction> {
+    let (hb, ha) = (compute(before, None, None), compute(after, None, None));
+    let mut moved = Vec::new();
+    for kind in [ShareKind::SelfTime, ShareKind::Inclusive] {
+        let (cb, ca) = (counts(&hb, kind), counts(&ha, kind));
+        let names: BTreeSet<&str> = cb.keys().chain(ca.keys()).copied().collect();
+        for f in names {
+            let (xb, xa) = (
+                cb.get(f).copied().unwrap_or(0),
+                ca.get(f).copied().unwrap_or(0),
+            );
+            let pct = |x: u64, n: u64| {
+                if n == 0 {
+                    0.0
+                } else {
+                    100.0 * x as f64 / n as f64
+                }
+            };
+            let (before_percent, after_percent) = (pct(xb, hb.total), pct(xa, ha.total));
+            let delta_pp = after_percent - before_percent;
+            let z = two_proportion_z(xb, hb.total, xa, ha.total);
+            if delta_pp.abs() >= MIN_DELTA_PP && z.abs() > MIN_Z {
+                moved.push(MovedFunction {
+                    function: f.to_string(),
+                    kind,
+                    before_percent,
+                    after_percent,
+                    delta_pp,
+                    z,
+                });
+            }
+        }
+    }
+    moved.sort_by(|a, b| {
+        b.delta_pp
+            .abs()
+            .total_cmp(&a.delta_pp.abs())
+            .then(a.function.cmp(&b.function))
+    });
+    moved
+}
+
+/// `folded` with every stack's root frame (the configuration's name) replaced by `root`, so
+/// that the differential flame graph of two differently named configurations lines up.
+pub fn with_root(folded: &Folded, root: &str) -> Folded {
+    let mut out = Folded::default();
+    for (frames, count) in folded.iter() {
+        let rest = frames.get(1..).unwrap_or(&[]);
+        out.add(root, rest, count);
+    }
+    out
+}
+
+/// Splits `s` at `sep` where it is outside `<...>`, `(...)` and `[...]` (a `->` is not a
+/// closing bracket).
+fn split_top<'a>(s: &'a str, sep: &str) -> Vec<&'a str> {
+    let (mut parts, mut depth, mut start) = (Vec::new(), 0i32, 0usize);
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'<' | b'(' | b'[' => depth += 1,
+            b'>' if i > 0 && bytes[i - 1] == b'-' => {}
+            b'>' | b')' | b']' => depth -= 1,
+            _ if depth == 0 && s[i..].starts_with(sep) => {
+                parts.push(&s[start..i]);
+                i += sep.len();
+                start = i;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(&s[start..]);
+    parts
+}
+
+/// A path segment without its generic arguments (`IndexMap<K,V,S>` -> `IndexMap`).
+fn without_generics(segment: &str) -> &str {
+    segment.find('<').map_or(segment, |i| &segment[..i])
+}
+
+/// A type's last path segment without generic arguments, keeping `&`, `&mut ` and `dyn `.
+fn short_type(t: &str) -> String {
+    let t = t.trim();
+    for prefix in ["&mut ", "&", "dyn ", "*const ", "*mut "] {
+        if let Some(rest) = t.strip_prefix(prefix) {
+            return format!("{prefix}{}", short_type(rest));
+        }
+    }
+    let last = split_top(t, "::").last().copied().unwrap_or(t);
+    without_generics(last).to_string()
+}
+
+/// A compact but unambiguous name for tables: `<&mut Serializer as SerializeStruct>::
+/// serialize_field` instead of hotspots' `serialize_field`, because a moved list often holds
+/// several functions of one name (every `serialize`) that differ only by their type and trait.
+/// Full names stay in `compare.json`.
+pub fn compact_name(function: &str) -> String {
+    let segments = split_top(function, "::");
+    let first = segments
+        .iter()
+        .rposition(|s| s.starts_with('<'))
+        .unwrap_or(segments.len().saturating_sub(2));
+    segments[first..]
+        .iter()
+        .map(
+            |seg| match seg.strip_prefix('<').and_then(|s| s.strip_suffix('>')) {
+                Some(inner) => {
+                    let (kw, rest) = match inner.strip_prefix("impl ") {
+                        Some(rest) => (" for ", rest),
+                        None => (" as ", inner),
+                    };
+                    let parts = split_top(rest, kw);
+                    let names: Vec<String> = parts.iter().map(|p| short_type(p)).collect();
+                    let lead = if kw == " for " { "impl " } else { "" };
+                    format!("<{lead}{}>", names.join(kw))
+                }
+                None => without_generics(seg).to_string(),
+            },
+        )
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+/// A time ratio after/before with its 95% interval and how it was computed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimeComparison {
+    pub before_ns: f64,
+    pub after_ns: f64,
+    /// after / before: below 1 is faster.
+    pub ratio: f64,
+    pub ci95: [f64; 2],
+    pub method: String,
+    /// Batches (bootstrap) or pairs (interleaved) behind the interval.
+    pub samples: usize,
+}
+
+impl TimeComparison {
+    /// Whether the interval holds 1.0 (no difference shown).
+    pub fn contains_one(&self) -> bool {
+        self.ci95[0] <= 1.0 && 1.0 <= self.ci95[1]
+    }
+}
+
+/// The bootstrap ratio of medians after/before over both sides' batches.
+pub fn bootstrap_ratio(before: &TimeStats, after: &TimeStats) -> Option<TimeComparison> {
+    let (ratio, ci95) = ratio_of_medians(&after.batches, &before.batches)?;
+    Some(TimeComparison {
+        before_ns: before.median,
+        after_ns: after.median,
+        ratio,
+        ci95,
+        method: BOOTSTRAP_METHOD.into(),
+        samples: before.batches.len().min(after.batches.len()),
+    })
+}
+
+/// The median of pair ratios and its order-statistics 95% interval (non-finite ratios are
+/// dropped). `None` without any ratio.
+pub fn median_of_pairs(pair_ratios: &[f64]) -> Option<(f64, [f64; 2])> {
+    let mut sorted: Vec<f64> = pair_ratios
+        .iter()
+        .copied()
+        .filter(|r| r.is_finite())
+        .collect();
+    if sorted.is_empty() {
+        return None;
+    }
+    sorted.sort_by(f64::total_cmp);
+    Some((median_sorted(&sorted), median_ci95(&sorted)))
+}
+
+/// The interleaved ratio after/before from `serprof ab`'s pair ratios (already oriented
+/// after/before by the caller).
+pub fn interleaved_ratio(
+    before: &TimeStats,
+    after: &TimeStats,
+    pair_ratios: &[f64],
+) -> Option<TimeComparison> {
+    let (ratio, ci95) = median_of_pairs(pair_ratios)?;
+    Some(TimeComparison {
+        before_ns: before.median,
+        after_ns: after.median,
+        ratio,
+        ci95,
+        method: INTERLEAVED_METHOD.into(),
+        samples: pair_ratios.len(),
+    })
+}
+
+/// A figure before and after.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Delta {
+    pub before: f64,
+    pub after: f64,
+    /// `after - before`.
+    pub delta: f64,
+    /// The change in percent of `before` (null when `before` is 0).
+    pub percent: Option<f64>,
+}
+
+/// The delta of a figure both sides have.
+pub fn delta(before: Option<f64>, after: Option<f64>) -> Option<Delta> {
+    let (b, a) = (before?, after?);
+    Some(Delta {
+        before: b,
+        after: a,
+        delta: a - b,
+        percent: (b != 0.0).then(|| 100.0 * (a - b) / b),
+    })
+}
+
+/// Why two results cannot be compared (different dataset or operation), or `None`.
+pub fn incompatibility(before: &ConfigResult, after: &ConfigResult) -> Option<String> {
+    if before.dataset != after.dataset {
+        return Some(format!(
+            "dataset {} differs from the before side's {}",
+            after.dataset, before.dataset
+        ));
+    }
+    if before.operation != after.operation {
+        return Some(format!(
+            "operation {} differs from the before side's {}",
+            after.operation, before.operation
+        ));
+    }
+    None
+}
+
+/// Everything `compare` says about one configuration (written as `compare.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConfigComparison {
+    /// `STUDY/CONFIG` of each side.
+    pub before: String,
+    pub after: String,
+    pub before_dir: String,
+    pub after_dir: String,
+    pub dataset: String,
+    pub operation: String,
+    /// Null when a side has no timing (it failed).
+    pub time: Option<TimeComparison>,
+    pub payload_bytes: Option<Delta>,
+    pub allocs_per_op: Option<Delta>,
+    pub bytes_per_op: Option<Delta>,
+    pub peak_live_bytes: Option<Delta>,
+    /// CPU samples of each side, when both have a profile.
+    pub cpu_samples: Option<[u64; 2]>,
+    /// Functions whose share moved (see `moved_rule`); null without both profiles.
+    pub moved: Option<Vec<MovedFunction>>,
+    pub moved_rule: String,
+    /// The output folder, and the flame graphs in it (null when not drawn).
+    pub out_dir: String,
+    pub diff_svg: Option<String>,
+    pub diff_reverse_svg: Option<String>,
+    /// What is missing or odd (a failed side, no profile, ...).
+    pub notes: Vec<String>,
+}
+
+/// Compares two results; `profiles` are both sides' CPU profiles when both have one, and
+/// `pair_ratios` the interleaved after/before ratios when both sides come from one `ab` run.
+/// Paths and flame graphs are the caller's to fill in.
+pub fn compare_results(
+    before: &ConfigResult,
+    after: &ConfigResult,
+    profiles: Option<(&Folded, &Folded)>,
+    pair_ratios: Option<&[f64]>,
+) -> ConfigComparison {
+    let mut notes = Vec::new();
+    for (side, r) in [("before", before), ("after", after)] {
+        if let Some(e) = &r.error {
+            notes.push(format!("{side} side failed: {e}"));
+        }
+    }
+    let time = match (&before.time_ns, &after.time_ns, pair_ratios) {
+        (Some(b), Some(a), Some(pairs)) => interleaved_ratio(b, a, pairs),
+        (Some(b), Some(a), None) => bootstrap_ratio(b, a),
+        _ => None,
+    };
+    let alloc = |f: fn(&crate::result::AllocStats) -> f64| {
+        delta(before.alloc.as_ref().map(f), after.alloc.as_ref().map(f))
+    };
+    ConfigComparison {
+        before: before.name(),
+        after: after.name(),
+        before_dir: String::new(),
+        after_dir: String::new(),
+        dataset: after.dataset.clone(),
+        operation: after.operation.clone(),
+        time,
+        payload_bytes: delta(before.payload_bytes, after.payload_bytes),
+        allocs_per_op: alloc(|a| a.allocs_per_op),
+        bytes_per_op: alloc(|a| a.bytes_per_op),
+        peak_live_bytes: alloc(|a| a.peak_live_bytes as f64),
+        cpu_samples: profiles.map(|(b, a)| [b.total(), a.total()]),
+        moved: profiles.map(|(b, a)| moved_functions(b, a)),
+        moved_rule: moved_rule(),
+        out_dir: String::new(),
+        diff_svg: None,
+        diff_reverse_svg: None,
+        notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folded(text: &str) -> Folded {
+        Folded::parse(text).unwrap()
+    }
+
+    #[test]
+    fn z_statistic_matches_a_hand_computation() {
+        // 30/100 -> 50/100: pooled 0.4, se = sqrt(0.4 * 0.6 * 0.02) = 0.069282, z = 2.88675.
+        let z = two_proportion_z(30, 100, 50, 100);
+        assert!((z - 2.886_751).abs() < 1e-5, "{z}");
+        assert_eq!(two_proportion_z(3, 10, 3, 10), 0.0);
+        assert_eq!(two_proportion_z(0, 10, 0, 20), 0.0);
+        assert_eq!(two_proportion_z(1, 0, 1, 10), 0.0);
+        assert!(two_proportion_z(50, 100, 30, 100) < 0.0);
+    }
+
+    #[test]
+    fn a_profile_compared_with_itself_moves_nothing() {
+        let p = folded("cfg;main;parse 600\ncfg;main;parse;memcpy 300\ncfg;main;write 100\n");
+        assert!(moved_functions(&p, &p).is_empty());
+        // Same shares at another sample count: still nothing.
+        let twice = folded("x;main;parse 1200\nx;main;parse;memcpy 600\nx;main;write 200\n");
+        assert!(moved_functions(&p, &twice).is_empty());
+    }
+
+    #[test]
+    fn small_or_noisy_changes_are_not_moves() {
+        // 1.5 points on 40,000 samples: significant (z ~ 4.2) but below 2 points.
+        let b = folded("cfg;a 20000\ncfg;b 20000\n");
+        let a = folded("cfg;a 20600\ncfg;b 19400\n");
+        assert!(two_proportion_z(20000, 40000, 20600, 40000) > MIN_Z);
+        assert!(moved_functions(&b, &a).is_empty());
+        // 10 points on 100 samples: big but within noise (z ~ 1.4).
+        let b = folded("cfg;a 50\ncfg;b 50\n");
+        let a = folded("cfg;a 60\ncfg;b 40\n");
+        assert!(two_proportion_z(50, 100, 60, 100).abs() < MIN_Z);
+        assert!(moved_functions(&b, &a).is_empty());
+    }
+
+    #[test]
+    fn a_vanishing_frame_moves_in_self_and_inclusive_shares() {
+        // Before: decode spends 400 of 1,000 samples in seq_u8 under decode.
+        let b = folded("cfg;main;decode;seq_u8 400\ncfg;main;decode 300\ncfg;main;encode 300\n");
+        // After: seq_u8 is gone; decode keeps 150 of its own, encode is the rest.
+        let a = folded("other;main;decode 150\nother;main;encode 350\n");
+        let moved = moved_functions(&b, &a);
+        let find = |f: &str, k: ShareKind| {
+            moved
+                .iter()
+                .find(|m| m.function == f && m.kind == k)
+                .cloned()
+        };
+        let seq = find("seq_u8", ShareKind::SelfTime).unwrap();
+        assert_eq!((seq.before_percent, seq.after_percent), (40.0, 0.0));
+        assert_eq!(seq.delta_pp, -40.0);
+        assert!(seq.z < -MIN_Z);
+        let enc = find("encode", ShareKind::SelfTime).unwrap();
+        assert_eq!(enc.delta_pp, 40.0);
+        // decode inclusive: 70% -> 30%; decode self: 30% -> 30% does not move.
+        assert_eq!(
+            find("decode", ShareKind::Inclusive).unwrap().delta_pp,
+            -40.0
+        );
+        assert!(find("decode", ShareKind::SelfTime).is_none());
+        // main is 100% of both: never moves. Largest change first.
+        assert!(moved.iter().all(|m| m.function != "main"));
+        assert!(moved
+            .windows(2)
+            .all(|w| w[0].delta_pp.abs() >= w[1].delta_pp.abs()));
+    }
+
+    #[test]
+    fn compact_names_keep_type_and_trait() {
+        let cases = [
+            (
+                "<core::marker::PhantomData<T> as serde_core::de::DeserializeSeed>::deserialize",
+                "<PhantomData as DeserializeSeed>::deserialize",
+            ),
+            (
+                "<&mut postcard::ser::serializer::Serializer<F> as serde_core::ser::SerializeStruct>::serialize_field",
+                "<&mut Serializer as SerializeStruct>::serialize_field",
+            ),
+            (
+                "serprof_engines::model::order::_::<impl serde_core::ser::Serialize for serprof_engines::model::order::Tags>::serialize",
+                "<impl Serialize for Tags>::serialize",
+            ),
+            ("indexmap::map::IndexMap<K,V,S>::hash", "IndexMap::hash"),
+            ("alloc::alloc::dealloc", "alloc::dealloc"),
+            ("memcpy", "memcpy"),
+            (
+                "core::ops::function::FnOnce<(), Output = i32>::call_once",
+                "FnOnce::call_once",
+            ),
+        ];
+        for (full, short) in cases {
+            assert_eq!(compact_name(full), short, "{full}");
+        }
+    }
+
+    #[test]
+    fn roots_are_renamed_and_stacks_merged() {
+        let f = folded("cfg-a;main;x 2\ncfg-a;main;y 1\n");
+        assert_eq!(
+            with_root(&f, "both").to_text(),
+            "both;main;x 2\nboth;main;y 1\n"
+        );
+    }
+
+    #[test]
+    fn ratios_deltas_and_intervals() {
+        let before = TimeStats::from_batches(vec![100.0; 20], 10).unwrap();
+        let after = TimeStats::from_batches(vec![80.0; 20], 10).unwrap();
+        let t = bootstrap_ratio(&before, &after).unwrap();
+        assert_eq!((t.ratio, t.ci95), (0.8, [0.8, 0.8]));
+        assert!(!t.contains_one());
+        let pairs: Vec<f64> = (0..101).map(|i| 0.95 + f64::from(i) * 0.001).collect();
+        let t = interleaved_ratio(&before, &after, &pairs).unwrap();
+        assert!((t.ratio - 1.0).abs() < 1e-12 && t.contains_one());
+        assert_eq!(t.samples, 101);
+        assert!(median_of_pairs(&[f64::NAN]).is_none());
+        let d = delta(Some(200.0), Some(150.0)).unwrap();
+        assert_eq!((d.delta, d.percent), (-50.0, Some(-25.0)));
+        assert_eq!(delta(Some(0.0), Some(1.0)).unwrap().percent, None);
+        assert!(delta(None, Some(1.0)).is_none());
+    }
+}
