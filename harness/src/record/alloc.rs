@@ -222,15 +222,25 @@ fn current_stack_bounds() -> (usize, usize) {
     (0, 0)
 }
 
-/// Frames that belong to the allocator itself (dropped from the leaf end of sampled stacks).
+/// Frames that belong to the allocator itself: the hook, its inlined thread-local access, and
+/// the `__rust_alloc` shims. Everything up to the last of them (from the leaf) is dropped, so
+/// a stack ends at the code that asked for memory (`RawVec::grow`, `String::from`, ...).
 fn is_allocator_frame(name: &str) -> bool {
     name.contains("serprof::record::alloc")
+        || name.contains("CountingAlloc")
         || name.starts_with("__rust_")
         || name.starts_with("__rg_")
         || name.starts_with("__rdl_")
-        || name.starts_with("alloc::alloc::")
-        || name.starts_with("std::alloc::")
-        || name.contains("<serprof::record::alloc::CountingAlloc")
+}
+
+/// How many frames (from the leaf) belong to the allocator; looked for among the first few only,
+/// so a frame deep in the engine is never mistaken for one.
+fn allocator_frames(names: &[String]) -> usize {
+    names
+        .iter()
+        .take(24)
+        .rposition(|n| is_allocator_frame(n))
+        .map_or(0, |i| i + 1)
 }
 
 /// Takes the stacks sampled since the last call, symbolised and folded under `root`, and how
@@ -268,10 +278,7 @@ pub fn take_stacks(root: &str) -> (Folded, u64) {
             });
             names.extend(syms.iter().cloned());
         }
-        let first_real = names
-            .iter()
-            .position(|n| !is_allocator_frame(n))
-            .unwrap_or(names.len());
+        let first_real = allocator_frames(&names);
         let mut stack: Vec<String> = names[first_real..].to_vec();
         stack.reverse();
         if stack.is_empty() {
@@ -371,6 +378,13 @@ mod tests {
         }
         stop();
         let (folded, n) = take_stacks("root");
+        for stack in folded.stacks.keys() {
+            let leaf = stack.rsplit(';').next().unwrap();
+            assert!(
+                !is_allocator_frame(leaf) && !leaf.contains("LocalKey"),
+                "allocator frames are cut: {stack}"
+            );
+        }
         assert!(n >= 10, "one sample per 1000 bytes: {n}");
         let mine: u64 = folded
             .stacks
