@@ -226,8 +226,10 @@ fn current_stack_bounds() -> (usize, usize) {
 /// the `__rust_alloc` shims. Everything up to the last of them (from the leaf) is dropped, so
 /// a stack ends at the code that asked for memory (`RawVec::grow`, `String::from`, ...).
 fn is_allocator_frame(name: &str) -> bool {
-    name.contains("serprof::record::alloc")
-        || name.contains("CountingAlloc")
+    name.contains("CountingAlloc")
+        || ["on_alloc", "account", "record_stack", "walk_frame_pointers"]
+            .iter()
+            .any(|f| name.starts_with(&format!("serprof::record::alloc::{f}")))
         || name.starts_with("__rust_")
         || name.starts_with("__rg_")
         || name.starts_with("__rdl_")
