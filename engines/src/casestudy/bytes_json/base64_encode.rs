@@ -12,6 +12,20 @@ pub(super) static ENCODE: [u8; 64] =
 /// The padding character.
 pub(super) const PAD: u8 = b'=';
 
+/// Per 12-bit value: its two characters. With this 8 KiB table (it stays in the L1 cache) three
+/// bytes take two lookups instead of four.
+static PAIRS: [[u8; 2]; 4096] = build_pair_table();
+
+const fn build_pair_table() -> [[u8; 2]; 4096] {
+    let mut table = [[0u8; 2]; 4096];
+    let mut i = 0;
+    while i < 4096 {
+        table[i] = [ENCODE[i >> 6], ENCODE[i & 63]];
+        i += 1;
+    }
+    table
+}
+
 /// Writes `bytes` as a quoted base64 JSON string.
 ///
 /// Named `write_base64` and never inlined so that CPU profiles show it as its own frame (the
@@ -29,11 +43,9 @@ pub(super) fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
     let rest = full.remainder();
     let mut quads = dst.chunks_exact_mut(4);
     for (src, quad) in full.zip(&mut quads) {
-        let n = u32::from(src[0]) << 16 | u32::from(src[1]) << 8 | u32::from(src[2]);
-        quad[0] = ENCODE[(n >> 18) as usize & 63];
-        quad[1] = ENCODE[(n >> 12) as usize & 63];
-        quad[2] = ENCODE[(n >> 6) as usize & 63];
-        quad[3] = ENCODE[n as usize & 63];
+        let n = usize::from(src[0]) << 16 | usize::from(src[1]) << 8 | usize::from(src[2]);
+        quad[..2].copy_from_slice(&PAIRS[n >> 12]);
+        quad[2..].copy_from_slice(&PAIRS[n & 0xFFF]);
     }
     if let Some(quad) = quads.next() {
         // One or two bytes left: two or three characters, then padding.
