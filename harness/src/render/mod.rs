@@ -1,5 +1,9 @@
 //! Pictures and tables derived from the records: flame graphs and text tables.
 
+pub mod charts;
 pub mod flame;
 pub mod report;
+pub mod report_data;
+pub mod report_page;
+pub mod report_table;
 pub mod table;

@@ -1,0 +1,341 @@
+//! The article-style table of one study in `report.html`: a row per configuration, fastest
+//! first, JSON and binary apart when a study has both, failed configurations with their reason,
+//! and only the columns some row has figures for (a `--no-alloc` run has no allocation columns,
+//! a decode-only study no time). Each name links its flame graphs and `result.json`.
+//!
+//! Figures a study adds beyond the common ones (`extra` in [`Row`], e.g. the `corrupt`
+//! study's outcome counts) become columns when they differ between configurations, and one
+//! line under the table when they are the same for all.
+
+use std::fmt::Write;
+
+use plotters::style::RGBColor;
+
+use crate::analyze::hotspots::short_name;
+use crate::render::report_data::{Row, StudyData};
+use crate::render::report_page::{esc, href};
+use crate::render::table::{format_ns, format_thousands};
+
+/// Bar and swatch colours by format.
+const JSON_COLOR: RGBColor = RGBColor(0x3b, 0x6e, 0xa8);
+const BINARY_COLOR: RGBColor = RGBColor(0xe0, 0x7b, 0x39);
+const OTHER_COLOR: RGBColor = RGBColor(0x88, 0x88, 0x88);
+
+/// The colour of a format's bars and swatches.
+pub fn format_color(format: &str) -> RGBColor {
+    match format {
+        "json" => JSON_COLOR,
+        "binary" => BINARY_COLOR,
+        _ => OTHER_COLOR,
+    }
+}
+
+/// `#3b6ea8`.
+pub fn css_color(c: RGBColor) -> String {
+    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
+
+/// `JSON`, `binary`.
+pub fn format_label(format: &str) -> String {
+    match format {
+        "json" => "JSON".into(),
+        "" => "other".into(),
+        f => f.to_string(),
+    }
+}
+
+/// The header of the study's match-share column: its question, as a share of samples.
+pub fn match_header(study: &StudyData) -> &'static str {
+    if study.name == "bytes" {
+        "byte-array share"
+    } else {
+        "hotspot share"
+    }
+}
+
+/// A study's rows in groups: JSON, then binary, then anything else (one group when a study
+/// has one format). Rows keep their order (fastest first) inside a group.
+pub fn groups(rows: &[Row]) -> Vec<(String, Vec<&Row>)> {
+    let mut formats: Vec<&str> = rows.iter().map(|r| r.result.format.as_str()).collect();
+    formats.sort_by_key(|f| match *f {
+        "json" => (0, *f),
+        "binary" => (1, *f),
+        _ => (2, *f),
+    });
+    formats.dedup();
+    formats
+        .into_iter()
+        .map(|f| {
+            let members = rows.iter().filter(|r| r.result.format == f).collect();
+            (f.to_string(), members)
+        })
+        .collect()
+}
+
+/// A column of a study's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Col {
+    Time,
+    Ratio,
+    Ci,
+    Payload,
+    Allocs,
+    AllocBytes,
+    MatchShare,
+    TopSelf,
+    /// The study's own figure with this index in [`Extras::varying`].
+    Extra(usize),
+}
+
+/// A study's own figures, split into those that differ between configurations (columns) and
+/// those that are the same for all (one line).
+struct Extras {
+    varying: Vec<String>,
+    constant: Vec<(String, String)>,
+}
+
+fn extras(rows: &[Row]) -> Extras {
+    let measured: Vec<&Row> = rows.iter().filter(|r| r.missing.is_none()).collect();
+    let mut keys: Vec<&str> = Vec::new();
+    for r in &measured {
+        for (k, _) in &r.extra {
+            if !keys.contains(&k.as_str()) {
+                keys.push(k);
+            }
+        }
+    }
+    let value = |r: &Row, k: &str| {
+        r.extra
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+    };
+    let mut out = Extras {
+        varying: Vec::new(),
+        constant: Vec::new(),
+    };
+    for k in keys {
+        let first = value(measured[0], k);
+        let same = measured.len() > 1 && measured.iter().all(|r| value(r, k) == first);
+        match (same, first) {
+            (true, Some(v)) => out.constant.push((k.to_string(), v)),
+            _ => out.varying.push(k.to_string()),
+        }
+    }
+    out
+}
+
+fn columns(rows: &[Row], extras: &Extras) -> Vec<Col> {
+    let any = |f: &dyn Fn(&Row) -> bool| rows.iter().any(f);
+    let mut cols = Vec::new();
+    if any(&|r| r.result.time_ns.is_some()) {
+        // Ratio next to time: on a phone these two stay in view before the table scrolls.
+        cols.extend([Col::Time, Col::Ratio, Col::Ci]);
+    }
+    if any(&|r| r.result.payload_bytes.is_some()) {
+        cols.push(Col::Payload);
+    }
+    if any(&|r| r.result.alloc.is_some()) {
+        cols.extend([Col::Allocs, Col::AllocBytes]);
+    }
+    let profile = |r: &Row| r.result.profile.clone();
+    if any(&|r| profile(r).and_then(|p| p.match_percent).is_some()) {
+        cols.push(Col::MatchShare);
+    }
+    cols.extend((0..extras.varying.len()).map(Col::Extra));
+    if any(&|r| profile(r).and_then(|p| p.top_self).is_some()) {
+        cols.push(Col::TopSelf);
+    }
+    cols
+}
+
+/// A figure's key as a header: its last part, spaced (`counts.clean_error` -> `clean error`).
+fn key_header(key: &str) -> String {
+    key.rsplit('.')
+        .next()
+        .unwrap_or(key)
+        .replace(['_', '-'], " ")
+}
+
+fn header_cell(col: Col, study: &StudyData, extras: &Extras) -> String {
+    let text = match col {
+        Col::Time => "time/op".to_string(),
+        Col::Ratio => "ratio".into(),
+        Col::Ci => "95% CI".into(),
+        Col::Payload => "payload B".into(),
+        Col::Allocs => "allocs/op".into(),
+        Col::AllocBytes => "alloc B/op".into(),
+        Col::MatchShare => match_header(study).into(),
+        Col::TopSelf => return "<th class=\"name\">top self-time</th>".into(),
+        Col::Extra(i) => {
+            let key = &extras.varying[i];
+            return format!("<th title=\"{}\">{}</th>", esc(key), esc(&key_header(key)));
+        }
+    };
+    format!("<th>{text}</th>")
+}
+
+/// Writes the study's table, and the line of figures every configuration shares.
+pub fn write_table(out: &mut String, study: &StudyData, reference_ns: Option<f64>) {
+    let extras = extras(&study.rows);
+    let cols = columns(&study.rows, &extras);
+    out.push_str(
+        "<div class=\"table-wrap\"><table>\n<thead><tr><th class=\"name\">configuration</th>",
+    );
+    for &c in &cols {
+        out.push_str(&header_cell(c, study, &extras));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    let groups = groups(&study.rows);
+    for (format, rows) in &groups {
+        if groups.len() > 1 {
+            let _ = writeln!(
+                out,
+                "<tr class=\"group\"><th colspan=\"{}\"><span class=\"swatch\" style=\"background:{}\"></span>{}</th></tr>",
+                cols.len() + 1,
+                css_color(format_color(format)),
+                esc(&format_label(format))
+            );
+        }
+        for row in rows {
+            table_row(out, row, &cols, &extras, reference_ns);
+        }
+    }
+    out.push_str("</tbody></table></div>\n");
+    if !extras.constant.is_empty() {
+        let items: Vec<String> = extras
+            .constant
+            .iter()
+            .map(|(k, v)| format!("{} <b>{}</b>", esc(&key_header(k)), esc(v)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "<p class=\"muted small\">The same for every configuration: {}.</p>",
+            items.join(", ")
+        );
+    }
+    if let Some(re) = study.info.as_ref().and_then(|i| i.hotspot_match) {
+        if cols.contains(&Col::MatchShare) {
+            let _ = writeln!(
+                out,
+                "<p class=\"muted small\">{} = the share of CPU samples whose stack has a frame matching <code>{}</code>.</p>",
+                esc(match_header(study)),
+                esc(re)
+            );
+        }
+    }
+}
+
+/// The name cell: the configuration, its engine and version, and links to its files.
+fn name_cell(row: &Row) -> String {
+    let r = &row.result;
+    let mut sub = if r.engine.is_empty() || r.engine == r.config {
+        esc(&r.engine_version)
+    } else {
+        format!("{} {}", esc(&r.engine), esc(&r.engine_version))
+    };
+    for (path, text) in &row.files {
+        let _ = write!(
+            sub,
+            " · <a href=\"{}\" title=\"{}\">{}</a>",
+            esc(&href(path)),
+            esc(path),
+            esc(text)
+        );
+    }
+    format!(
+        "<th class=\"name\"><span class=\"cfg\">{}</span><span class=\"sub\">{}</span></th>",
+        esc(&r.config),
+        sub.trim_start_matches(" · ")
+    )
+}
+
+fn table_row(
+    out: &mut String,
+    row: &Row,
+    cols: &[Col],
+    extras: &Extras,
+    reference_ns: Option<f64>,
+) {
+    let failed = row.result.error.is_some();
+    let _ = write!(
+        out,
+        "<tr{}>{}",
+        if failed { " class=\"failed\"" } else { "" },
+        name_cell(row)
+    );
+    if let Some(e) = &row.result.error {
+        let label = if row.missing.is_some() {
+            ""
+        } else {
+            "failed: "
+        };
+        let _ = writeln!(
+            out,
+            "<td class=\"error\" colspan=\"{}\">{label}{}</td></tr>",
+            cols.len().max(1),
+            esc(e)
+        );
+        return;
+    }
+    for &c in cols {
+        out.push_str(&cell(c, row, extras, reference_ns));
+    }
+    out.push_str("</tr>\n");
+}
+
+fn cell(col: Col, row: &Row, extras: &Extras, reference_ns: Option<f64>) -> String {
+    let r = &row.result;
+    let dash = || "<td>-</td>".to_string();
+    match col {
+        Col::Time => r.time_ns.as_ref().map_or_else(dash, |t| {
+            let fastest = reference_ns == Some(t.median);
+            format!(
+                "<td{}>{}</td>",
+                if fastest { " class=\"fastest\"" } else { "" },
+                format_ns(t.median)
+            )
+        }),
+        Col::Ratio => match (r.time_ns.as_ref(), reference_ns) {
+            (Some(t), Some(base)) if base > 0.0 => format!("<td>{:.2}×</td>", t.median / base),
+            _ => dash(),
+        },
+        Col::Ci => r.time_ns.as_ref().map_or_else(dash, |t| {
+            format!(
+                "<td class=\"muted\">{} – {}</td>",
+                format_ns(t.ci95[0]),
+                format_ns(t.ci95[1])
+            )
+        }),
+        Col::Payload => r
+            .payload_bytes
+            .map_or_else(dash, |p| format!("<td>{}</td>", format_thousands(p, 2))),
+        Col::Allocs => r.alloc.as_ref().map_or_else(dash, |a| {
+            format!("<td>{}</td>", format_thousands(a.allocs_per_op, 1))
+        }),
+        Col::AllocBytes => r.alloc.as_ref().map_or_else(dash, |a| {
+            format!("<td>{}</td>", format_thousands(a.bytes_per_op, 0))
+        }),
+        Col::MatchShare => r
+            .profile
+            .as_ref()
+            .and_then(|p| p.match_percent)
+            .map_or_else(dash, |p| format!("<td>{p:.1}%</td>")),
+        Col::Extra(i) => {
+            let key = &extras.varying[i];
+            row.extra
+                .iter()
+                .find(|(k, _)| k == key)
+                .map_or_else(dash, |(_, v)| format!("<td>{}</td>", esc(v)))
+        }
+        Col::TopSelf => match r.profile.as_ref().and_then(|p| p.top_self.as_ref()) {
+            Some(s) => format!(
+                "<td class=\"text\"><b>{:.0}%</b> <code title=\"{}\">{}</code></td>",
+                s.percent,
+                esc(&s.function),
+                esc(&short_name(&s.function))
+            ),
+            None => "<td class=\"text\"></td>".into(),
+        },
+    }
+}
