@@ -1,10 +1,30 @@
-//! `serprof report RUN_DIR`: placeholder until the report lands (issue 8).
+//! `serprof report RUN_DIR`: rewrites `RUN_DIR/report.html` from the run's files (after a
+//! `serprof compare` added diff flame graphs, or after a newer serprof learnt to show more)
+//! and prints its path.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
 
+use crate::misuse;
+
+/// Rewrites the report of `run_dir` (a run folder or a `latest` link to one). A missing folder
+/// or a missing or corrupt `run.json` is a misuse error (exit 2).
 pub fn run(run_dir: &Path) -> Result<ExitCode> {
-    anyhow::bail!("serprof report is not built yet ({})", run_dir.display())
+    if !run_dir.is_dir() {
+        misuse!(
+            "{} is not a run folder (give a folder like snapshots/latest)",
+            run_dir.display()
+        );
+    }
+    if !run_dir.join("run.json").is_file() {
+        misuse!(
+            "{} has no run.json: it is not a run folder (give a folder like snapshots/latest)",
+            run_dir.display()
+        );
+    }
+    let path = crate::render::report::write(run_dir)?;
+    println!("{}", path.display());
+    Ok(ExitCode::SUCCESS)
 }
