@@ -90,7 +90,10 @@ build_and_run() {
     local tree=$work/$side
     echo "== $side: $rev ($(git rev-parse --short "$rev^{commit}"))" >&2
     git worktree add --detach --quiet "$tree" "$rev"
-    (cd "$tree" && CARGO_TARGET_DIR=$cache cargo build --release -p serprof >&2)
+    (cd "$tree" && CARGO_TARGET_DIR=$cache cargo build --release -p serprof >&2) || {
+        echo "before-after.sh: the $side revision $rev does not build (see above)" >&2
+        exit 1
+    }
     cp "$cache/release/serprof" "$results/serprof-$side"
     # Run from the worktree, so that relative paths inside serprof resolve in its own tree.
     (cd "$tree" && "$results/serprof-$side" run --out "$results/$side" "${run_args[@]}" >&2) || {
