@@ -83,6 +83,9 @@ pub struct ConfigResult {
     pub warnings: Vec<String>,
     /// What went wrong, or null.
     pub error: Option<String>,
+    /// The `corrupt` study's outcomes of damaged inputs (absent for every other study).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corrupt: Option<crate::corrupt::CorruptStats>,
 }
 
 impl ConfigResult {
@@ -107,6 +110,7 @@ impl ConfigResult {
             profile: None,
             warnings: Vec::new(),
             error: None,
+            corrupt: None,
         }
     }
 

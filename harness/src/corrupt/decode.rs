@@ -1,0 +1,214 @@
+//! The corrupt child (`serprof __corrupt-worker`): builds the engine, decodes the damaged inputs
+//! from `--start` on, and appends one [`InputRecord`] line per input to the progress file,
+//! flushed before the next input starts.
+//!
+//! Besides records, the progress file holds marker lines: `# ready <start>` once setup is done
+//! (the parent's per-input clock starts there) and `# error: <message>` when the child itself
+//! fails (a harness failure, not an outcome).
+
+use std::cell::RefCell;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Context, Result};
+use serprof_engines::codec::Codec;
+use serprof_engines::dataset::orders;
+use serprof_engines::model::Order;
+use serprof_engines::studies::corrupt::corrupt_input;
+use serprof_engines::studies::{self, AnyCodec, Config};
+
+use super::outcome::{InputRecord, Outcome};
+use super::{input_count, PAYLOADS_FILE, PROGRESS_FILE};
+use crate::settings::Settings;
+use crate::snapshot::write_atomic;
+
+/// Longest detail kept per input: error messages of some engines quote the input.
+const DETAIL_CHARS: usize = 240;
+
+/// Runs the child; a failure is also written to the progress file for the parent.
+pub fn run(config_name: &str, dir: &Path, settings: &Settings, start: usize) -> Result<()> {
+    let path = dir.join(PROGRESS_FILE);
+    let mut progress = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    let outcome = decode_inputs(config_name, dir, settings, start, &mut progress);
+    if let Err(e) = &outcome {
+        let _ = writeln!(progress, "# error: {}", crate::error::one_line(e));
+    }
+    outcome
+}
+
+fn decode_inputs(
+    config_name: &str,
+    dir: &Path,
+    settings: &Settings,
+    start: usize,
+    progress: &mut File,
+) -> Result<()> {
+    let config =
+        studies::find(config_name).ok_or_else(|| anyhow!("unknown configuration {config_name}"))?;
+    let mut codec = make_codec(&config)?;
+    let payloads = if start == 0 {
+        let p = catch_unwind(AssertUnwindSafe(|| encode_and_verify(codec.as_mut())))
+            .map_err(|p| anyhow!("engine panicked during setup: {}", panic_text(p.as_ref())))??;
+        write_payloads(&dir.join(PAYLOADS_FILE), &p)?;
+        p
+    } else {
+        read_payloads(&dir.join(PAYLOADS_FILE))?
+    };
+    install_quiet_panic_hook();
+    writeln!(progress, "# ready {start}")?;
+    let data = orders();
+    for index in start..input_count(settings) {
+        let input = corrupt_input(index, config.info.format, &payloads);
+        let mut bytes = input.bytes;
+        let decoded = catch_unwind(AssertUnwindSafe(|| codec.decode(&mut bytes)));
+        let (outcome, detail) = match decoded {
+            Ok(Err(e)) => (Outcome::CleanError, e.to_string()),
+            Ok(Ok(value)) => match data[input.order].first_difference(&value) {
+                None => (Outcome::Unchanged, String::new()),
+                Some(diff) => (Outcome::Altered, diff),
+            },
+            Err(payload) => {
+                // The engine may have been left half-way through a mutation: start afresh.
+                codec = make_codec(&config)?;
+                (Outcome::Panic, panic_text(payload.as_ref()))
+            }
+        };
+        let record = InputRecord {
+            index,
+            outcome,
+            detail: shorten(&detail),
+        };
+        let mut line = serde_json::to_vec(&record)?;
+        line.push(b'\n');
+        // One write per line, and no buffering: the parent reads it while this child lives.
+        progress.write_all(&line)?;
+        progress.flush()?;
+    }
+    Ok(())
+}
+
+fn make_codec(config: &Config) -> Result<Box<dyn Codec<Order>>> {
+    match (config.make)().map_err(|e| anyhow!("{e}"))? {
+        AnyCodec::Orders(codec) => Ok(codec),
+        AnyCodec::Samples(_) => bail!("the corrupt study decodes Orders only"),
+    }
+}
+
+/// Encodes every Order and checks it decodes back equal: damage is only meaningful against
+/// payloads the engine reads correctly.
+fn encode_and_verify(codec: &mut dyn Codec<Order>) -> Result<Vec<Vec<u8>>> {
+    let mut payloads = Vec::new();
+    for (i, order) in orders().iter().enumerate() {
+        let mut buf = Vec::new();
+        codec
+            .encode(order, &mut buf)
+            .map_err(|e| anyhow!("verification failed: value {i} does not encode: {e}"))?;
+        let mut copy = buf.clone();
+        let back = codec
+            .decode(&mut copy)
+            .map_err(|e| anyhow!("verification failed: value {i} does not decode: {e}"))?;
+        if let Some(diff) = order.first_difference(&back) {
+            bail!("verification failed: value {i} does not round-trip: {diff}");
+        }
+        payloads.push(buf);
+    }
+    Ok(payloads)
+}
+
+/// Payloads as `u32` little-endian length + bytes, one after another.
+fn write_payloads(path: &Path, payloads: &[Vec<u8>]) -> Result<()> {
+    let mut out = Vec::new();
+    for p in payloads {
+        out.extend_from_slice(&(p.len() as u32).to_le_bytes());
+        out.extend_from_slice(p);
+    }
+    write_atomic(path, &out)
+}
+
+/// Reads what [`write_payloads`] wrote.
+pub fn read_payloads(path: &Path) -> Result<Vec<Vec<u8>>> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut rest = &bytes[..];
+    let mut payloads = Vec::new();
+    while !rest.is_empty() {
+        let (len, tail) = rest
+            .split_first_chunk::<4>()
+            .context("truncated payload length")?;
+        let len = u32::from_le_bytes(*len) as usize;
+        if tail.len() < len {
+            bail!("{} is truncated", path.display());
+        }
+        payloads.push(tail[..len].to_vec());
+        rest = &tail[len..];
+    }
+    if payloads.is_empty() {
+        bail!("{} holds no payload", path.display());
+    }
+    Ok(payloads)
+}
+
+thread_local! {
+    /// Where the last panic happened, for its record (the hook runs before unwinding).
+    static PANIC_AT: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Replaces the default panic hook, which would print a message (and, with RUST_BACKTRACE, a
+/// backtrace) for every panicking input, with one that only remembers where it happened.
+fn install_quiet_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let at = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()));
+        PANIC_AT.with(|p| *p.borrow_mut() = at);
+    }));
+}
+
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    let message = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with a non-string payload".into());
+    match PANIC_AT.with(|p| p.borrow_mut().take()) {
+        Some(at) => format!("panicked at {at}: {message}"),
+        None => format!("panicked: {message}"),
+    }
+}
+
+fn shorten(text: &str) -> String {
+    let one_line = text.replace('\n', " ");
+    match one_line.char_indices().nth(DETAIL_CHARS) {
+        Some((cut, _)) => format!("{}...", &one_line[..cut]),
+        None => one_line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payloads_survive_the_file_and_truncation_is_detected() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.bin");
+        let payloads = vec![b"abc".to_vec(), Vec::new(), vec![0xFF; 300]];
+        write_payloads(&path, &payloads).unwrap();
+        assert_eq!(read_payloads(&path).unwrap(), payloads);
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
+        assert!(read_payloads(&path).is_err());
+    }
+
+    #[test]
+    fn details_are_one_short_line() {
+        assert_eq!(shorten("a\nb"), "a b");
+        let long = "é".repeat(500);
+        assert_eq!(shorten(&long).chars().count(), DETAIL_CHARS + 3);
+    }
+}

@@ -1,0 +1,179 @@
+//! What one damaged input did, and the figures of one engine (`result.json`'s `corrupt` field).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// What decoding one damaged input did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// The engine returned an error: what a decoder should do.
+    CleanError,
+    /// Decode succeeded with a value different from the original: expected for formats without
+    /// a checksum (a flipped bit inside a string is still a string), reported, not a bug.
+    Altered,
+    /// Decode succeeded with the original value: the mutation was benign (whitespace, a flipped
+    /// bit the format ignores).
+    Unchanged,
+    /// The engine panicked (caught in the child).
+    Panic,
+    /// The child died of a signal (SIGABRT, SIGSEGV from a stack overflow, ...) or exited.
+    Abort,
+    /// The input took longer than the per-input cap.
+    Hang,
+    /// The child ran out of its memory cap.
+    Oom,
+}
+
+impl Outcome {
+    /// Every outcome, in the table's column order.
+    pub const ALL: [Outcome; 7] = [
+        Outcome::CleanError,
+        Outcome::Altered,
+        Outcome::Unchanged,
+        Outcome::Panic,
+        Outcome::Abort,
+        Outcome::Hang,
+        Outcome::Oom,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::CleanError => "clean-error",
+            Outcome::Altered => "altered",
+            Outcome::Unchanged => "unchanged",
+            Outcome::Panic => "panic",
+            Outcome::Abort => "abort",
+            Outcome::Hang => "hang",
+            Outcome::Oom => "oom",
+        }
+    }
+
+    /// A decoder bug: the contract of `Codec::decode` is an error, never a panic, a crash, a
+    /// hang or unbounded allocation.
+    pub fn is_misbehaviour(self) -> bool {
+        matches!(
+            self,
+            Outcome::Panic | Outcome::Abort | Outcome::Hang | Outcome::Oom
+        )
+    }
+}
+
+/// One finished input: a line of the progress file a child appends to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InputRecord {
+    pub index: usize,
+    pub outcome: Outcome,
+    /// The error, the first difference, the panic message or how the child died.
+    #[serde(default)]
+    pub detail: String,
+}
+
+/// How many inputs ended in each outcome.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct OutcomeCounts {
+    pub clean_error: usize,
+    pub altered: usize,
+    pub unchanged: usize,
+    pub panic: usize,
+    pub abort: usize,
+    pub hang: usize,
+    pub oom: usize,
+}
+
+impl OutcomeCounts {
+    fn slot(&mut self, o: Outcome) -> &mut usize {
+        match o {
+            Outcome::CleanError => &mut self.clean_error,
+            Outcome::Altered => &mut self.altered,
+            Outcome::Unchanged => &mut self.unchanged,
+            Outcome::Panic => &mut self.panic,
+            Outcome::Abort => &mut self.abort,
+            Outcome::Hang => &mut self.hang,
+            Outcome::Oom => &mut self.oom,
+        }
+    }
+
+    pub fn add(&mut self, o: Outcome) {
+        *self.slot(o) += 1;
+    }
+
+    pub fn get(&self, o: Outcome) -> usize {
+        let mut copy = *self;
+        *copy.slot(o)
+    }
+
+    /// Inputs counted.
+    pub fn total(&self) -> usize {
+        Outcome::ALL.iter().map(|&o| self.get(o)).sum()
+    }
+
+    /// Panics, aborts, hangs and memory kills.
+    pub fn misbehaviours(&self) -> usize {
+        self.panic + self.abort + self.hang + self.oom
+    }
+}
+
+/// One input worth showing: every misbehaviour (up to a cap) and the first altered values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CorruptCase {
+    pub index: usize,
+    /// The Order whose payload was damaged.
+    pub order: usize,
+    pub mutation: String,
+    /// What the mutation did, e.g. `truncated to 3 of 6983 bytes`.
+    pub what: String,
+    pub outcome: Outcome,
+    pub detail: String,
+    /// The input, relative to the configuration's folder (`repro/panic-12.bin`).
+    pub repro: Option<String>,
+}
+
+/// The `corrupt` figures of one engine configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CorruptStats {
+    /// The inputs' seed, as hex (`serprof_engines::studies::corrupt::SEED`).
+    pub seed: String,
+    /// Inputs planned.
+    pub inputs: usize,
+    /// Inputs not decoded because the configuration's children died too often.
+    pub skipped: usize,
+    pub per_input_cap_ms: u64,
+    pub memory_cap_mib: u64,
+    /// Children started: one, plus one per abort, hang or memory kill.
+    pub children: usize,
+    pub counts: OutcomeCounts,
+    /// The same counts per mutation kind (`truncate`, `length-inflate`, ...).
+    pub by_mutation: BTreeMap<String, OutcomeCounts>,
+    pub cases: Vec<CorruptCase>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes_serialize_in_kebab_case_and_count() {
+        let r = InputRecord {
+            index: 3,
+            outcome: Outcome::CleanError,
+            detail: "eof".into(),
+        };
+        let line = serde_json::to_string(&r).unwrap();
+        assert_eq!(
+            line,
+            r#"{"index":3,"outcome":"clean-error","detail":"eof"}"#
+        );
+        assert_eq!(serde_json::from_str::<InputRecord>(&line).unwrap(), r);
+        let mut c = OutcomeCounts::default();
+        for o in Outcome::ALL {
+            c.add(o);
+        }
+        c.add(Outcome::Oom);
+        assert_eq!(
+            (c.total(), c.misbehaviours(), c.get(Outcome::Oom)),
+            (8, 5, 2)
+        );
+    }
+}
