@@ -1,0 +1,357 @@
+//! Robustness of `serprof run` (issue 9), on the real binary with the testkit doubles: engines
+//! that panic, abort, hang or allocate without bound are reported while the others keep their
+//! results; Ctrl-C leaves a consistent, resumable run folder; the `corrupt` study sorts every
+//! damaged input of every engine into its outcome and still exits 0.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command as StdCommand, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn serprof() -> Command {
+    let mut c = Command::cargo_bin("serprof").unwrap();
+    // RUST_BACKTRACE would flood a crashing child's stderr; the harness must cope without it.
+    c.env("SERPROF_TESTKIT", "1")
+        .env_remove("RUST_LOG")
+        .env_remove("RUST_BACKTRACE");
+    c
+}
+
+fn read_json(p: &Path) -> Value {
+    let bytes = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// `serprof run --json --quiet` with small settings; returns (exit code, stdout JSON).
+fn run_json(out: &Path, args: &[&str]) -> (i32, Value) {
+    let o = serprof()
+        .args(["run", "--json", "--quiet", "--out", out.to_str().unwrap()])
+        .args(args)
+        .output()
+        .unwrap();
+    let doc = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is one JSON document ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    (o.status.code().unwrap(), doc)
+}
+
+/// The `result.json` of `name` (`STUDY/CONFIG`) as the run wrote it: what a later command reads.
+fn result(doc: &Value, name: &str) -> Value {
+    read_json(
+        &Path::new(doc["run_dir"].as_str().unwrap())
+            .join(name)
+            .join("result.json"),
+    )
+}
+
+#[test]
+fn panicking_aborting_hanging_and_hoarding_engines_are_reported_and_ok_keeps_its_result() {
+    let out = tempfile::tempdir().unwrap();
+    let mut args = vec!["--quick", "--no-cpu", "--no-alloc", "--batches", "5"];
+    args.extend([
+        "--memory-cap",
+        "512",
+        "--child-timeout",
+        "3",
+        "--study",
+        "testkit",
+    ]);
+    for c in ["ok", "panic", "abort", "hang", "oom"] {
+        args.extend(["--config", c]);
+    }
+    let started = Instant::now();
+    let (code, doc) = run_json(out.path(), &args);
+    assert_eq!(code, 1, "failed configurations make the run exit 1: {doc}");
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "the hang was not cut short"
+    );
+    let error = |name: &str| {
+        result(&doc, name)["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name} has no error"))
+            .to_string()
+    };
+    let panicked = error("testkit/panic");
+    assert!(panicked.contains("panicked"), "{panicked}");
+    let aborted = error("testkit/abort");
+    assert!(
+        aborted.contains("SIGABRT") && !aborted.contains("memory"),
+        "{aborted}"
+    );
+    let hung = error("testkit/hang");
+    assert!(hung.contains("hung") && hung.contains("3 s"), "{hung}");
+    let oom = error("testkit/oom");
+    assert!(oom.contains("memory"), "{oom}");
+    for e in [&panicked, &aborted, &hung, &oom] {
+        assert!(!e.contains('\n'), "one line: {e}");
+    }
+    let ok = result(&doc, "testkit/ok");
+    assert!(ok["error"].is_null(), "{ok}");
+    assert!(ok["time_ns"]["median"].as_f64().unwrap() > 0.0);
+    let run_dir = PathBuf::from(doc["run_dir"].as_str().unwrap());
+    let manifest = read_json(&run_dir.join("run.json"));
+    assert_eq!(manifest["complete"], true);
+    assert_eq!(manifest["failed"].as_array().unwrap().len(), 4);
+    for c in ["ok", "panic", "abort", "hang", "oom"] {
+        let on_disk = read_json(&run_dir.join("testkit").join(c).join("result.json"));
+        assert_eq!(on_disk["config"], c);
+    }
+}
+
+/// Every file below `dir`, for checking that nothing half-written is left.
+fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut all = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            all.extend(files_below(&p));
+        } else {
+            all.push(p);
+        }
+    }
+    all
+}
+
+#[test]
+fn ctrl_c_leaves_an_incomplete_resumable_run_and_resume_finishes_it() {
+    let out = tempfile::tempdir().unwrap();
+    let earlier = out.path().join("earlier");
+    // A finished run that `latest` points at, and must keep pointing at through the interrupt.
+    let (code, doc) = run_json(
+        &earlier,
+        &[
+            "--quick",
+            "--no-cpu",
+            "--no-alloc",
+            "--study",
+            "testkit",
+            "--config",
+            "no-alloc",
+        ],
+    );
+    assert_eq!(code, 0, "{doc}");
+    let runs = out.path().join("runs");
+    std::fs::create_dir(&runs).unwrap();
+    std::os::unix::fs::symlink(
+        earlier.join("latest").canonicalize().unwrap(),
+        runs.join("latest"),
+    )
+    .unwrap();
+    let latest_before = runs.join("latest").canonicalize().unwrap();
+
+    // ok, then hang (which sits in its child for 4 s), then no-alloc: interrupt during hang.
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("serprof"))
+        .env("SERPROF_TESTKIT", "1")
+        .env_remove("RUST_BACKTRACE")
+        .args(["run", "--quiet", "--json", "--out", runs.to_str().unwrap()])
+        .args([
+            "--quick",
+            "--no-alloc",
+            "--cpu-samples",
+            "40",
+            "--batches",
+            "5",
+            "--child-timeout",
+            "4",
+        ])
+        .args([
+            "--study", "testkit", "--config", "ok", "--config", "hang", "--config", "no-alloc",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let run_dir = loop {
+        let dir = std::fs::read_dir(&runs)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.join("testkit/hang").is_dir());
+        if let Some(d) = dir {
+            break d;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the run never reached testkit/hang"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: a plain kill(2) of our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("--resume"), "says how to finish: {stderr}");
+
+    let manifest = read_json(&run_dir.join("run.json"));
+    assert_eq!(manifest["complete"], false);
+    let ok_before = std::fs::read(run_dir.join("testkit/ok/result.json")).unwrap();
+    assert!(read_json(&run_dir.join("testkit/ok/result.json"))["error"].is_null());
+    assert!(
+        !run_dir.join("testkit/hang/result.json").exists(),
+        "an interrupted configuration is not finished"
+    );
+    assert!(!run_dir.join("testkit/no-alloc").exists());
+    for f in files_below(&run_dir) {
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        assert!(
+            !name.contains(".tmp"),
+            "half-written file left: {}",
+            f.display()
+        );
+        if name.ends_with(".json") {
+            read_json(&f); // every JSON file present is complete
+        }
+    }
+    assert_eq!(
+        runs.join("latest").canonicalize().unwrap(),
+        latest_before,
+        "latest moved"
+    );
+
+    let o = serprof()
+        .args([
+            "run",
+            "--quiet",
+            "--json",
+            "--resume",
+            run_dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(1), "hang fails again: {doc}");
+    assert_eq!(doc["complete"], true);
+    assert_eq!(read_json(&run_dir.join("run.json"))["complete"], true);
+    assert_eq!(
+        std::fs::read(run_dir.join("testkit/ok/result.json")).unwrap(),
+        ok_before,
+        "ok was measured again"
+    );
+    assert!(
+        read_json(&run_dir.join("testkit/hang/result.json"))["error"]
+            .as_str()
+            .unwrap()
+            .contains("hung")
+    );
+    assert!(read_json(&run_dir.join("testkit/no-alloc/result.json"))["error"].is_null());
+    assert_eq!(
+        runs.join("latest").canonicalize().unwrap(),
+        run_dir.canonicalize().unwrap()
+    );
+}
+
+#[test]
+fn corrupt_study_sorts_every_input_of_every_engine_and_exits_0() {
+    let out = tempfile::tempdir().unwrap();
+    // Every engine of the study, plus the trap double (testkit), which panics, aborts, hangs
+    // and hoards memory on inputs 4, 8, 12 and 16.
+    let (code, doc) = run_json(
+        out.path(),
+        &[
+            "--quick",
+            "--study",
+            "corrupt",
+            "--child-timeout",
+            "1",
+            "--memory-cap",
+            "256",
+        ],
+    );
+    assert_eq!(
+        code, 0,
+        "misbehaving engines are the study's finding: {doc}"
+    );
+    let run_dir = PathBuf::from(doc["run_dir"].as_str().unwrap());
+    assert_eq!(read_json(&run_dir.join("run.json"))["complete"], true);
+    let results = doc["results"].as_array().unwrap();
+    assert!(
+        results.len() >= 20,
+        "every formats engine and our four codecs"
+    );
+    for r in results {
+        let name = r["config"].as_str().unwrap();
+        assert!(r["error"].is_null(), "{name}: {}", r["error"]);
+        assert_eq!(r["operation"], "decode");
+        let c = &r["corrupt"];
+        let total: u64 = c["counts"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert_eq!(total + c["skipped"].as_u64().unwrap(), 100, "{name}");
+        let lines =
+            std::fs::read_to_string(run_dir.join("corrupt").join(name).join("outcomes.jsonl"))
+                .unwrap();
+        assert_eq!(lines.lines().count(), 100, "{name}");
+        for case in c["cases"].as_array().unwrap() {
+            let repro = run_dir
+                .join("corrupt")
+                .join(name)
+                .join(case["repro"].as_str().unwrap());
+            assert!(repro.is_file(), "{}", repro.display());
+        }
+        if r["engine"] == "bytes_json" {
+            assert_eq!(
+                misbehaviours(c),
+                0,
+                "our own decoder {name} misbehaved: {c}"
+            );
+        }
+    }
+    let trap = result(&doc, "corrupt/testkit-trap")["corrupt"].clone();
+    let trap = &trap;
+    for (outcome, index) in [("panic", 4), ("abort", 8), ("hang", 12), ("oom", 16)] {
+        assert_eq!(trap["counts"][outcome], 1, "{outcome}: {trap}");
+        let case = trap["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["outcome"] == outcome)
+            .unwrap();
+        assert_eq!(case["index"], index);
+        let repro = std::fs::read(
+            run_dir
+                .join("corrupt/testkit-trap")
+                .join(case["repro"].as_str().unwrap()),
+        )
+        .unwrap();
+        assert_eq!(
+            repro.len(),
+            index / 4,
+            "the reproducer is the input that did it"
+        );
+    }
+    assert_eq!(
+        trap["children"], 4,
+        "one child, then one more after each abort, hang and oom"
+    );
+    // The table names every engine and the trap's misbehaviour.
+    let parsed: Vec<serprof::result::ConfigResult> =
+        serde_json::from_value(doc["results"].clone()).unwrap();
+    let table = serprof::corrupt::render_table(&parsed);
+    for r in results {
+        assert!(table.contains(r["config"].as_str().unwrap()), "{table}");
+    }
+    assert!(
+        table.contains("testkit serprof (testkit-trap): 1 panic, 1 abort, 1 hang, 1 oom"),
+        "{table}"
+    );
+}
+
+fn misbehaviours(c: &Value) -> u64 {
+    ["panic", "abort", "hang", "oom"]
+        .iter()
+        .map(|o| c["counts"][o].as_u64().unwrap())
+        .sum()
+}
