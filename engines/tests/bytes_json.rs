@@ -259,6 +259,37 @@ fn reads_escapes_and_absent_or_null_optionals() {
     }
 }
 
+/// Member names are matched as raw bytes when they have no escapes: escaped names, non-ASCII
+/// unknown names and names that merely share a prefix or length must still read as before.
+#[test]
+fn member_names_match_with_escapes_and_unicode() {
+    let original = &orders()[0];
+    let same = [
+        (r#"{"id":"#, r#"{"\u0069d":"#),
+        (r#""firstName":"#, r#""first\u004eame":"#),
+        (r#""street":"#, r#""\u0073treet":"#),
+        (r#""notes":null"#, r#""notes":null,"n\u00f6tes":1,"noteß":2,"note":3,"notesX":4"#),
+        (r#""sku":"#, r#""skü":[],"sku":"#),
+    ];
+    for (from, to) in same {
+        let json = order0_with(from, to);
+        let back = read_order(json.as_bytes(), &Options::default())
+            .unwrap_or_else(|e| panic!("{to}: {e}"));
+        assert_eq!(&back, original, "{to}");
+    }
+    // An escaped duplicate is still a duplicate; a bad byte in an unknown name is found.
+    let json = order0_with(r#""vip":false"#, r#""vip":false,"\u0076ip":true"#);
+    let e = read_order(json.as_bytes(), &Options::default()).unwrap_err();
+    assert!(json[e.offset..].starts_with(r#""\u0076ip""#), "{e}");
+    let json = order0_with(r#""vip":false"#, r#""vip":false,"v\u00e9":true"#);
+    let mut bytes = json.replace(r"\u00e9", "\u{e9}").into_bytes();
+    let at = bytes.iter().position(|&b| b == 0xc3).unwrap();
+    assert!(read_order(&bytes, &Options::default()).is_ok());
+    bytes[at + 1] = b'x';
+    let e = read_order(&bytes, &Options::default()).unwrap_err();
+    assert_eq!(e.offset, at, "{e}");
+}
+
 /// Inputs that are not an Order, each with the text the error must point at.
 #[test]
 fn rejects_malformed_input_with_an_offset() {

@@ -7,7 +7,7 @@
 //! [`MAX_DEPTH`] levels so that hostile input cannot exhaust the stack.
 
 use super::numbers::{integer_value, non_finite_from_name, scan_number};
-use super::strings::{check_utf8, control_character, stops_string, truncated, unescape_into};
+use super::strings::{check_utf8, control_character, scan_string_run, truncated, unescape_into};
 use super::ReadError;
 use crate::model::Decimal;
 
@@ -38,6 +38,8 @@ pub(super) enum Member {
 pub(super) struct Members {
     first: bool,
     seen: u64,
+    /// The index after the last known member read: the name most likely to come next.
+    next: usize,
     /// Where the object starts, for "missing member" errors.
     pub(super) start: usize,
 }
@@ -135,6 +137,7 @@ impl<'a> Cursor<'a> {
         Ok(Members {
             first: true,
             seen: 0,
+            next: 0,
             start,
         })
     }
@@ -147,6 +150,38 @@ impl<'a> Cursor<'a> {
 
     /// Moves to the next member of an object: consumes the separating comma and the member name
     /// and colon, and says which of `names` it is; consumes `}` at the end.
+    /// Reads a member name and says which of `names` it is. A name without escapes (all of
+    /// them, from any ordinary writer) is compared as raw bytes, `names[hint]` first since
+    /// members usually come in model order: the names are ASCII, so a match needs no UTF-8 check,
+    /// and only a name that matches none is checked. A name with escapes takes [`Self::parse_str`].
+    #[inline]
+    fn parse_member_name(
+        &mut self,
+        names: &[&str],
+        hint: usize,
+    ) -> Result<Option<usize>, ReadError> {
+        self.expect(b'"', "a string")?;
+        let input = self.input;
+        let start = self.pos;
+        let (end, ascii) = scan_string_run(input, start);
+        if input.get(end) != Some(&b'"') {
+            // An escape, or an error that parse_str reports: take the general path.
+            self.pos = start - 1;
+            let name = self.parse_str()?;
+            return Ok(names.iter().position(|n| *n == name));
+        }
+        let raw = &input[start..end];
+        self.pos = end + 1;
+        if names.get(hint).is_some_and(|n| n.as_bytes() == raw) {
+            return Ok(Some(hint));
+        }
+        let found = names.iter().position(|n| n.as_bytes() == raw);
+        if found.is_none() && !ascii {
+            check_utf8(raw, start)?;
+        }
+        Ok(found)
+    }
+
     pub(super) fn next_member(
         &mut self,
         members: &mut Members,
@@ -156,9 +191,9 @@ impl<'a> Cursor<'a> {
             return Ok(Member::End);
         }
         let name_at = self.pos;
-        let name = self.parse_str()?;
-        let member = match names.iter().position(|n| *n == name) {
+        let member = match self.parse_member_name(names, members.next)? {
             Some(i) => {
+                members.next = i + 1;
                 let bit = 1u64 << i;
                 if members.seen & bit != 0 {
                     return Err(ReadError::new(
@@ -324,10 +359,7 @@ impl<'a> Cursor<'a> {
         self.expect(b'"', "a string")?;
         let input = self.input;
         let start = self.pos;
-        let mut i = start;
-        while i < input.len() && !stops_string(input[i]) {
-            i += 1;
-        }
+        let (i, _) = scan_string_run(input, start);
         match input.get(i) {
             Some(b'"') => {
                 self.pos = i + 1;
