@@ -39,6 +39,19 @@ pub(super) fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
     let start = out.len();
     out.resize(start + encoded_len, 0);
     let dst = &mut out[start..];
+    // Six bytes per step while eight can be read: one load, four pair lookups, one store of
+    // eight characters.
+    let wide = bytes.len().saturating_sub(2) / 6;
+    for (k, octet) in dst[..wide * 8].chunks_exact_mut(8).enumerate() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[k * 6..k * 6 + 8]);
+        // The six bytes in the top 48 bits, the first byte highest.
+        let n = u64::from_be_bytes(word) >> 16;
+        let pair = |shift: u32| u64::from(u16::from_le_bytes(PAIRS[(n >> shift) as usize & 0xFFF]));
+        let chars = pair(36) | pair(24) << 16 | pair(12) << 32 | pair(0) << 48;
+        octet.copy_from_slice(&chars.to_le_bytes());
+    }
+    let (bytes, dst) = (&bytes[wide * 6..], &mut dst[wide * 8..]);
     let full = bytes.chunks_exact(3);
     let rest = full.remainder();
     let mut quads = dst.chunks_exact_mut(4);
