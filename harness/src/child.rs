@@ -17,7 +17,7 @@ use crate::worker::{self, Recording, WorkerReport};
 #[derive(Debug)]
 pub enum Outcome {
     /// It wrote its report (which may itself carry an engine error).
-    Reported(WorkerReport),
+    Reported(Box<WorkerReport>),
     /// It died or hung before writing a report; the message says how.
     Crashed(String),
 }
@@ -48,6 +48,32 @@ fn describe(status: ExitStatus) -> String {
     }
 }
 
+/// Sets up a worker child's guards: an address-space cap of `cap_bytes` (`setrlimit(RLIMIT_AS)`;
+/// 0 for none), its own process group (a terminal's Ctrl-C reaches only the parent, which stops
+/// the child itself and records what finished), and no backtraces (a backtrace would push the
+/// allocation-failure line out of the stderr lines kept for the failure message).
+pub fn guard(cmd: &mut Command, cap_bytes: u64) {
+    cmd.env("RUST_BACKTRACE", "0");
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: only async-signal-safe calls (setrlimit, setpgid) between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                if cap_bytes > 0 {
+                    let lim = libc::rlimit {
+                        rlim_cur: cap_bytes as libc::rlim_t,
+                        rlim_max: cap_bytes as libc::rlim_t,
+                    };
+                    libc::setrlimit(libc::RLIMIT_AS, &lim);
+                }
+                libc::setpgid(0, 0);
+                Ok(())
+            });
+        }
+    }
+}
+
 /// Runs one recording of `config` in a child process with `dir` as its folder, and waits for it
 /// under the settings' time cap.
 pub fn run_recording(
@@ -73,27 +99,10 @@ pub fn run_recording(
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
-    let cap_bytes = settings.memory_cap_mib.saturating_mul(1024 * 1024);
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        // SAFETY: only async-signal-safe calls (setrlimit, setpgid) between fork and exec.
-        unsafe {
-            cmd.pre_exec(move || {
-                if cap_bytes > 0 {
-                    let lim = libc::rlimit {
-                        rlim_cur: cap_bytes as libc::rlim_t,
-                        rlim_max: cap_bytes as libc::rlim_t,
-                    };
-                    libc::setrlimit(libc::RLIMIT_AS, &lim);
-                }
-                // Its own process group: a terminal's Ctrl-C reaches the parent, which stops
-                // the child itself and records what finished.
-                libc::setpgid(0, 0);
-                Ok(())
-            });
-        }
-    }
+    guard(
+        &mut cmd,
+        settings.memory_cap_mib.saturating_mul(1024 * 1024),
+    );
     let mut child = cmd.spawn().context("cannot start a worker child")?;
     crate::interrupt::register_child(child.id());
     let tail = Arc::new(Mutex::new(VecDeque::new()));
@@ -130,7 +139,15 @@ pub fn run_recording(
     };
     match status? {
         Waited::Exited(status) => match worker::read_report(recording, dir) {
-            Some(report) => Ok(Outcome::Reported(report)),
+            Some(report) => Ok(Outcome::Reported(Box::new(report))),
+            None if tail.iter().any(|l| l.contains("memory allocation of")) => {
+                Ok(Outcome::Crashed(format!(
+                    "{} child ran out of memory past the {} MiB cap ({}){last}",
+                    recording.as_str(),
+                    settings.memory_cap_mib,
+                    describe(status)
+                )))
+            }
             None => Ok(Outcome::Crashed(format!(
                 "{} child {}{last}",
                 recording.as_str(),

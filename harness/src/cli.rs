@@ -292,13 +292,37 @@ fn init_tracing(verbose: u8, trace_json: Option<&std::path::Path>) -> Result<()>
 /// Parses the command line and runs it. Errors become one line on stderr and exit code 1 or 2
 /// (see [`crate::error`]).
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let outcome = init_tracing(cli.verbose, cli.trace_json.as_deref()).and_then(|()| dispatch(cli));
     match outcome {
         Ok(code) => code,
         Err(e) => {
             eprintln!("serprof: error: {}", crate::error::one_line(&e));
             ExitCode::from(crate::error::exit_code_of(&e))
+        }
+    }
+}
+
+/// Help and version print as clap prints them; a usage error becomes one line on stderr and
+/// exit code 2, like every other misuse.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            ExitCode::from(e.exit_code() as u8)
+        }
+        _ => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid command line");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("serprof: error: {first} (see `serprof --help`)");
+            ExitCode::from(2)
         }
     }
 }
@@ -361,6 +385,8 @@ fn run(args: &RunArgs) -> Result<ExitCode> {
         out: args.out.clone(),
         settings: args.settings()?,
         resume: args.resume.clone(),
+        resume_child_timeout: args.child_timeout.map(|t| t.max(1)),
+        resume_memory_cap: args.memory_cap,
         quiet: args.quiet,
     };
     let outcome = runner::run(&req)?;

@@ -5,5 +5,11 @@
 static ALLOCATOR: serprof::record::alloc::CountingAlloc = serprof::record::alloc::CountingAlloc;
 
 fn main() -> std::process::ExitCode {
+    // Like other Unix tools, end quietly when stdout is closed early (`serprof list | head`)
+    // instead of panicking on EPIPE.
+    // SAFETY: setting a signal disposition to the default before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     serprof::cli::main()
 }

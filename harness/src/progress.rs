@@ -65,7 +65,20 @@ impl Progress {
         let line = match (&r.error, &r.time_ns) {
             (Some(e), _) => format!("{}: FAILED: {e}", r.name()),
             (None, Some(t)) => format!("{}: {}/op", r.name(), format_ns(t.median)),
-            (None, None) => format!("{}: done", r.name()),
+            (None, None) => match &r.corrupt {
+                Some(c) => format!(
+                    "{}: {} inputs: {} clean errors, {} altered, {} panics, {} aborts, {} hangs, {} out of memory",
+                    r.name(),
+                    c.inputs,
+                    c.counts.clean_error,
+                    c.counts.altered,
+                    c.counts.panic,
+                    c.counts.abort,
+                    c.counts.hang,
+                    c.counts.oom
+                ),
+                None => format!("{}: done", r.name()),
+            },
         };
         if let Some(b) = &self.bar {
             b.inc(1);

@@ -29,6 +29,10 @@ pub struct RunRequest {
     pub settings: Settings,
     /// Finish this run folder instead of starting a new one.
     pub resume: Option<PathBuf>,
+    /// With `resume`: a new child time cap / memory cap given on the command line (the run's
+    /// measurement settings are otherwise its own).
+    pub resume_child_timeout: Option<u64>,
+    pub resume_memory_cap: Option<u64>,
     pub quiet: bool,
 }
 
@@ -85,7 +89,18 @@ fn engine_versions(configs: &[Config]) -> Vec<EngineVersion> {
 pub fn run(req: &RunRequest) -> Result<RunOutcome> {
     interrupt::install();
     let (run_dir, mut manifest, configs) = match &req.resume {
-        Some(dir) => resume(dir)?,
+        Some(dir) => {
+            let (run_dir, mut manifest, configs) = resume(dir)?;
+            // The measurement settings are the run's own (results stay comparable); only the
+            // guards may be changed for the rest of the run.
+            if let Some(t) = req.resume_child_timeout {
+                manifest.settings.child_time_cap_s = t;
+            }
+            if let Some(m) = req.resume_memory_cap {
+                manifest.settings.memory_cap_mib = m;
+            }
+            (run_dir, manifest, configs)
+        }
         None => {
             let configs = crate::select::select(&req.studies, &req.configs)?;
             if configs.is_empty() {
@@ -159,6 +174,7 @@ pub fn run(req: &RunRequest) -> Result<RunOutcome> {
     manifest.end = Some(utc_rfc3339(SystemTime::now()));
     manifest.complete = finished;
     write_json(&run_dir.join("run.json"), &manifest)?;
+    compare_steps(&run_dir, &results);
     {
         let _span = tracing::info_span!("render").entered();
         if let Err(e) = crate::render::report::write(&run_dir) {
@@ -177,6 +193,43 @@ pub fn run(req: &RunRequest) -> Result<RunOutcome> {
         manifest,
         results,
     })
+}
+
+/// Compares each before/after step of the studies in this run with the step before it
+/// (`json-decimal` -> `json-base64-twopass` -> `json-base64-table`), writing `compare.json`,
+/// `diff.svg` and `diff-reverse.svg` under `<run>/compare/`. A step that failed or has no
+/// profile is skipped; a comparison that cannot be made is logged, never fatal.
+fn compare_steps(run_dir: &Path, results: &[ConfigResult]) {
+    let _span = tracing::info_span!("compare_steps").entered();
+    let mut studies_seen: Vec<&str> = Vec::new();
+    for r in results {
+        if !studies_seen.contains(&r.study.as_str()) {
+            studies_seen.push(&r.study);
+        }
+    }
+    for study in studies_seen {
+        let measured: Vec<&str> = studies::steps(study)
+            .iter()
+            .copied()
+            .filter(|step| {
+                results.iter().any(|r| {
+                    r.study == study && r.config == *step && r.error.is_none() && r.cpu.is_some()
+                })
+            })
+            .collect();
+        for pair in measured.windows(2) {
+            let before = config_dir(run_dir, study, pair[0]);
+            let after = config_dir(run_dir, study, pair[1]);
+            if let Err(e) = crate::commands::compare::compare_config_dirs(&before, &after) {
+                tracing::warn!(
+                    "cannot compare {study}/{} with {study}/{}: {}",
+                    pair[0],
+                    pair[1],
+                    crate::error::one_line(&e)
+                );
+            }
+        }
+    }
 }
 
 /// A configuration folder's finished result, if it has one (for `--resume`).

@@ -97,8 +97,12 @@ pub const RUSTC: &str = env!("SERPROF_RUSTC");
 /// Creates a fresh run folder under `out`: `<UTC time>-<git rev>`, with `-2`, `-3` ... when two
 /// runs start in the same second.
 pub fn create_run_dir(out: &Path) -> Result<PathBuf> {
-    fs::create_dir_all(out)
-        .with_context(|| format!("cannot create output folder {}", out.display()))?;
+    fs::create_dir_all(out).map_err(|e| {
+        misuse_err(format!(
+            "cannot create output folder {}: {e}",
+            out.display()
+        ))
+    })?;
     let base = format!(
         "{}-{}",
         utc_stamp(SystemTime::now()),
@@ -114,7 +118,12 @@ pub fn create_run_dir(out: &Path) -> Result<PathBuf> {
         match fs::create_dir(&dir) {
             Ok(()) => return Ok(dir),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e).with_context(|| format!("cannot create {}", dir.display())),
+            Err(e) => {
+                return Err(misuse_err(format!(
+                    "cannot create run folder {}: {e}",
+                    dir.display()
+                )))
+            }
         }
     }
     unreachable!()

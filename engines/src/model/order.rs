@@ -176,8 +176,8 @@ fn differ<T: PartialEq + std::fmt::Debug>(path: &str, a: &T, b: &T) -> Option<St
     (a != b).then(|| {
         let (a, b) = (format!("{a:?}"), format!("{b:?}"));
         let cut = |s: String| {
-            if s.len() > 80 {
-                format!("{}...", &s[..s.floor_char_boundary(77)])
+            if s.chars().count() > 80 {
+                format!("{}...", s.chars().take(77).collect::<String>())
             } else {
                 s
             }

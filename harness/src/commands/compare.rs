@@ -270,6 +270,24 @@ struct Report {
     only_after: Vec<String>,
 }
 
+/// Compares two configuration folders of one run, writing into the default place under the run
+/// (`<RUN>/compare/<RUN_NAME>/<study>/<before>__vs__<after>/`). The runner calls this for the
+/// before/after steps of a study (`serprof_engines::studies::steps`), so the report links each
+/// step's differential flame graph.
+pub fn compare_config_dirs(before: &Path, after: &Path) -> Result<ConfigComparison> {
+    match (open(before)?, open(after)?) {
+        (Side::Config(bd, br), Side::Config(ad, ar)) => {
+            let out = config_out(&bd, &ad);
+            compare_dirs(&bd, &br, &ad, &ar, &out)
+        }
+        _ => misuse!(
+            "{} and {} are not both configuration folders",
+            before.display(),
+            after.display()
+        ),
+    }
+}
+
 /// Compares two configuration folders.
 fn compare_configs(
     (bd, br): (PathBuf, &ConfigResult),

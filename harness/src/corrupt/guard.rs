@@ -210,28 +210,14 @@ pub fn run_child(config: &str, dir: &Path, settings: &Settings, start: usize) ->
         .arg(serde_json::to_string(settings)?)
         .arg("--start")
         .arg(start.to_string())
-        // A backtrace would push the allocation-failure line out of the stderr we keep.
-        .env("RUST_BACKTRACE", "0")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
-    let cap_bytes = memory_cap_mib(settings).saturating_mul(1024 * 1024);
-    {
-        use std::os::unix::process::CommandExt;
-        // SAFETY: only async-signal-safe calls (setrlimit, setpgid) between fork and exec.
-        unsafe {
-            cmd.pre_exec(move || {
-                let lim = libc::rlimit {
-                    rlim_cur: cap_bytes as libc::rlim_t,
-                    rlim_max: cap_bytes as libc::rlim_t,
-                };
-                libc::setrlimit(libc::RLIMIT_AS, &lim);
-                // Its own process group: a terminal's Ctrl-C reaches only the parent.
-                libc::setpgid(0, 0);
-                Ok(())
-            });
-        }
-    }
+    // The same guards as every worker child, with the corrupt study's own memory cap.
+    crate::child::guard(
+        &mut cmd,
+        memory_cap_mib(settings).saturating_mul(1024 * 1024),
+    );
     let mut child = cmd.spawn().context("cannot start a corrupt child")?;
     interrupt::register_child(child.id());
     let (stderr, stderr_thread) = follow_stderr(&mut child);

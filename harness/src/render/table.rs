@@ -77,6 +77,14 @@ pub fn render(results: &[ConfigResult]) -> String {
         }
     }
     for study in study_names {
+        if results
+            .iter()
+            .any(|r| r.study == study && r.operation == "decode")
+        {
+            // The corrupt study counts outcomes of damaged inputs: its own table.
+            out.push_str(&crate::corrupt::render_table(results));
+            continue;
+        }
         let mut group: Vec<&ConfigResult> = results.iter().filter(|r| r.study == study).collect();
         group.sort_by(|a, b| {
             let key = |r: &ConfigResult| {
