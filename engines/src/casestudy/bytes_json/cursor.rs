@@ -148,12 +148,11 @@ impl<'a> Cursor<'a> {
         self.enter(self.pos - 1)
     }
 
-    /// Moves to the next member of an object: consumes the separating comma and the member name
-    /// and colon, and says which of `names` it is; consumes `}` at the end.
-    /// Reads a member name and says which of `names` it is. A name without escapes (all of
-    /// them, from any ordinary writer) is compared as raw bytes, `names[hint]` first since
-    /// members usually come in model order: the names are ASCII, so a match needs no UTF-8 check,
-    /// and only a name that matches none is checked. A name with escapes takes [`Self::parse_str`].
+    /// Reads a member name and says which of `names` (ASCII, with nothing JSON would escape) it
+    /// is. `names[hint]` is tried first, straight against the input before any scan, since
+    /// members usually come in model order. Otherwise a name without escapes is compared as raw
+    /// bytes: a match needs no UTF-8 check, and only a name that matches none is checked. A name
+    /// with escapes takes [`Self::parse_str`].
     #[inline]
     fn parse_member_name(
         &mut self,
@@ -163,6 +162,15 @@ impl<'a> Cursor<'a> {
         self.expect(b'"', "a string")?;
         let input = self.input;
         let start = self.pos;
+        // The expected name, then a quote: no name holds a quote, backslash or control
+        // character, so the string is exactly that name, and no scan is needed.
+        if let Some(name) = names.get(hint) {
+            let end = start + name.len();
+            if input[start..].starts_with(name.as_bytes()) && input.get(end) == Some(&b'"') {
+                self.pos = end + 1;
+                return Ok(Some(hint));
+            }
+        }
         let (end, ascii) = scan_string_run(input, start);
         if input.get(end) != Some(&b'"') {
             // An escape, or an error that parse_str reports: take the general path.
@@ -172,9 +180,6 @@ impl<'a> Cursor<'a> {
         }
         let raw = &input[start..end];
         self.pos = end + 1;
-        if names.get(hint).is_some_and(|n| n.as_bytes() == raw) {
-            return Ok(Some(hint));
-        }
         let found = names.iter().position(|n| n.as_bytes() == raw);
         if found.is_none() && !ascii {
             check_utf8(raw, start)?;
@@ -182,6 +187,8 @@ impl<'a> Cursor<'a> {
         Ok(found)
     }
 
+    /// Moves to the next member of an object: consumes the separating comma and the member name
+    /// and colon, and says which of `names` it is; consumes `}` at the end.
     pub(super) fn next_member(
         &mut self,
         members: &mut Members,
@@ -353,14 +360,23 @@ impl<'a> Cursor<'a> {
         self.parse_str().map(str::to_owned)
     }
 
-    /// A string, borrowed from the input when it has no escapes (the common case: one scan
-    /// through the stop table and one UTF-8 check), from the scratch buffer otherwise.
+    /// A string, borrowed from the input when it has no escapes (the common case: one scan that
+    /// also tells whether it is all ASCII, and a UTF-8 check only when it is not), from the
+    /// scratch buffer otherwise.
     pub(super) fn parse_str(&mut self) -> Result<&str, ReadError> {
         self.expect(b'"', "a string")?;
         let input = self.input;
         let start = self.pos;
-        let (i, _) = scan_string_run(input, start);
+        let (i, ascii) = scan_string_run(input, start);
         match input.get(i) {
+            Some(b'"') if ascii => {
+                self.pos = i + 1;
+                // SAFETY: `scan_string_run` saw every byte of `input[start..i]` and found them all
+                // below 0x80 (its unit test holds it to `is_ascii` on every byte value at every
+                // position), and ASCII is valid UTF-8. This skips a second validation pass over
+                // every string of the payload (3% of a round trip in the profile).
+                Ok(unsafe { std::str::from_utf8_unchecked(&input[start..i]) })
+            }
             Some(b'"') => {
                 self.pos = i + 1;
                 check_utf8(&input[start..i], start)
@@ -469,6 +485,26 @@ mod tests {
         assert_eq!(c.parse_string().unwrap(), "a\nb");
         assert_eq!(c.parse_string().unwrap(), "😀");
         assert_eq!(c.parse_string().unwrap_err().offset, 29);
+    }
+
+    /// The ASCII fast path and the UTF-8 check, with a non-ASCII or an invalid byte at every
+    /// position of strings around the scan's eight-byte steps.
+    #[test]
+    fn strings_are_utf8_checked_unless_ascii() {
+        for len in 1..20 {
+            for at in 0..len {
+                let mut body = vec![b'a'; len];
+                let text = |body: &[u8]| [b"\"", body, b"\" "].concat();
+                assert_eq!(Cursor::new(&text(&body)).parse_str().unwrap().len(), len);
+                body[at] = 0xC3;
+                body.insert(at + 1, 0xA9);
+                let want = String::from_utf8(body.clone()).unwrap();
+                assert_eq!(Cursor::new(&text(&body)).parse_str().unwrap(), want);
+                body[at + 1] = b'x';
+                let e = Cursor::new(&text(&body)).parse_str().unwrap_err();
+                assert_eq!(e.offset, at + 1, "{body:?}");
+            }
+        }
     }
 
     #[test]
