@@ -268,7 +268,10 @@ fn member_names_match_with_escapes_and_unicode() {
         (r#"{"id":"#, r#"{"\u0069d":"#),
         (r#""firstName":"#, r#""first\u004eame":"#),
         (r#""street":"#, r#""\u0073treet":"#),
-        (r#""notes":null"#, r#""notes":null,"n\u00f6tes":1,"noteß":2,"note":3,"notesX":4"#),
+        (
+            r#""notes":null"#,
+            r#""notes":null,"n\u00f6tes":1,"noteß":2,"note":3,"notesX":4"#,
+        ),
         (r#""sku":"#, r#""skü":[],"sku":"#),
     ];
     for (from, to) in same {
