@@ -32,7 +32,13 @@ pub struct CpuStats {
     pub seconds: f64,
     /// Median time per operation under sampling.
     pub median_ns_under_sampling: f64,
-    /// `median_ns_under_sampling` / the timing child's median: the profiler's cost.
+    /// Median time per operation of unsampled batches run in the same child just before
+    /// sampling started, interleaved with nothing else: the reference for `overhead_ratio`.
+    #[serde(default)]
+    pub median_ns_unsampled: f64,
+    /// `median_ns_under_sampling / median_ns_unsampled`: the profiler's cost, measured in one
+    /// process (two processes of one binary differ by a few percent on their own: heap and code
+    /// layout, so the timing child's median is not used here).
     pub overhead_ratio: Option<f64>,
 }
 

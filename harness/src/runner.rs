@@ -291,10 +291,8 @@ pub fn measure_config(
         match child::run_recording(&name, Recording::Cpu, dir, settings) {
             Ok(Outcome::Reported(r)) if r.error.is_none() => {
                 if let Some(mut cpu) = r.cpu {
-                    cpu.overhead_ratio = result
-                        .time_ns
-                        .as_ref()
-                        .map(|t| cpu.median_ns_under_sampling / t.median);
+                    cpu.overhead_ratio = (cpu.median_ns_unsampled > 0.0)
+                        .then(|| cpu.median_ns_under_sampling / cpu.median_ns_unsampled);
                     let quick = if settings.quick { " (quick run)" } else { "" };
                     if cpu.effective_hz < 0.8 * cpu.requested_hz {
                         result.warnings.push(format!(

@@ -143,6 +143,7 @@ fn record_cpu(
         effective_hz: rec.effective_hz,
         seconds: rec.cpu_seconds,
         median_ns_under_sampling: rec.median_ns_per_op,
+        median_ns_unsampled: rec.median_ns_unsampled,
         overhead_ratio: None,
     })
 }

@@ -57,7 +57,11 @@ fn mode() -> SerdeBytes {
     MODE.with(Cell::get)
 }
 
+// Both impls are `#[inline(never)]` so that CPU profiles, which name physical frames, show the
+// byte-array work of serde engines under `ByteArray` (the `bytes` study's question); one call
+// per array.
 impl Serialize for ByteArray {
+    #[inline(never)]
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match mode() {
             SerdeBytes::Seq => self.0.serialize(serializer),
@@ -116,6 +120,7 @@ impl Visitor<'_> for Base64Visitor {
 }
 
 impl<'de> Deserialize<'de> for ByteArray {
+    #[inline(never)]
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<ByteArray, D::Error> {
         match mode() {
             SerdeBytes::Seq => Vec::<u8>::deserialize(deserializer).map(ByteArray),
