@@ -142,7 +142,9 @@ pub fn short_name(function: &str) -> String {
         .strip_prefix("<..>::")
         .unwrap_or(&out)
         .replace("<..>", "");
-    let parts: Vec<&str> = out.split("::").collect();
+    // `impl_alloc::<impl Decode for Vec<T>>::decode` leaves an empty path segment behind.
+    let parts: Vec<&str> = out.split("::").filter(|p| !p.is_empty()).collect();
+    let out = parts.join("::");
     if parts.len() > 3 {
         parts[parts.len() - 3..].join("::")
     } else {
@@ -276,5 +278,6 @@ mod tests {
         );
         assert_eq!(short_name("<T as core::clone::Clone>::clone"), "clone");
         assert_eq!(short_name("a::b"), "a::b");
+        assert_eq!(short_name("bincode::de::impl_alloc::<impl Decode for Vec<T>>::decode"), "de::impl_alloc::decode");
     }
 }
