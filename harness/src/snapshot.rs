@@ -103,9 +103,16 @@ pub fn create_run_dir(out: &Path) -> Result<PathBuf> {
             out.display()
         ))
     })?;
+    reserve_run_name(out, SystemTime::now(), "")
+}
+
+/// Creates the empty folder `out/<UTC time of started>-<git rev><suffix>` (with `-2`, `-3` ...
+/// when taken) and returns it: the one naming rule of run folders (`serprof ab` renames its
+/// finished folder onto the reserved name).
+pub fn reserve_run_name(out: &Path, started: SystemTime, suffix: &str) -> Result<PathBuf> {
     let base = format!(
-        "{}-{}",
-        utc_stamp(SystemTime::now()),
+        "{}-{}{suffix}",
+        utc_stamp(started),
         GIT_REV.replace('+', "-")
     );
     for n in 1.. {

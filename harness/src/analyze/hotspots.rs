@@ -278,6 +278,9 @@ mod tests {
         );
         assert_eq!(short_name("<T as core::clone::Clone>::clone"), "clone");
         assert_eq!(short_name("a::b"), "a::b");
-        assert_eq!(short_name("bincode::de::impl_alloc::<impl Decode for Vec<T>>::decode"), "de::impl_alloc::decode");
+        assert_eq!(
+            short_name("bincode::de::impl_alloc::<impl Decode for Vec<T>>::decode"),
+            "de::impl_alloc::decode"
+        );
     }
 }

@@ -41,7 +41,7 @@ use crate::analyze::compare::median_of_pairs;
 use crate::record::{ops_per_batch, warm_up, workload, Measured, Verified};
 use crate::render::table::format_ns;
 use crate::result::{ConfigResult, Machine};
-use crate::snapshot::{utc_rfc3339, utc_stamp, write_json, GIT_REV};
+use crate::snapshot::{utc_rfc3339, write_json, GIT_REV};
 use crate::stats::TimeStats;
 use crate::{interrupt, misuse, select};
 
@@ -353,24 +353,14 @@ fn write_folder(
         let _ = fs::remove_dir_all(&tmp);
         return Err(e);
     }
-    let base = format!("{}-{}-ab", utc_stamp(started), GIT_REV.replace('+', "-"));
-    for n in 1.. {
-        let name = if n == 1 {
-            base.clone()
-        } else {
-            format!("{base}-{n}")
-        };
-        let dir = out.join(name);
-        match fs::create_dir(&dir) {
-            Ok(()) => {
-                fs::rename(&tmp, &dir).with_context(|| {
-                    format!("cannot rename {} to {}", tmp.display(), dir.display())
-                })?;
-                return Ok(dir);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e).with_context(|| format!("cannot create {}", dir.display())),
+    let dir = match crate::snapshot::reserve_run_name(out, started, "-ab") {
+        Ok(dir) => dir,
+        Err(e) => {
+            let _ = fs::remove_dir_all(&tmp);
+            return Err(e);
         }
-    }
-    unreachable!()
+    };
+    fs::rename(&tmp, &dir)
+        .with_context(|| format!("cannot rename {} to {}", tmp.display(), dir.display()))?;
+    Ok(dir)
 }
