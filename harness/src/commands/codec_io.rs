@@ -10,6 +10,9 @@ use serprof_engines::dataset::{orders, sample_list};
 use serprof_engines::studies::AnyCodec;
 
 use crate::error::misuse_err;
+
+/// Stack of the thread `serprof decode` decodes on (virtual memory, touched only as used).
+const DECODE_STACK_BYTES: usize = 1 << 30;
 use crate::{misuse, select};
 
 fn make(config: &str) -> Result<AnyCodec> {
@@ -69,17 +72,37 @@ pub fn decode(config: &str, file: Option<&Path>) -> Result<ExitCode> {
                 .context("cannot read stdin")?;
         }
     }
-    let mut out = Vec::new();
-    let decoded = match codec {
-        AnyCodec::Orders(mut c) => c
-            .decode(&mut input)
-            .map(|o| write_order(&o, &Options::jackson(), &mut out)),
-        AnyCodec::Samples(mut c) => c.decode(&mut input).map(|s| {
-            out = serde_json::to_vec(&s).unwrap_or_default();
-        }),
-    };
+    // Third-party decoders may panic or recurse deeply on damaged input (sonic-rs 0.5.10
+    // overflows an 8 MiB stack on 100,000 nested `[`; see the corrupt study): decode on a
+    // thread with a large stack and turn a panic into the command's error.
+    let decoded = std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("decode".into())
+            .stack_size(DECODE_STACK_BYTES)
+            .spawn_scoped(scope, || {
+                let mut out = Vec::new();
+                let decoded = match codec {
+                    AnyCodec::Orders(mut c) => c
+                        .decode(&mut input)
+                        .map(|o| write_order(&o, &Options::jackson(), &mut out)),
+                    AnyCodec::Samples(mut c) => c.decode(&mut input).map(|s| {
+                        out = serde_json::to_vec(&s).unwrap_or_default();
+                    }),
+                };
+                decoded.map(|()| out).map_err(|e| e.to_string())
+            })
+            .context("cannot start the decoding thread")?;
+        Ok::<_, anyhow::Error>(worker.join().unwrap_or_else(|p| {
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(format!("the decoder panicked: {msg}"))
+        }))
+    })?;
     match decoded {
-        Ok(()) => {
+        Ok(mut out) => {
             out.push(b'\n');
             std::io::stdout()
                 .lock()
