@@ -186,6 +186,10 @@ fn versions_match_the_pins() {
     }
     for config in formats::configs() {
         let info = &config.info;
+        if info.engine_version == "serprof" {
+            // Our own engine (`bytes_json`), not a pinned crate.
+            continue;
+        }
         assert_eq!(
             pin(&manifest, info.engine).as_deref(),
             Some(info.engine_version),
