@@ -166,7 +166,9 @@ pub fn summarize(
         function: r.function.clone(),
         percent: r.self_percent,
     });
-    let top_engine: Vec<Share> = engine_attribution(folded, engine)
+    let attributed = engine_attribution(folded, engine);
+    let engine_total = percent(attributed.iter().map(|(_, c)| c).sum(), total);
+    let top_engine: Vec<Share> = attributed
         .into_iter()
         .take(5)
         .map(|(function, c)| Share {
@@ -174,10 +176,6 @@ pub fn summarize(
             percent: percent(c, total),
         })
         .collect();
-    let engine_total: f64 = engine_attribution(folded, engine)
-        .iter()
-        .map(|(_, c)| percent(*c, total))
-        .sum();
     let mut finding = format!("{engine_name}: {engine_total:.0}% of samples in engine code");
     if !top_engine.is_empty() {
         let parts: Vec<String> = top_engine
