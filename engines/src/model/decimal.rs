@@ -22,6 +22,24 @@ pub struct Decimal {
     pub cents: i64,
 }
 
+/// Writes the decimal digits of `n` into `buf` so that they end just before `end`, from the last
+/// digit back (`0` is one digit), and returns the index of the first. The one digit loop of the
+/// hand-written number writers: [`Decimal`]'s text here, and the integers of the case-study JSON
+/// engines (`casestudy::json_text`). Always inlined into each writer, whose frame profiles show.
+#[inline(always)]
+pub(crate) fn digits_before(buf: &mut [u8], end: usize, mut n: u64) -> usize {
+    let mut i = end;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    i
+}
+
 /// Why a number could not be read as a [`Decimal`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecimalError {
@@ -154,14 +172,7 @@ impl Decimal {
         }
         i -= 1;
         buf[i] = b'.';
-        loop {
-            i -= 1;
-            buf[i] = b'0' + (v % 10) as u8;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
+        i = digits_before(buf, i, v);
         if negative {
             i -= 1;
             buf[i] = b'-';

@@ -6,9 +6,9 @@
 //! it skips. Nesting (objects and arrays, including `category.parent` chains) is limited to
 //! [`MAX_DEPTH`] levels so that hostile input cannot exhaust the stack.
 
+use super::error::ReadError;
 use super::numbers::{integer_value, non_finite_from_name, scan_number};
 use super::strings::{check_utf8, control_character, scan_string_run, truncated, unescape_into};
-use super::ReadError;
 use crate::model::Decimal;
 
 /// How deeply objects and arrays may nest, counting every level from the Order object down.

@@ -1,9 +1,10 @@
-//! Byte arrays as arrays of decimal numbers: Fory JSON 1.7.0's form (seeds/004, the "before"
-//! state), `[-77,-1,99,...]`, signed as Java's `byte` is. Up to 5 characters a byte (`-128,`)
+//! Byte arrays as arrays of decimal numbers: Fory JSON 1.7.0's form, the "before" state of Ingo
+//! Kegel, "How we made Apache Fory JSON 4.5 times faster" (ej-technologies blog, 2026-09-07):
+//! `[-77,-1,99,...]`, signed as Java's `byte` is. Up to 5 characters a byte (`-128,`)
 //! where base64 takes 1.33: 20,999 B per Order instead of 9,742.
 
 use super::cursor::Cursor;
-use super::ReadError;
+use super::error::ReadError;
 
 /// Writes `bytes` as a JSON array of signed decimals (Java's `byte`: -128..=127).
 ///

@@ -1,16 +1,22 @@
-//! JSON numbers both ways: the grammar scan, exact integers, floats, and the integer writer.
+//! JSON numbers both ways: the grammar scan, exact integers, floats, and the number writers.
 //!
 //! Exactness first: integers never pass through a float, decimals go to
 //! [`Decimal::parse_json_number`](crate::model::Decimal::parse_json_number) as text, and only
 //! `discount` (an `f64` in the model) is parsed as a float, with `str::parse::<f64>`, which rounds
 //! correctly.
 
+use super::error::ReadError;
 use super::strings::truncated;
-use super::ReadError;
+use crate::casestudy::json_text;
 
 /// Scans the JSON number at `input[start]` (RFC 8259: `-? (0 | [1-9][0-9]*) (. [0-9]+)?
 /// ([eE] [+-]? [0-9]+)?`) and returns the index after it. What follows is the caller's business:
 /// `012` scans as `0`, and the caller then finds `1` where it wants `,` or `}`.
+///
+/// `#[inline]`, like [`integer_value`]: both are part of the cursor's number readers
+/// (`Cursor::scan_number_text`, `Cursor::parse_i64`), inlined into them whichever codegen unit
+/// this file lands in, so profiles show the cursor's frames and not these.
+#[inline]
 pub(super) fn scan_number(input: &[u8], start: usize) -> Result<usize, ReadError> {
     let mut i = start;
     if input.get(i) == Some(&b'-') {
@@ -42,6 +48,7 @@ fn skip_digits(input: &[u8], mut i: usize) -> usize {
     i
 }
 
+#[inline]
 fn expect_digits(input: &[u8], i: usize) -> Result<usize, ReadError> {
     match input.get(i) {
         Some(b'0'..=b'9') => Ok(skip_digits(input, i + 1)),
@@ -55,6 +62,7 @@ fn expect_digits(input: &[u8], i: usize) -> Result<usize, ReadError> {
 /// Plain integers (`10024`, `-5`) take the fast path; any other form of a whole number
 /// (`10024.0`, `1.0024e4`) is accepted too, as Jackson accepts it for a `long`. `1.5` and
 /// numbers out of range are `None`.
+#[inline]
 pub(super) fn integer_value(text: &[u8]) -> Option<i64> {
     let (negative, digits) = match text.split_first() {
         Some((b'-', rest)) => (true, rest),
@@ -131,24 +139,16 @@ fn integer_value_general(negative: bool, text: &[u8]) -> Option<i64> {
     Some(if negative { -magnitude } else { magnitude })
 }
 
-/// Writes `v` in decimal. Integers are hot in the writer (ids, dates, quantities), so this avoids
-/// the `fmt` machinery.
+/// Writes `v` in decimal: the sign, then `casestudy::json_text`'s digits, shared with
+/// `reflect_json`, in one append. This engine's own frame in profiles (see
+/// `casestudy::json_text`).
 pub(super) fn write_i64(out: &mut Vec<u8>, v: i64) {
     let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    let mut n = v.unsigned_abs();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
+    let digits = json_text::magnitude_digits(v, &mut buf);
     if v < 0 {
         out.push(b'-');
     }
-    out.extend_from_slice(&buf[i..]);
+    out.extend_from_slice(digits);
 }
 
 /// Writes `discount` the way Java's `Double.toString` and Jackson do for the values of the
@@ -157,6 +157,10 @@ pub(super) fn write_i64(out: &mut Vec<u8>, v: i64) {
 /// where Java would write `1.0E-7`: both are valid JSON numbers and read back the same).
 /// Non-finite values are not JSON numbers: like Jackson (`WRITE_NAN_AS_STRINGS`, on by default)
 /// they are written as the strings `"NaN"`, `"Infinity"`, `"-Infinity"`, which the reader takes.
+///
+/// Never inlined, so that profiles show it as its own frame whichever codegen unit the writer
+/// lands in (it has one caller, which would otherwise take it in when they share a unit).
+#[inline(never)]
 pub(super) fn write_f64(out: &mut Vec<u8>, v: f64) {
     use std::io::Write as _;
     if v.is_finite() {

@@ -13,10 +13,11 @@ use std::sync::Arc;
 
 use indexmap::map::Entry;
 
-use super::base64_decode::decode_base64_string;
+use super::base64::decode_base64_string;
 use super::cursor::{Cursor, Member, Members};
 use super::decimal_bytes::read_byte_array_decimal;
-use super::{ByteArrayCodec, Options, ReadError};
+use super::error::ReadError;
+use super::options::{ByteArrayCodec, Options};
 use crate::model::{
     Address, Attributes, ByteArray, Category, Customer, Order, OrderLine, OrderStatus, Product,
     Tags,

@@ -1,44 +1,12 @@
-//! JSON strings both ways: the escape table, the string writer, and escape decoding.
+//! JSON strings both ways: the string writer, the eight-bytes-a-step scan, and escape decoding.
 //!
-//! One table serves both directions: the bytes a writer must escape (`"`, `\` and the control
-//! characters below 0x20) are exactly the bytes at which a reader must stop scanning a string
-//! body, so [`ESCAPE`] is also the reader's "stop here" table.
+//! The escape rules are `casestudy::json_text`'s, which `reflect_json` writes with too: the bytes
+//! a writer must escape (`"`, `\` and the control characters below 0x20) are exactly the bytes at
+//! which a reader must stop scanning a string body, so [`needs_escape`] is also the reader's
+//! "stop here" test. What is this engine's own is the scan that finds them eight bytes per step.
 
-use super::ReadError;
-
-/// No escape needed: copy the byte.
-const NO: u8 = 0;
-/// Escape as `\u00XX`.
-const UU: u8 = b'u';
-
-/// Per byte: [`NO`] to copy it as is, otherwise the character after the backslash (`"`, `\`,
-/// `b`, `f`, `n`, `r`, `t`, or `u` for `\u00XX`). Bytes from 0x80 up are parts of UTF-8
-/// sequences and are copied: the input is a `&str`, so they are valid. Built at compile time, like
-/// serde_json's `ESCAPE`.
-pub(super) static ESCAPE: [u8; 256] = build_escape_table();
-
-const fn build_escape_table() -> [u8; 256] {
-    let mut table = [NO; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        table[b] = UU;
-        b += 1;
-    }
-    table[0x08] = b'b';
-    table[0x09] = b't';
-    table[0x0A] = b'n';
-    table[0x0C] = b'f';
-    table[0x0D] = b'r';
-    table[b'"' as usize] = b'"';
-    table[b'\\' as usize] = b'\\';
-    table
-}
-
-/// Whether a reader scanning a string body must stop at `b` (quote, backslash, control).
-#[inline(always)]
-pub(super) fn stops_string(b: u8) -> bool {
-    ESCAPE[b as usize] != NO
-}
+use super::error::ReadError;
+use crate::casestudy::json_text::{self, needs_escape};
 
 /// A `u64` with `b` in every byte.
 const fn splat(b: u8) -> u64 {
@@ -56,7 +24,7 @@ fn word_at(bytes: &[u8], i: usize) -> Option<u64> {
     Some(u64::from_le_bytes(chunk))
 }
 
-/// The top bit set in each byte of `w` that [`stops_string`]: `"`, `\` or below 0x20.
+/// The top bit set in each byte of `w` that [`needs_escape`]: `"`, `\` or below 0x20.
 ///
 /// The classic "has a zero byte" test (`(x - 0x01..) & !x & 0x80..`) on `w ^ '"'`, `w ^ '\'`,
 /// and its "has a byte below n" form on `w` itself. A borrow can mark a byte above a marked one,
@@ -72,7 +40,7 @@ fn stop_bits(w: u64) -> u64 {
     (zero_quote | zero_backslash | control) & HIGH_BITS
 }
 
-/// The index of the first byte of `bytes` from `i` on that [`stops_string`], or `bytes.len()`,
+/// The index of the first byte of `bytes` from `i` on that [`needs_escape`], or `bytes.len()`,
 /// and whether every byte before it is ASCII (then the run is valid UTF-8 without a check).
 ///
 /// Eight bytes per step: string bodies run for dozens of bytes between stops, and a per-byte table
@@ -93,7 +61,7 @@ pub(super) fn scan_string_run(bytes: &[u8], mut i: usize) -> (usize, bool) {
     }
     let mut ascii = high & HIGH_BITS == 0;
     while let Some(&b) = bytes.get(i) {
-        if stops_string(b) {
+        if needs_escape(b) {
             break;
         }
         ascii &= b.is_ascii();
@@ -102,13 +70,12 @@ pub(super) fn scan_string_run(bytes: &[u8], mut i: usize) -> (usize, bool) {
     (i, ascii)
 }
 
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
 /// Writes `s` as a JSON string, quotes included, escaping only what JSON requires (as Jackson
 /// does: `/` and non-ASCII characters are written as they are).
 ///
 /// Runs that need no escape (in the dataset, every string whole) are found eight bytes at a time
-/// by [`scan_string_run`] and copied with one `extend_from_slice`.
+/// by [`scan_string_run`] and copied with one `extend_from_slice`; the escapes are
+/// `json_text`'s. This engine's own frame in profiles (see `casestudy::json_text`).
 pub(super) fn write_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
@@ -118,28 +85,10 @@ pub(super) fn write_str(out: &mut Vec<u8>, s: &str) {
         let (stop, _) = scan_string_run(bytes, start);
         out.extend_from_slice(&bytes[start..stop]);
         let Some(&b) = bytes.get(stop) else { break };
-        write_escape(out, b);
+        json_text::write_escape(out, b);
         start = stop + 1;
     }
     out.push(b'"');
-}
-
-/// Writes the escape of `b`, a byte that [`stops_string`].
-#[cold]
-fn write_escape(out: &mut Vec<u8>, b: u8) {
-    let escape = ESCAPE[b as usize];
-    if escape == UU {
-        out.extend_from_slice(&[
-            b'\\',
-            b'u',
-            b'0',
-            b'0',
-            HEX[usize::from(b >> 4)],
-            HEX[usize::from(b & 0xF)],
-        ]);
-    } else {
-        out.extend_from_slice(&[b'\\', escape]);
-    }
 }
 
 /// Decodes the escape whose backslash is at `input[at]` and returns the character and the index
@@ -296,7 +245,7 @@ mod tests {
     fn the_word_scan_finds_what_the_byte_loop_finds() {
         fn reference(bytes: &[u8], from: usize) -> (usize, bool) {
             let end = (from..bytes.len())
-                .find(|&i| stops_string(bytes[i]))
+                .find(|&i| needs_escape(bytes[i]))
                 .unwrap_or(bytes.len());
             (end, bytes[from..end].is_ascii())
         }

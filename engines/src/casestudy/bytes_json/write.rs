@@ -1,15 +1,15 @@
 //! The writer: an Order as compact JSON, streamed straight into the output `Vec<u8>`.
 //!
-//! Members are written in model order with camelCase names (the Jackson mapping, DATASET.md
-//! section 5). Each member's name and its separators are one literal (`,"firstName":`), as
-//! generated Jackson or Fory serializers write them. Absent optional fields are omitted unless
-//! [`Options::write_nulls`] is set.
+//! Members are written in model order with camelCase names (the Jackson mapping, as the
+//! [engine's docs](super) give it). Each member's name and its separators are one literal
+//! (`,"firstName":`), as generated Jackson or Fory serializers write them. Absent optional fields
+//! are omitted unless [`Options::write_nulls`] is set.
 
-use super::base64_encode::write_base64;
+use super::base64::write_base64;
 use super::decimal_bytes::write_byte_array_decimal;
 use super::numbers::{write_f64, write_i64};
+use super::options::{ByteArrayCodec, Options};
 use super::strings::write_str;
-use super::{ByteArrayCodec, Options};
 use crate::model::{Address, Category, Customer, Order, OrderLine, Product};
 
 /// Appends `order` to `out` as compact JSON in the Jackson mapping, with byte arrays and nulls as

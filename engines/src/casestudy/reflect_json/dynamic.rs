@@ -11,8 +11,9 @@ use std::sync::Arc;
 
 use super::introspect::{introspect, Property};
 use super::reflect::{Reflect, ReflectError, Value};
-use super::write::{write_bool, write_integer, write_string, Sink};
+use super::write::{write_bool, write_integer, write_string};
 use super::{ReflectJson, Variant};
+use crate::casestudy::json_text::Sink;
 
 /// A bean's properties: discovered just now, or shared from the cache.
 pub(super) enum PropertyList {

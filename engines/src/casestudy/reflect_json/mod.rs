@@ -1,5 +1,10 @@
-//! `reflect_json`: the article's Jackson-like serializer (seeds/000), built on honest run-time
-//! reflection, and the steps that close the gap to a streaming serializer.
+//! `reflect_json`: the article's Jackson-like serializer, built on honest run-time reflection, and
+//! the steps that close the gap to a streaming serializer. The article is the Korean blog post
+//! "Jackson 직접 구현해보기 (JSON 직렬화기 구현)" ("Implementing Jackson ourselves: a JSON
+//! serializer", part 2 of a series on Jackson's internals): a `NonCachedJsonSerializer` that
+//! introspects every bean, a `CachedJsonSerializer` with a per-class `ConcurrentHashMap`, and
+//! JMH figures over 10,000 Samples against Jackson 2.12.5 on JDK 17 (non-cached about 3x
+//! Jackson's time, cached about 1.8x).
 //!
 //! Rust has no run-time reflection, so each model type describes itself (`reflect`, `model`):
 //! a [`Class`] lists its methods by name with their signatures and a function pointer to invoke
@@ -11,7 +16,8 @@
 //!
 //! What varies is one option, [`Variant`]: where the property lists come from and how values
 //! are written. `cache` is the per-type map, `typed` the per-property writers and per-call
-//! plans, `write` the JSON text of single values shared by all.
+//! plans, `write` the JSON text of single values shared by all (over `casestudy::json_text`,
+//! which `bytes_json` writes with too).
 
 mod cache;
 mod dynamic;

@@ -1,4 +1,5 @@
-//! The table-driven base64 decoder: Fory JSON's fix (seeds/004, "fix 2").
+//! The table-driven base64 decoder: Fory JSON's fix, the second of the two fixes in Ingo Kegel,
+//! "How we made Apache Fory JSON 4.5 times faster" (ej-technologies blog, 2026-09-07).
 //!
 //! One validation scan looks every character up in a 256-entry table ([`DECODE`]: the 6-bit
 //! value, or [`INVALID`]) and stops at the first character that is not a base64 digit, which in a
@@ -13,17 +14,16 @@
 //! Like the `base64` crate's `STANDARD` engine it requires canonical padding and zero trailing
 //! bits, so the two accept exactly the same strings.
 
-use super::base64_decode::{padding_error, unescape_base64_string, TRAILING_BITS};
-use super::base64_encode::{ENCODE, PAD};
-use super::strings::truncated;
-use super::ReadError;
+use super::common::{padding_error, unescape_base64_string, ENCODE, PAD, TRAILING_BITS};
+use crate::casestudy::bytes_json::error::ReadError;
+use crate::casestudy::bytes_json::strings::truncated;
 
 /// Marks a byte that is not a base64 digit in [`DECODE`].
 pub(super) const INVALID: u8 = 0xFF;
 
 /// Per byte: its 6-bit value in the standard alphabet, or [`INVALID`]. 256 entries, so any `u8`
-/// indexes it without a bounds check. Built at compile time from the encoder's alphabet, so the
-/// two cannot disagree.
+/// indexes it without a bounds check. Built at compile time from the alphabet the encoder writes
+/// with ([`ENCODE`]), so the two cannot disagree.
 pub(super) static DECODE: [u8; 256] = build_decode_table();
 
 const fn build_decode_table() -> [u8; 256] {
@@ -185,24 +185,5 @@ mod tests {
         assert_eq!(valid, 64);
         assert_eq!(DECODE[b'=' as usize], INVALID);
         assert_eq!(DECODE[b'"' as usize], INVALID);
-    }
-
-    #[test]
-    fn errors_point_at_the_bad_character() {
-        let cases: &[(&str, usize)] = &[
-            ("Zg=\"", 2),
-            ("Z!==\"", 1),
-            ("AA=A\"", 3),
-            ("=AAA\"", 1),
-            ("A===\"", 1),
-            ("Zh==\"", 1),
-            ("Zm9", 3),
-            ("Zm9v", 4),
-            ("Zm9v\u{1}\"", 4),
-        ];
-        for (text, offset) in cases {
-            let e = decode_base64_table(text.as_bytes(), 0).unwrap_err();
-            assert_eq!(e.offset, *offset, "{text}: {e}");
-        }
     }
 }

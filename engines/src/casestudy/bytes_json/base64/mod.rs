@@ -1,20 +1,43 @@
-//! Base64 decoding: the choice among the decoders, the `base64` crate as the reference decoder,
-//! and the escape-aware slow path the table and crate decoders share.
+//! Base64 both ways, and the choice among the decoders.
 //!
-//! Every decoder reads a JSON string in place: it starts after the opening quote and returns the
-//! bytes and the index after the closing quote, so the fast decoders find the end of the string
-//! in the same scan that validates it.
+//! This file dispatches: [`decode_base64_string`] picks the decoder a [`ByteArrayCodec`] names,
+//! and [`base64_decode`] is the public seam over it. The codecs are its children, and their
+//! dependencies point one way, dispatcher -> codecs -> `common`:
+//!
+//! - `table`: the table-driven decoder (Fory JSON's fix);
+//! - `two_pass`: the two-pass branchy decoder (Fory JSON 1.7.0's first base64 reader);
+//! - `reference`: the `base64` crate, the reference decoder;
+//! - `encode`: the one base64 writer of every base64 configuration;
+//! - `common`: the alphabet, the padding rules and the escape-aware slow path they share.
+//!
+//! No child imports anything from this file. Every decoder reads a JSON string in place: it
+//! starts after the opening quote and returns the bytes and the index after the closing quote,
+//! so the fast decoders find the end of the string in the same scan that validates it.
+//!
+//! The module shadows the `base64` crate inside `bytes_json`; its files name the crate
+//! `::base64`.
 
-use base64::Engine as _;
+mod common;
+mod encode;
+mod reference;
+mod table;
+mod two_pass;
 
-use super::base64_table::decode_base64_table;
-use super::base64_two_pass::decode_base64_two_pass;
-use super::strings::{truncated, unescape_into};
-use super::{ByteArrayCodec, ReadError};
+pub(super) use self::encode::write_base64;
+
+use self::reference::decode_base64_crate;
+use self::table::decode_base64_table;
+use self::two_pass::decode_base64_two_pass;
+use super::error::ReadError;
+use super::options::ByteArrayCodec;
 
 /// Decodes the base64 string whose body starts at `input[start]` with `codec`'s decoder
 /// ([`ByteArrayCodec::DecimalSigned`] reads base64 with the table decoder), and returns the bytes
 /// and the index after the closing quote.
+///
+/// `#[inline]`: the reader's `read_byte_array` takes the dispatch in, so that profiles show the
+/// decoder right under it, with no frame of the dispatcher between them.
+#[inline]
 pub(super) fn decode_base64_string(
     input: &[u8],
     start: usize,
@@ -46,76 +69,10 @@ pub fn base64_decode(body: &[u8], codec: ByteArrayCodec) -> Result<Vec<u8>, Read
     Ok(bytes)
 }
 
-/// The reference: the `base64` crate's `STANDARD` engine (canonical padding, zero trailing bits)
-/// on the string body, found by a scan for the closing quote; a string with a backslash is
-/// unescaped first.
-///
-/// Never inlined, and named for base64, so that profiles show it as its own frame.
-#[inline(never)]
-pub(super) fn decode_base64_crate(
-    input: &[u8],
-    start: usize,
-) -> Result<(Vec<u8>, usize), ReadError> {
-    let rest = input.get(start..).unwrap_or_default();
-    let Some(len) = rest.iter().position(|&b| b == b'"' || b == b'\\') else {
-        return Err(truncated(input.len()));
-    };
-    if rest[len] == b'"' {
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(&rest[..len])
-            .map_err(|e| crate_error(start, &e, true))?;
-        return Ok((bytes, start + len + 1));
-    }
-    let (body, end) = unescape_base64_string(input, start)?;
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(&body)
-        .map_err(|e| crate_error(start, &e, false))?;
-    Ok((bytes, end))
-}
-
-/// The crate's error at its offset in the input, when the decoded text is the input itself.
-#[cold]
-fn crate_error(start: usize, e: &base64::DecodeError, in_place: bool) -> ReadError {
-    use base64::DecodeError as E;
-    let offset = match (e, in_place) {
-        (E::InvalidByte(at, _) | E::InvalidLastSymbol { offset: at, .. }, true) => start + at,
-        _ => start,
-    };
-    ReadError::new(offset, format!("invalid base64: {e}"))
-}
-
-/// What is wrong with `digits` base64 digits followed by `pads` padding characters, if anything.
-/// Canonical padding, as RFC 4648 and the `base64` crate's `STANDARD` engine require: a last
-/// group of 2 digits takes `==`, of 3 digits `=`, of 4 none; a group of 1 digit is never valid.
-pub(super) fn padding_error(digits: usize, pads: usize) -> Option<&'static str> {
-    match (digits % 4, pads) {
-        (0, 0) | (2, 2) | (3, 1) => None,
-        (1, _) => Some("base64 length leaves a lone character"),
-        (_, 0) => Some("missing base64 padding"),
-        _ => Some("invalid base64 padding"),
-    }
-}
-
-/// Why a last group with non-zero unused bits is refused: two strings would decode to the same
-/// bytes (the `base64` crate refuses them too).
-pub(super) const TRAILING_BITS: &str = "non-zero trailing bits in the last base64 character";
-
-/// The escape-aware slow path: the string body starting at `input[start]`, every JSON escape
-/// decoded, and the index after the closing quote. Base64 never needs an escape, so only
-/// unusual writers (`\/` for `/`, `\u0041` for `A`) send a string here.
-#[cold]
-#[inline(never)]
-pub(super) fn unescape_base64_string(
-    input: &[u8],
-    start: usize,
-) -> Result<(Vec<u8>, usize), ReadError> {
-    let mut body = Vec::new();
-    let end = unescape_into(input, start, &mut body)?;
-    Ok((body, end))
-}
-
 #[cfg(test)]
 mod tests {
+    use ::base64::Engine as _;
+
     use super::*;
 
     /// Deterministic, varied bytes (xorshift), so lengths and values are "random-ish" but every
@@ -133,7 +90,9 @@ mod tests {
     }
 
     fn reference(body: &[u8]) -> Option<Vec<u8>> {
-        base64::engine::general_purpose::STANDARD.decode(body).ok()
+        ::base64::engine::general_purpose::STANDARD
+            .decode(body)
+            .ok()
     }
 
     /// Every codec's decoder on `body`: all must give `want`.
@@ -159,7 +118,7 @@ mod tests {
         inputs.extend((0..=64).map(|len| bytes(len, len as u64 * 7919)));
         inputs.extend([1000, 1001, 1002, 2047].map(|len| bytes(len, 42)));
         for plain in &inputs {
-            let body = base64::engine::general_purpose::STANDARD.encode(plain);
+            let body = ::base64::engine::general_purpose::STANDARD.encode(plain);
             assert_eq!(reference(body.as_bytes()).as_deref(), Some(&plain[..]));
             assert_all_decode(body.as_bytes(), plain);
         }
@@ -233,6 +192,32 @@ mod tests {
                     "{codec:?} on {body:?}: offset {offset}"
                 );
             }
+        }
+    }
+
+    /// Where each of the two hand-written decoders reports an error (offsets into the string
+    /// body): the two-pass decoder counts the padding before it judges it, so it reports some
+    /// padding errors further on.
+    #[test]
+    fn errors_point_at_the_bad_character() {
+        // Input, the table decoder's offset, the two-pass decoder's offset.
+        let cases: &[(&str, usize, usize)] = &[
+            ("Zg=\"", 2, 3),
+            ("Z!==\"", 1, 1),
+            ("AA=A\"", 3, 3),
+            ("=AAA\"", 1, 1),
+            ("A===\"", 1, 3),
+            ("Zh==\"", 1, 1),
+            ("Zm9", 3, 3),
+            ("Zm9v", 4, 4),
+            ("\\u00e9AAA\"", 0, 0),
+            ("Zm9v\u{1}\"", 4, 4),
+        ];
+        for &(text, table, two_pass) in cases {
+            let e = decode_base64_table(text.as_bytes(), 0).unwrap_err();
+            assert_eq!(e.offset, table, "table on {text}: {e}");
+            let e = decode_base64_two_pass(text.as_bytes(), 0).unwrap_err();
+            assert_eq!(e.offset, two_pass, "two-pass on {text}: {e}");
         }
     }
 
