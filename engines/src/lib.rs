@@ -1,7 +1,7 @@
 //! serprof's engines: the model, the datasets, the codec seam, and every engine it measures.
 //!
 //! - [`model`]: the Order and Sample types.
-//! - [`dataset`]: the generated datasets (DATASET.md), exact to the value.
+//! - [`dataset`]: the generated datasets, exact to the value.
 //! - [`codec`]: the one trait every engine implements.
 //! - [`external`]: one small adapter per third-party library.
 //! - [`casestudy`]: hand-written engines of the case studies (`bytes_json`, `reflect_json`).

@@ -1,8 +1,8 @@
 //! The `corrupt` study's inputs against our own decoders, in process: every one of the 1,000
 //! damaged payloads of every `bytes_json` configuration must decode to an error or a value,
-//! never a panic (DESIGN.md: "every decoder we write returns an error on bad input"). The
-//! harness test `robust.rs` checks the same through guarded children; this one names the input
-//! that fails, and runs without the harness.
+//! never a panic (every decoder we write returns an error on bad input, as the `Codec` contract
+//! in `codec.rs` requires). The harness test `robust.rs` checks the same through guarded
+//! children; this one names the input that fails, and runs without the harness.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

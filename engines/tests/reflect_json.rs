@@ -1,5 +1,5 @@
 //! The `reflection` study end to end: every configuration over the 10,000-Sample list, and the
-//! fixed sample of DATASET.md section 7 through every variant of `reflect_json`.
+//! article's fixed sample through every variant of `reflect_json`.
 
 use serprof_engines::casestudy::reflect_json::{ReflectJson, Type, Value, Variant, SAMPLE_CLASS};
 use serprof_engines::dataset::{fixed_sample, sample_list, samples};

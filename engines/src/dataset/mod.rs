@@ -1,4 +1,4 @@
-//! The generated datasets (DATASET.md): the Order dataset, value for value the one of
+//! The generated datasets: the Order dataset, value for value the one of
 //! `ej-technologies/serialization-comparison` (`DatasetGenerator`, seed 42), and the Sample list.
 
 pub mod java_random;

@@ -1,5 +1,6 @@
-//! The Order dataset, generated exactly as DATASET.md section 4 gives, with `java.util.Random`
-//! seed 42. The order of the random calls is part of the specification.
+//! The Order dataset, generated exactly as the Java `DatasetGenerator` of
+//! `ej-technologies/serialization-comparison` generates it, with `java.util.Random` seed 42. The
+//! order of the random calls is part of the specification.
 
 use std::sync::{Arc, OnceLock};
 
@@ -263,7 +264,7 @@ pub fn generate(seed: i64) -> OrderDataset {
 
 #[cfg(test)]
 mod tests {
-    //! The facts of DATASET.md section 6.
+    //! Facts of the generated dataset: counts, Order 0, Product 0, and what is shared.
     use super::*;
 
     #[test]

@@ -1,4 +1,6 @@
-//! The Sample list of the reflection study (DATASET.md section 7).
+//! The Sample list of the reflection study: the 10,000 Samples that the JMH benchmark of the
+//! Korean blog post "Jackson 직접 구현해보기 (JSON 직렬화기 구현)" serializes as one list, built
+//! the way its `setUp` builds them.
 
 use std::sync::OnceLock;
 
@@ -34,7 +36,7 @@ pub fn samples() -> &'static [Vec<Sample>] {
     std::slice::from_ref(sample_list())
 }
 
-/// The fixed sample of seeds/000, which serializes to exactly
+/// The article's test sample (`kim`, Seoul), which its tests expect to serialize to exactly
 /// `{"active":true,"address":{"city":"Seoul","zipCode":"04524"},"age":33,"email":"kim@example.com","id":7,"name":"kim","roles":["ADMIN","USER"]}`.
 pub fn fixed_sample() -> Sample {
     Sample {

@@ -26,7 +26,8 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for SerdeJson {
     }
 }
 
-// What serde_json cannot do for the Order model (the Jackson mapping of DATASET.md section 5):
+// What serde_json cannot do for the Order model (the Jackson mapping, as `casestudy::bytes_json`
+// describes it):
 // - decimals are written through `f64` (`218.62`, but `2.0` for `2.00`): see `model::decimal`;
 // - `Vec<u8>` is a sequence of integers unless a configuration picks base64 (`SerdeBytes`);
 // - shared references (`Arc`) are written once per use and come back as separate allocations.

@@ -1,5 +1,5 @@
-//! The plain Rust types every engine serializes: the Order graph (DATASET.md sections 3-5) and
-//! the Sample list of the reflection study (section 7).
+//! The plain Rust types every engine serializes: the Order graph and the Sample list of the
+//! reflection study.
 //!
 //! Serde derives here follow the Jackson mapping as far as serde allows; see [`Decimal`] and
 //! [`ByteArray`] for the two places where the wire form depends on the engine.

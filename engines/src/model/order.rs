@@ -1,4 +1,7 @@
-//! The Order model of DATASET.md section 3.
+//! The Order model: the Java object graph of `ej-technologies/serialization-comparison`, which
+//! Ingo Kegel's articles serialize. An Order has a Customer with addresses, OrderLines of
+//! Products in nested Categories with byte-array thumbnails, a status, an epoch-millisecond
+//! timestamp, a shipping address, ordered attributes and optional notes.
 //!
 //! Shared references are `Arc`s: inside one Order, `shipping_address` is the same allocation as
 //! `customer.addresses[0]`, a product bought on two lines is one `Arc<Product>`, and
@@ -148,7 +151,7 @@ impl PartialEq for Tags {
 }
 
 impl Order {
-    /// Whether the shared references of DATASET.md section 4 are still shared: the shipping
+    /// Whether the references the dataset generator shares are still shared: the shipping
     /// address is the customer's first address, and equal products on two lines are one
     /// allocation. Engines that rebuild every value on decode return `false` here.
     pub fn shares_references(&self) -> bool {

@@ -1,4 +1,6 @@
-//! The Sample model of the reflection study (DATASET.md section 7, from seeds/000).
+//! The Sample model of the reflection study: the `Sample` bean and its `Address` of the Korean
+//! blog post "Jackson 직접 구현해보기 (JSON 직렬화기 구현)" ("Implementing Jackson ourselves: a
+//! JSON serializer"): seven properties, one of them a nested object and one a list.
 //!
 //! Fields are declared in alphabetical order so that serde's derive writes them in the order
 //! the article's reflective serializer does (it sorts property names).
