@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-LOOP = re.compile(r"serprof::record::(roundtrip_loop|serialize_loop)")
+LOOP = re.compile(r"serprof::measure::workload::(roundtrip_loop|serialize_loop)")
 
 
 def die(msg, code=2):

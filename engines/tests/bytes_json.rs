@@ -68,7 +68,7 @@ fn payload_totals_match_the_articles() {
 #[test]
 fn every_bytes_configuration_round_trips_every_order() {
     let configs = studies::bytes::configs();
-    let names: Vec<&str> = configs.iter().map(|c| c.info.config).collect();
+    let names: Vec<&str> = configs.iter().map(|c| c.info.config.as_str()).collect();
     assert_eq!(
         names,
         [

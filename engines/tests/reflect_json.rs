@@ -9,10 +9,8 @@ use serprof_engines::Codec;
 
 const FIXED: &str = r#"{"active":true,"address":{"city":"Seoul","zipCode":"04524"},"age":33,"email":"kim@example.com","id":7,"name":"kim","roles":["ADMIN","USER"]}"#;
 
-fn samples_codec(
-    make: fn() -> Result<AnyCodec, serprof_engines::CodecError>,
-) -> Box<dyn Codec<Vec<Sample>>> {
-    match make().expect("codec builds") {
+fn samples_codec(config: &serprof_engines::studies::Config) -> Box<dyn Codec<Vec<Sample>>> {
+    match config.codec().expect("codec builds") {
         AnyCodec::Samples(codec) => codec,
         AnyCodec::Orders(_) => panic!("a reflection configuration must run on Samples"),
     }
@@ -36,9 +34,9 @@ fn the_fixed_sample_is_written_exactly_by_every_variant() {
 #[test]
 fn the_study_has_the_settled_configurations() {
     let study = reflection::study();
-    assert_eq!(study.baseline, Some("serde_json"));
+    assert_eq!(study.info.baseline.as_deref(), Some("serde_json"));
     let configs = reflection::configs();
-    let names: Vec<_> = configs.iter().map(|c| c.info.config).collect();
+    let names: Vec<_> = configs.iter().map(|c| c.info.config.as_str()).collect();
     assert_eq!(
         names,
         [
@@ -72,7 +70,7 @@ fn every_configuration_writes_the_list_as_serde_json_reads_it() {
     let mut out = Vec::new();
     for config in reflection::configs() {
         let name = config.info.name();
-        let mut codec = samples_codec(config.make);
+        let mut codec = samples_codec(&config);
         // Twice into the one reused buffer, as the harness does.
         for _ in 0..2 {
             out.clear();

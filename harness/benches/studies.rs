@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use criterion::profiler::Profiler;
 use criterion::{criterion_group, criterion_main, Criterion};
-use serprof::record::cpu::{fold_report, BLOCKLIST};
+use serprof::measure::cpu::{fold_report, BLOCKLIST};
 use serprof::render::flame::{flame_svg, Kind};
-use serprof_engines::studies::{self, Operation};
+use serprof_engines::studies::{self, StudyKind};
 
 /// Samples a benchmark with pprof-rs at 199 Hz and writes its flame graph.
 struct FlameProfiler {
@@ -62,17 +62,13 @@ impl Profiler for FlameProfiler {
 }
 
 fn benches(c: &mut Criterion) {
-    let hidden: Vec<&str> = studies::studies()
-        .iter()
-        .filter(|s| s.hidden)
-        .map(|s| s.name)
-        .collect();
-    for config in studies::configs() {
-        if hidden.contains(&config.info.study) || config.info.operation == Operation::Decode {
-            continue;
-        }
+    // Timed studies only: not the hidden test doubles, not the corrupt study's decoders.
+    let timed = studies::all()
+        .into_iter()
+        .filter(|s| !s.info.hidden && s.info.kind == StudyKind::Measured);
+    for config in timed.flat_map(|s| s.configs) {
         let name = config.info.name();
-        let mut w = match serprof::record::workload(&config) {
+        let mut w = match serprof::measure::workload::workload(&config) {
             Ok(w) => w,
             Err(e) => {
                 eprintln!("serprof bench: {name}: {e}");

@@ -1,5 +1,5 @@
-//! The command line (DESIGN.md "Command line"): parsing and dispatch only; the work lives in
-//! the library's modules.
+//! The command line: parsing and dispatch only; the work lives in the layers below
+//! (docs/ARCHITECTURE.md).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -7,9 +7,10 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{ArgAction, Parser, Subcommand};
 
-use crate::settings::Settings;
-use crate::worker::Recording;
-use crate::{commands, runner};
+use crate::commands;
+use crate::commands::run::RunArgs;
+use crate::measure::Recording;
+use crate::model::Settings;
 
 /// serprof: a profiling-instrumented research harness for serialization engines.
 ///
@@ -109,15 +110,48 @@ pub enum Command {
         config_a: String,
         /// Configuration B, STUDY/CONFIG.
         config_b: String,
-        /// Pairs of batches.
+        /// Pairs of batches, over all processes (default 100).
         #[arg(long, value_name = "N")]
         rounds: Option<usize>,
+        /// Child processes the rounds are spread over (default 6: the interval is across them).
+        #[arg(long, value_name = "P")]
+        processes: Option<usize>,
+        /// Pin the processes to CPU N (default: the fastest in a short probe; `none`: no pinning).
+        #[arg(long, value_name = "N|none")]
+        cpu: Option<String>,
         /// Where to write the ab run folder (default: snapshots).
         #[arg(long, value_name = "DIR", default_value = "snapshots")]
         out: PathBuf,
         /// Print one JSON document instead of a table.
         #[arg(long)]
         json: bool,
+    },
+    /// Measure this machine: per-CPU speed, the spread between processes, load, governor and
+    /// steal time, and the ratio precision a default run can expect (about 15 s).
+    Doctor {
+        /// Print one JSON document instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Internal: one process of `serprof doctor`'s between-process probe.
+    #[command(name = "__reference-probe", hide = true)]
+    ReferenceProbe {
+        #[arg(long)]
+        batches: usize,
+    },
+    /// Internal: one process of `serprof ab`'s interleaved rounds.
+    #[command(name = "__ab-worker", hide = true)]
+    AbWorker {
+        #[arg(long)]
+        protocol: u32,
+        #[arg(long)]
+        a: String,
+        #[arg(long)]
+        b: String,
+        #[arg(long)]
+        rounds: usize,
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Internal: decode the corrupt study's inputs for one configuration, in a guarded child.
     #[command(name = "__corrupt-worker", hide = true)]
@@ -132,9 +166,15 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         start: usize,
     },
+    /// Internal: print the worker protocol this binary speaks, as JSON.
+    #[command(name = "__protocol", hide = true)]
+    Protocol,
     /// Internal: one recording of one configuration, in a child process.
     #[command(name = "__worker", hide = true)]
     Worker {
+        /// The worker protocol the parent speaks (see `measure::PROTOCOL`).
+        #[arg(long)]
+        protocol: u32,
         #[arg(long)]
         config: String,
         #[arg(long, value_enum)]
@@ -144,97 +184,6 @@ pub enum Command {
         #[arg(long)]
         settings: String,
     },
-}
-
-#[derive(Debug, clap::Args)]
-pub struct RunArgs {
-    /// Run this study (repeat to add more). Default: every study.
-    #[arg(long = "study", value_name = "NAME")]
-    pub studies: Vec<String>,
-    /// Run configurations matching GLOB over STUDY/CONFIG, or over CONFIG when GLOB has no `/`
-    /// (repeat to add more).
-    #[arg(long = "config", value_name = "GLOB")]
-    pub configs: Vec<String>,
-    /// A smoke run: a few seconds per configuration and recording (~300 CPU samples).
-    #[arg(long)]
-    pub quick: bool,
-    /// Parent folder of run folders.
-    #[arg(long, value_name = "DIR", default_value = "snapshots")]
-    pub out: PathBuf,
-    /// Requested CPU sampling rate in Hz (the kernel tick caps it near 250 Hz here).
-    #[arg(long, value_name = "HZ")]
-    pub frequency: Option<u32>,
-    /// CPU samples to collect per configuration (default 2,000; --quick 300).
-    #[arg(long, value_name = "N")]
-    pub cpu_samples: Option<u64>,
-    /// Skip the CPU recording.
-    #[arg(long)]
-    pub no_cpu: bool,
-    /// Skip the allocation recording.
-    #[arg(long)]
-    pub no_alloc: bool,
-    /// Sample one allocation stack every N allocated bytes (default 65536).
-    #[arg(long, value_name = "N")]
-    pub alloc_sample_bytes: Option<u64>,
-    /// Timed batches per configuration (default 60; --quick 15).
-    #[arg(long, value_name = "N")]
-    pub batches: Option<usize>,
-    /// Kill a worker child after this many seconds (default 300).
-    #[arg(long, value_name = "SECONDS")]
-    pub child_timeout: Option<u64>,
-    /// Address-space cap of a worker child in MiB (default 4096; 0 for none).
-    #[arg(long, value_name = "MIB")]
-    pub memory_cap: Option<u64>,
-    /// Finish an interrupted run folder: measure only the configurations it is missing.
-    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["studies", "configs", "quick"])]
-    pub resume: Option<PathBuf>,
-    /// Print the results as one JSON document on stdout.
-    #[arg(long)]
-    pub json: bool,
-    /// No progress output on stderr.
-    #[arg(long, short)]
-    pub quiet: bool,
-}
-
-impl RunArgs {
-    /// The settings these flags ask for.
-    pub fn settings(&self) -> Result<Settings> {
-        let mut s = if self.quick {
-            Settings::quick()
-        } else {
-            Settings::defaults()
-        };
-        if let Some(hz) = self.frequency {
-            if !(1..=10_000).contains(&hz) {
-                crate::misuse!("--frequency {hz}: give a rate between 1 and 10000 Hz");
-            }
-            s.frequency_hz = hz;
-        }
-        if let Some(n) = self.cpu_samples {
-            if n == 0 {
-                crate::misuse!("--cpu-samples must be at least 1");
-            }
-            s.cpu_samples = n;
-        }
-        if let Some(n) = self.alloc_sample_bytes {
-            s.alloc_sample_bytes = n;
-        }
-        if let Some(n) = self.batches {
-            if n == 0 {
-                crate::misuse!("--batches must be at least 1");
-            }
-            s.batches = n;
-        }
-        if let Some(t) = self.child_timeout {
-            s.child_time_cap_s = t.max(1);
-        }
-        if let Some(m) = self.memory_cap {
-            s.memory_cap_mib = m;
-        }
-        s.cpu = !self.no_cpu;
-        s.alloc = !self.no_alloc;
-        Ok(s)
-    }
 }
 
 /// Environment variable through which worker children inherit `--trace-json`.
@@ -327,10 +276,21 @@ fn usage_error(e: clap::Error) -> ExitCode {
     }
 }
 
+/// A worker refuses a parent of another protocol, naming both.
+fn check_protocol(protocol: u32) -> Result<()> {
+    if protocol != crate::measure::PROTOCOL {
+        anyhow::bail!(
+            "this worker speaks protocol {}, the parent speaks {protocol}: run the parent and the worker from builds of one protocol",
+            crate::measure::PROTOCOL
+        );
+    }
+    Ok(())
+}
+
 fn dispatch(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::List { json } => commands::list::run(json),
-        Command::Run(args) => run(&args),
+        Command::Run(args) => commands::run::run(&args),
         Command::Hotspots {
             path,
             top,
@@ -352,9 +312,35 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             config_a,
             config_b,
             rounds,
+            processes,
+            cpu,
             out,
             json,
-        } => commands::ab::run(&config_a, &config_b, rounds, &out, json),
+        } => commands::ab::run(&commands::ab::AbRequest {
+            a: config_a,
+            b: config_b,
+            rounds,
+            processes,
+            cpu: crate::run::placement::CpuChoice::parse(cpu.as_deref())?,
+            out,
+            json,
+        }),
+        Command::Doctor { json } => commands::doctor::run(json),
+        Command::ReferenceProbe { batches } => {
+            crate::measure::reference::probe_process(batches)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::AbWorker {
+            protocol,
+            a,
+            b,
+            rounds,
+            out,
+        } => {
+            check_protocol(protocol)?;
+            commands::ab::worker(&a, &b, rounds, &out)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::CorruptWorker {
             config,
             dir,
@@ -362,64 +348,31 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             start,
         } => {
             let settings: Settings = serde_json::from_str(&settings)?;
-            crate::corrupt::worker(&config, &dir, &settings, start)?;
+            crate::measure::corrupt::run(&config, &dir, &settings, start)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Protocol => {
+            println!(
+                "{}",
+                serde_json::json!({
+                    "protocol": crate::measure::PROTOCOL,
+                    "serprof_version": env!("CARGO_PKG_VERSION"),
+                    "git_rev": crate::model::GIT_REV,
+                })
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Worker {
+            protocol,
             config,
             recording,
             dir,
             settings,
         } => {
+            check_protocol(protocol)?;
             let settings: Settings = serde_json::from_str(&settings)?;
-            crate::worker::run(&config, recording, &dir, &settings)?;
+            crate::measure::run(&config, recording, &dir, &settings)?;
             Ok(ExitCode::SUCCESS)
         }
     }
-}
-
-fn run(args: &RunArgs) -> Result<ExitCode> {
-    let req = runner::RunRequest {
-        studies: args.studies.clone(),
-        configs: args.configs.clone(),
-        out: args.out.clone(),
-        settings: args.settings()?,
-        resume: args.resume.clone(),
-        resume_child_timeout: args.child_timeout.map(|t| t.max(1)),
-        resume_memory_cap: args.memory_cap,
-        quiet: args.quiet,
-    };
-    let outcome = runner::run(&req)?;
-    if args.json {
-        let doc = serde_json::json!({
-            "run_dir": outcome.run_dir,
-            "complete": outcome.manifest.complete,
-            "failed": outcome.manifest.failed,
-            "results": outcome.results,
-        });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
-    } else {
-        print!("{}", crate::render::table::render(&outcome.results));
-        if !outcome.manifest.warnings.is_empty() {
-            println!("\nwarnings:");
-            for w in &outcome.manifest.warnings {
-                println!("  {w}");
-            }
-        }
-    }
-    if !args.quiet {
-        eprintln!("\nrun folder: {}", outcome.run_dir.display());
-    }
-    if !outcome.manifest.complete {
-        eprintln!(
-            "serprof: the run was interrupted; finish it with `serprof run --resume {}`",
-            outcome.run_dir.display()
-        );
-        return Ok(ExitCode::from(130));
-    }
-    Ok(if outcome.manifest.failed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
 }

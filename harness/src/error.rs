@@ -1,4 +1,4 @@
-//! Exit codes (DESIGN.md "Conventions every command keeps"): 0 done; 1 the command ran but what
+//! Exit codes (docs/ARCHITECTURE.md, "Conventions"): 0 done; 1 the command ran but what
 //! it checked failed; 2 misuse the user must fix (unknown names, bad flags, missing, unreadable
 //! or corrupt input files and folders).
 

@@ -2,7 +2,7 @@
 //! loop of an `alloc` child) and hands over to [`serprof::cli::main`].
 
 #[global_allocator]
-static ALLOCATOR: serprof::record::alloc::CountingAlloc = serprof::record::alloc::CountingAlloc;
+static ALLOCATOR: serprof::measure::alloc::CountingAlloc = serprof::measure::alloc::CountingAlloc;
 
 fn main() -> std::process::ExitCode {
     // Like other Unix tools, end quietly when stdout is closed early (`serprof list | head`)

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 fn serprof() -> Command {
     let mut c = Command::cargo_bin("serprof").unwrap();
-    c.env("SERPROF_TESTKIT", "1").env_remove("RUST_LOG");
+    c.env_remove("RUST_LOG");
     c
 }
 

@@ -86,7 +86,10 @@ fn a_run_compared_with_itself_shows_no_difference_and_moves_nothing() {
     let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
     assert!(lo <= 1.0 && 1.0 <= hi, "interval {lo}..{hi} holds 1");
     assert_eq!(c["time"]["ratio"].as_f64(), Some(1.0));
-    assert!(c["time"]["method"].as_str().unwrap().contains("bootstrap"));
+    assert!(c["time"]["method"]
+        .as_str()
+        .unwrap()
+        .contains("timing processes"));
     assert_eq!(c["moved"], json!([]), "nothing moves against itself");
     assert_eq!(c["payload_bytes"]["delta"].as_f64(), Some(0.0));
     // Outputs under the AFTER run, named after the BEFORE run.
@@ -191,6 +194,8 @@ fn ab_of_identical_configurations_writes_a_folder_compare_reads() {
         "formats/postcard+bytes",
         "--rounds",
         "8",
+        "--processes",
+        "2",
         "--out",
         s(tmp.path()),
     ]);
@@ -203,6 +208,9 @@ fn ab_of_identical_configurations_writes_a_folder_compare_reads() {
     assert!(dir.file_name().unwrap().to_str().unwrap().ends_with("-ab"));
     let ab: Value = serde_json::from_slice(&std::fs::read(dir.join("ab.json")).unwrap()).unwrap();
     assert_eq!(ab["pair_ratios"].as_array().unwrap().len(), 8);
+    // The interval is across the two processes, each with its own median of 4 pair ratios.
+    assert_eq!(ab["process_ratios"].as_array().unwrap().len(), 2);
+    assert_eq!(ab["processes"], 2);
     let names: Vec<_> = std::fs::read_dir(tmp.path())
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -214,7 +222,7 @@ fn ab_of_identical_configurations_writes_a_folder_compare_reads() {
     assert!(t["method"].as_str().unwrap().contains("interleaved"), "{t}");
     // Equal up to JSON's float parsing (serde_json without `float_roundtrip` may be 1 ulp off).
     assert!((t["ratio"].as_f64().unwrap() - ratio).abs() < 1e-12, "{t}");
-    assert_eq!(t["samples"], 8);
+    assert_eq!(t["samples"], 2, "one ratio per process");
     // Reversed, the pair ratios are inverted.
     let rev = json_of(&["compare", s(&dir.join("B")), s(&dir.join("A"))]);
     let r = rev["comparisons"][0]["time"]["ratio"].as_f64().unwrap();
@@ -260,7 +268,6 @@ fn ab_of_a_failing_configuration_is_an_error_naming_it() {
         ("testkit/panic", "panicked"),
     ] {
         let out = serprof()
-            .env("SERPROF_TESTKIT", "1")
             .args(["ab", "testkit/ok", bad, "--out", s(tmp.path())])
             .output()
             .unwrap();

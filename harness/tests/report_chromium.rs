@@ -95,7 +95,6 @@ fn the_report_renders_in_headless_chromium() {
     let out = tempfile::tempdir().unwrap();
     let run = Command::cargo_bin("serprof")
         .unwrap()
-        .env("SERPROF_TESTKIT", "1")
         .env_remove("RUST_LOG")
         .args(["run", "--quick", "--quiet", "--no-alloc", "--batches", "5"])
         .args(["--cpu-samples", "100"])

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use assert_cmd::Command;
 use serde_json::{json, Value};
-use serprof::settings::Settings;
+use serprof::model::Settings;
 
 fn report(dir: &Path) -> std::process::Output {
     Command::cargo_bin("serprof")
@@ -103,13 +103,20 @@ fn the_report_shows_what_exists_and_escapes_it() {
         &run.join("bytes/<img src=x onerror=alert(1)>/result.json"),
         &failed,
     );
-    // A decode-only study's result: no timing, figures this build does not know.
-    write(
-        &run.join("corrupt/postcard/result.json"),
-        &json!({ "study": "corrupt", "config": "postcard", "format": "binary",
-                 "operation": "decode", "corrupt": { "inputs": 100,
-                 "counts": { "clean-error": 91, "panic": 0 } }, "error": null }),
-    );
+    // A decode-only study's result: no timing, figures of its own.
+    let mut decoded = measured("corrupt", "postcard", "binary", 1.0);
+    decoded["operation"] = json!("decode");
+    decoded["time_ns"] = Value::Null;
+    decoded["alloc"] = Value::Null;
+    decoded["profile"] = Value::Null;
+    decoded["corrupt"] = json!({
+        "seed": "0x5eed", "inputs": 100, "skipped": 0, "per_input_cap_ms": 2000,
+        "memory_cap_mib": 1024, "children": 1,
+        "counts": { "clean_error": 91, "altered": 9, "unchanged": 0, "panic": 0, "abort": 0,
+                    "hang": 0, "oom": 0 },
+        "by_mutation": {}, "cases": []
+    });
+    write(&run.join("corrupt/postcard/result.json"), &decoded);
     fs::create_dir_all(run.join("corrupt/sonic-rs")).unwrap();
     fs::write(run.join("corrupt/sonic-rs/result.json"), b"{ truncated").unwrap();
     #[cfg(unix)]
@@ -146,12 +153,12 @@ fn the_report_shows_what_exists_and_escapes_it() {
     assert!(html.contains("byte-array share") && html.contains("42.5%"));
     assert_eq!(
         html.matches("<svg class=\"chart\"").count(),
-        4,
-        "bytes: 4 charts"
+        5,
+        "bytes: 4 charts; corrupt: its payload chart"
     );
 
     // What exists of the rest: decode figures, an unreadable result, an unmeasured one.
-    assert!(html.contains("<th title=\"counts.clean-error\">clean error</th>"));
+    assert!(html.contains("<th title=\"counts.clean_error\">clean error</th>"));
     assert!(html.contains("<td>91</td>"));
     assert!(html.contains("result.json is unreadable"));
     assert!(html.contains("never-reached") && html.contains("not measured"));

@@ -13,9 +13,7 @@ use serde_json::Value;
 fn serprof() -> Command {
     let mut c = Command::cargo_bin("serprof").unwrap();
     // RUST_BACKTRACE would flood a crashing child's stderr; the harness must cope without it.
-    c.env("SERPROF_TESTKIT", "1")
-        .env_remove("RUST_LOG")
-        .env_remove("RUST_BACKTRACE");
+    c.env_remove("RUST_LOG").env_remove("RUST_BACKTRACE");
     c
 }
 
@@ -62,7 +60,7 @@ fn panicking_aborting_hanging_and_hoarding_engines_are_reported_and_ok_keeps_its
         "--study",
         "testkit",
     ]);
-    for c in ["ok", "panic", "abort", "hang", "oom"] {
+    for c in ["ok", "panic", "abort", "hang", "oom", "stack-overflow"] {
         args.extend(["--config", c]);
     }
     let started = Instant::now();
@@ -89,7 +87,10 @@ fn panicking_aborting_hanging_and_hoarding_engines_are_reported_and_ok_keeps_its
     assert!(hung.contains("hung") && hung.contains("3 s"), "{hung}");
     let oom = error("testkit/oom");
     assert!(oom.contains("memory"), "{oom}");
-    for e in [&panicked, &aborted, &hung, &oom] {
+    // The timing child's verdict names a stack overflow as such (not as a bare SIGABRT).
+    let overflowed = error("testkit/stack-overflow");
+    assert!(overflowed.contains("overflowed its stack"), "{overflowed}");
+    for e in [&panicked, &aborted, &hung, &oom, &overflowed] {
         assert!(!e.contains('\n'), "one line: {e}");
     }
     let ok = result(&doc, "testkit/ok");
@@ -98,7 +99,7 @@ fn panicking_aborting_hanging_and_hoarding_engines_are_reported_and_ok_keeps_its
     let run_dir = PathBuf::from(doc["run_dir"].as_str().unwrap());
     let manifest = read_json(&run_dir.join("run.json"));
     assert_eq!(manifest["complete"], true);
-    assert_eq!(manifest["failed"].as_array().unwrap().len(), 4);
+    assert_eq!(manifest["failed"].as_array().unwrap().len(), 5);
     for c in ["ok", "panic", "abort", "hang", "oom"] {
         let on_disk = read_json(&run_dir.join("testkit").join(c).join("result.json"));
         assert_eq!(on_disk["config"], c);
@@ -146,9 +147,9 @@ fn ctrl_c_leaves_an_incomplete_resumable_run_and_resume_finishes_it() {
     .unwrap();
     let latest_before = runs.join("latest").canonicalize().unwrap();
 
-    // ok, then hang (which sits in its child for 4 s), then no-alloc: interrupt during hang.
+    // ok, hang (which sits in its timing child for 4 s) and no-alloc, timed in interleaved
+    // rounds: interrupt while hang's first timing process runs, so nothing has finished.
     let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("serprof"))
-        .env("SERPROF_TESTKIT", "1")
         .env_remove("RUST_BACKTRACE")
         .args(["run", "--quiet", "--json", "--out", runs.to_str().unwrap()])
         .args([
@@ -194,13 +195,13 @@ fn ctrl_c_leaves_an_incomplete_resumable_run_and_resume_finishes_it() {
 
     let manifest = read_json(&run_dir.join("run.json"));
     assert_eq!(manifest["complete"], false);
-    let ok_before = std::fs::read(run_dir.join("testkit/ok/result.json")).unwrap();
-    assert!(read_json(&run_dir.join("testkit/ok/result.json"))["error"].is_null());
-    assert!(
-        !run_dir.join("testkit/hang/result.json").exists(),
-        "an interrupted configuration is not finished"
-    );
-    assert!(!run_dir.join("testkit/no-alloc").exists());
+    // A configuration is finished when all its timing rounds and profiles are: none is yet.
+    for c in ["ok", "hang", "no-alloc"] {
+        assert!(
+            !run_dir.join("testkit").join(c).join("result.json").exists(),
+            "{c} is not finished"
+        );
+    }
     for f in files_below(&run_dir) {
         let name = f.file_name().unwrap().to_string_lossy().to_string();
         assert!(
@@ -231,12 +232,15 @@ fn ctrl_c_leaves_an_incomplete_resumable_run_and_resume_finishes_it() {
     let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(o.status.code(), Some(1), "hang fails again: {doc}");
     assert_eq!(doc["complete"], true);
-    assert_eq!(read_json(&run_dir.join("run.json"))["complete"], true);
-    assert_eq!(
-        std::fs::read(run_dir.join("testkit/ok/result.json")).unwrap(),
-        ok_before,
-        "ok was measured again"
-    );
+    let manifest = read_json(&run_dir.join("run.json"));
+    assert_eq!(manifest["complete"], true);
+    // How the run was pieced together: the interrupted session measured nothing to the end,
+    // the resume measured all three.
+    let sessions = manifest["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 2, "{manifest}");
+    assert_eq!(sessions[0]["measured"].as_array().unwrap().len(), 0);
+    assert_eq!(sessions[1]["measured"].as_array().unwrap().len(), 3);
+    assert!(read_json(&run_dir.join("testkit/ok/result.json"))["error"].is_null());
     assert!(
         read_json(&run_dir.join("testkit/hang/result.json"))["error"]
             .as_str()
@@ -337,9 +341,9 @@ fn corrupt_study_sorts_every_input_of_every_engine_and_exits_0() {
         "one child, then one more after each abort, hang and oom"
     );
     // The table names every engine and the trap's misbehaviour.
-    let parsed: Vec<serprof::result::ConfigResult> =
+    let parsed: Vec<serprof::model::ConfigResult> =
         serde_json::from_value(doc["results"].clone()).unwrap();
-    let table = serprof::corrupt::render_table(&parsed);
+    let table = serprof::render::corrupt_table::render_table("corrupt", &parsed);
     for r in results {
         assert!(table.contains(r["config"].as_str().unwrap()), "{table}");
     }

@@ -1,5 +1,5 @@
 //! Bad command lines and bad files, for every subcommand that reads a folder or a file (issue
-//! 9): each is a one-line `serprof: error: ...` on stderr and exit code 2 (DESIGN.md "Exit
+//! 9): each is a one-line `serprof: error: ...` on stderr and exit code 2 (README, "Exit
 //! codes"), never a panic, a backtrace or a half-written output. The files are made up here:
 //! missing folders, empty folders, corrupt JSON, valid JSON of another tool, binary garbage.
 
@@ -9,7 +9,7 @@ use assert_cmd::Command;
 
 fn serprof() -> Command {
     let mut c = Command::cargo_bin("serprof").unwrap();
-    c.env("SERPROF_TESTKIT", "1").env_remove("RUST_LOG");
+    c.env_remove("RUST_LOG");
     c
 }
 

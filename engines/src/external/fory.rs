@@ -11,8 +11,8 @@ use indexmap::{IndexMap, IndexSet};
 
 use crate::codec::{Codec, CodecError};
 use crate::model::{
-    Address, Attributes, ByteArray, Category, Customer, Decimal, Order, OrderLine, OrderStatus,
-    Product, Tags,
+    Address, Attributes, ByteArray, Category, Customer, DecimalCents, Order, OrderLine,
+    OrderStatus, Product, Tags,
 };
 
 /// Exact version pinned in engines/Cargo.toml.
@@ -67,26 +67,6 @@ impl Codec<Order> for ForyCodec {
 
     fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
         self.fory.deserialize(bytes).map_err(CodecError::decode)
-    }
-}
-
-/// Our [`Decimal`] as its cents, through fory's `i64` encoding.
-///
-/// A separate serializer type, selected with `#[fory(with = DecimalCents)]` on the model's price
-/// fields, because fory's derive treats any field type named `Decimal` as its own
-/// `fory::Decimal` (an arbitrary-precision unscaled integer plus a scale, like Java's
-/// `BigDecimal`). For scale-2 prices the cents carry the same information in fewer bytes.
-pub struct DecimalCents;
-
-impl Serializer for DecimalCents {
-    type Target = Decimal;
-
-    fn write_data(value: &Decimal, context: &mut WriteContext) -> Result<(), Error> {
-        <i64 as Serializer>::write_data(&value.cents, context)
-    }
-
-    fn read_data(context: &mut ReadContext) -> Result<Decimal, Error> {
-        <i64 as Serializer>::read_data(context).map(Decimal::from_cents)
     }
 }
 

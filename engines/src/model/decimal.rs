@@ -270,6 +270,27 @@ impl<'de> Deserialize<'de> for Decimal {
     }
 }
 
+/// Our [`Decimal`] as its cents, through fory's `i64` encoding.
+///
+/// It lives with the model because the model's fory derive names it. A separate serializer
+/// type, selected with `#[fory(with = DecimalCents)]` on the model's price
+/// fields, because fory's derive treats any field type named `Decimal` as its own
+/// `fory::Decimal` (an arbitrary-precision unscaled integer plus a scale, like Java's
+/// `BigDecimal`). For scale-2 prices the cents carry the same information in fewer bytes.
+pub struct DecimalCents;
+
+impl fory::Serializer for DecimalCents {
+    type Target = Decimal;
+
+    fn write_data(value: &Decimal, context: &mut fory::WriteContext) -> Result<(), fory::Error> {
+        <i64 as fory::Serializer>::write_data(&value.cents, context)
+    }
+
+    fn read_data(context: &mut fory::ReadContext) -> Result<Decimal, fory::Error> {
+        <i64 as fory::Serializer>::read_data(context).map(Decimal::from_cents)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

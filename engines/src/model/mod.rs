@@ -10,7 +10,7 @@ pub mod order;
 pub mod sample;
 
 pub use bytes::{with_serde_bytes, ByteArray, SerdeBytes};
-pub use decimal::{Decimal, DecimalError};
+pub use decimal::{Decimal, DecimalCents, DecimalError};
 pub use order::{
     Address, Attributes, Category, Customer, Order, OrderLine, OrderStatus, Product, Tags,
 };

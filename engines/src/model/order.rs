@@ -59,7 +59,7 @@ pub struct OrderLine {
     /// The product's price (a shared `BigDecimal` in Java; an immutable value here).
     ///
     /// fory's derive takes any type named `Decimal` for its own; this selects ours.
-    #[fory(with = crate::external::fory::DecimalCents)]
+    #[fory(with = super::DecimalCents)]
     pub unit_price: Decimal,
     pub discount: f64,
 }
@@ -72,7 +72,7 @@ pub struct Product {
     pub description: String,
     pub category: Arc<Category>,
     /// fory's derive takes any type named `Decimal` for its own; this selects ours.
-    #[fory(with = crate::external::fory::DecimalCents)]
+    #[fory(with = super::DecimalCents)]
     pub price: Decimal,
     pub weight_grams: i32,
     pub tags: Tags,

@@ -1,4 +1,4 @@
-//! The `corrupt` study (STUDIES.md, beyond the articles): what each engine does with damaged
+//! The `corrupt` study (beyond the articles): what each engine does with damaged
 //! input.
 //!
 //! Its configurations are the `formats` engines and the `bytes` study's four `bytes_json` codecs,
@@ -7,25 +7,26 @@
 //! each engine's own valid payloads of the 200 Orders. Input `i` depends only on `i`, the format
 //! and the payloads, never on how many inputs a run asks for, so the 100 inputs of `--quick` are
 //! the first 100 of the full 1,000, and a restarted child regenerates exactly the input it
-//! resumes from. The harness (`serprof::corrupt`) decodes them in guarded children and sorts the
+//! resumes from. The harness (`serprof::run::corrupt`) decodes them in guarded children and sorts the
 //! outcomes.
 
-use std::hint::black_box;
+use super::{bytes, formats, Config, Format, Operation, Study, StudyInfo, StudyKind};
 
-use super::{bytes, formats, AnyCodec, Config, Format, Operation, StudyInfo};
-use crate::codec::{Codec, CodecError};
-use crate::external::postcard::Postcard;
-use crate::model::{Order, SerdeBytes};
-
-pub fn study() -> StudyInfo {
-    StudyInfo {
-        name: "corrupt",
-        title: "What each engine does with damaged input",
-        source:
-            "beyond the articles: seeded mutations of valid payloads, decoded in guarded children",
-        hotspot_match: None,
-        baseline: None,
-        hidden: false,
+pub fn study() -> Study {
+    Study {
+        info: StudyInfo {
+            name: "corrupt".into(),
+            title: "What each engine does with damaged input".into(),
+            source:
+                "beyond the articles: seeded mutations of valid payloads, decoded in guarded children"
+                    .into(),
+            kind: StudyKind::Corrupt,
+            question: None,
+            baseline: None,
+            steps: Vec::new(),
+            hidden: false,
+        },
+        configs: configs(),
     }
 }
 
@@ -39,37 +40,25 @@ const BYTES_CONFIGS: [&str; 4] = [
 ];
 
 /// Every `formats` configuration and the four `bytes_json` codecs, as `corrupt/<config>`; with
-/// the testkit enabled, also `corrupt/testkit-trap` (see [`Trap`]).
+/// the testkit, also `corrupt/testkit-trap` (see `testkit::Trap`).
 pub fn configs() -> Vec<Config> {
     let chosen = formats::configs().into_iter().chain(
         bytes::configs()
             .into_iter()
-            .filter(|c| BYTES_CONFIGS.contains(&c.info.config)),
+            .filter(|c| BYTES_CONFIGS.contains(&c.info.config.as_str())),
     );
-    let mut all: Vec<Config> = chosen
-        .map(|mut c| {
-            c.info.study = "corrupt";
-            c.info.operation = Operation::Decode;
-            c
-        })
-        .collect();
-    if super::testkit_enabled() {
-        let mut info = super::testkit::configs()
-            .into_iter()
-            .find(|c| c.info.config == "ok")
-            .map(|c| c.info)
-            .expect("testkit has an `ok` configuration");
-        info.study = "corrupt";
-        info.config = "testkit-trap";
-        info.operation = Operation::Decode;
-        info.notes = "a test double: postcard, except that inputs truncated to 1, 2, 3 or 4 bytes \
-                      make it panic, abort, hang or allocate without bound";
-        all.push(Config {
-            info,
-            make: || Ok(AnyCodec::Orders(Box::new(Trap))),
-        });
-    }
+    #[allow(unused_mut)]
+    let mut all: Vec<Config> = chosen.map(as_corrupt).collect();
+    #[cfg(feature = "testkit")]
+    all.push(as_corrupt(super::testkit::trap()));
     all
+}
+
+/// `config` moved into this study, decoding.
+fn as_corrupt(mut c: Config) -> Config {
+    c.info.study = "corrupt".into();
+    c.info.operation = Operation::Decode;
+    c
 }
 
 /// The seed of every run's inputs. Fixed, so that two runs (and two engines) see the same
@@ -427,44 +416,6 @@ fn deep_nesting(bytes: &mut Vec<u8>, rng: &mut Rng) -> String {
     let pos = somewhere(&positions(bytes, b":"), bytes.len(), rng) + 1;
     insert(bytes, pos, &vec![b'['; depth]);
     format!("{depth} '[' inserted at {pos}")
-}
-
-/// A test double for the harness's tests of this study (testkit only): postcard with native
-/// byte arrays, except that an input of exactly 1, 2, 3 or 4 bytes makes it panic, abort, hang
-/// or allocate without bound. Valid payloads are far longer, so verification passes, and the
-/// first truncations of [`truncation_length`] hit each misbehaviour once, at inputs 4, 8, 12
-/// and 16 (binary formats cycle through four mutation kinds).
-pub struct Trap;
-
-impl Codec<Order> for Trap {
-    fn encode(&mut self, value: &Order, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        Postcard {
-            bytes: SerdeBytes::Native,
-        }
-        .encode(value, out)
-    }
-
-    fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
-        match bytes.len() {
-            1 => panic!("testkit trap panics on a 1-byte input"),
-            2 => std::process::abort(),
-            3 => loop {
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            },
-            4 => {
-                let mut hoard: Vec<Vec<u8>> = Vec::new();
-                loop {
-                    let mut chunk = vec![1u8; 64 << 20];
-                    chunk[0] = black_box(2);
-                    hoard.push(black_box(chunk));
-                }
-            }
-            _ => Postcard {
-                bytes: SerdeBytes::Native,
-            }
-            .decode(bytes),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,6 @@
-//! The `formats` study (seeds/003): every major Rust engine on the Order dataset, round trip.
+//! The `formats` study: every major Rust engine on the Order dataset, round trip, after Ingo
+//! Kegel, "Java vs. Kotlin: who (de)serializes faster?" (ej-technologies blog, 2026-08-31), which
+//! profiled JSON and binary engines on the same realistic object graph.
 //!
 //! One configuration per engine, named after its crate; every serde binary engine comes twice,
 //! as it comes (`Vec<u8>` as a sequence of integers: serde's default) and with `+bytes` (byte
@@ -6,19 +8,33 @@
 //! binary format as much as JSON costs (postcard 13 vs 6 µs, rmp-serde 71 vs 10, ciborium 200 vs
 //! 18 per round trip, measured here). The JSON engines write byte arrays as base64, like Jackson.
 
-use super::{AnyCodec, Config, ConfigInfo, DatasetKind, Format, Operation, StudyInfo};
+use std::sync::Arc;
+
+use super::{
+    AnyCodec, Config, ConfigInfo, DatasetKind, Format, FramePattern, Operation, Study, StudyInfo,
+    StudyKind,
+};
 use crate::codec::CodecError;
 use crate::external;
 use crate::model::SerdeBytes;
 
-pub fn study() -> StudyInfo {
-    StudyInfo {
-        name: "formats",
-        title: "Which engine is fastest on the Order graph, and why",
-        source: "seeds/003 (JSON and binary engines profiled on a realistic object graph)",
-        hotspot_match: None,
-        baseline: None,
-        hidden: false,
+/// The article the study follows.
+const SOURCE: &str =
+    "Ingo Kegel, \"Java vs. Kotlin: who (de)serializes faster?\", ej-technologies blog, 2026-08-31";
+
+pub fn study() -> Study {
+    Study {
+        info: StudyInfo {
+            name: "formats".into(),
+            title: "Which engine is fastest on the Order graph, and why".into(),
+            source: SOURCE.into(),
+            kind: StudyKind::Measured,
+            question: None,
+            baseline: None,
+            steps: Vec::new(),
+            hidden: false,
+        },
+        configs: configs(),
     }
 }
 
@@ -31,15 +47,15 @@ fn info(
     notes: &'static str,
 ) -> ConfigInfo {
     ConfigInfo {
-        study: "formats",
-        config,
-        engine,
-        engine_version: version,
+        study: "formats".into(),
+        config: config.into(),
+        engine: engine.into(),
+        engine_version: version.into(),
         format,
         dataset: DatasetKind::Orders,
         operation: Operation::RoundTrip,
-        engine_frames,
-        notes,
+        engine_frames: FramePattern::builtin(engine_frames),
+        notes: notes.into(),
     }
 }
 
@@ -63,11 +79,11 @@ pub fn configs() -> Vec<Config> {
                 "bytes_json",
                 "hand-written (the bytes study's engine): streaming writer, cursor reader, base64 with the table decoder; decimals exact with their scale; nulls omitted like Fory JSON; shared references not kept",
             ),
-            make: || {
+            make: Arc::new(|| {
                 orders(crate::casestudy::bytes_json::BytesJson {
                     options: crate::casestudy::bytes_json::Options::default(),
                 })
-            },
+            }),
         },
         Config {
             info: info(
@@ -79,7 +95,7 @@ pub fn configs() -> Vec<Config> {
                 "derived serde; byte arrays as base64 (base64 crate); decimals through f64 (2.00 is \
                  written 2.0); nulls written; shared references not kept",
             ),
-            make: || orders(serde_json::SerdeJson { bytes: SerdeBytes::Base64 }),
+            make: Arc::new(|| orders(serde_json::SerdeJson { bytes: SerdeBytes::Base64 })),
         },
         Config {
             info: info(
@@ -91,7 +107,7 @@ pub fn configs() -> Vec<Config> {
                 "derived serde, the serde_json mapping: byte arrays as base64 (base64 crate); \
                  decimals through f64 (2.00 is written 2.0); nulls written; shared references not kept",
             ),
-            make: || orders(sonic_rs::SonicRs { bytes: SerdeBytes::Base64 }),
+            make: Arc::new(|| orders(sonic_rs::SonicRs { bytes: SerdeBytes::Base64 })),
         },
         Config {
             info: info(
@@ -103,7 +119,7 @@ pub fn configs() -> Vec<Config> {
                 "derived serde, the serde_json mapping (base64, f64 decimals, nulls written); parses \
                  the encode buffer in place with reused tape buffers, no copy; shared references not kept",
             ),
-            make: || orders(simd_json::SimdJson::new(SerdeBytes::Base64)),
+            make: Arc::new(|| orders(simd_json::SimdJson::new(SerdeBytes::Base64))),
         },
         // Binary, object graph.
         Config {
@@ -117,7 +133,7 @@ pub fn configs() -> Vec<Config> {
                  references kept (address, products, categories written once); prices as i64 \
                  cents; attributes, tags, thumbnails through small serializers of ours",
             ),
-            make: || orders(fory::ForyCodec::new()?),
+            make: Arc::new(|| orders(fory::ForyCodec::new()?)),
         },
         // Binary, schema.
         Config {
@@ -132,7 +148,7 @@ pub fn configs() -> Vec<Config> {
                  as int64 cents; attributes as repeated entries (a proto map loses order); shared \
                  references not kept",
             ),
-            make: || orders(prost::Prost),
+            make: Arc::new(|| orders(prost::Prost)),
         },
         // Binary, serde: as serde comes, then with native byte strings.
         Config {
@@ -145,7 +161,7 @@ pub fn configs() -> Vec<Config> {
                 "MessagePack, structs as arrays (no field names, rmp-serde's default); Vec<u8> as \
                  serde's sequence of integers; prices as i64 cents; shared references not kept",
             ),
-            make: || orders(rmp_serde::RmpSerde { bytes: SerdeBytes::Seq }),
+            make: Arc::new(|| orders(rmp_serde::RmpSerde { bytes: SerdeBytes::Seq })),
         },
         Config {
             info: info(
@@ -157,7 +173,7 @@ pub fn configs() -> Vec<Config> {
                 "MessagePack, structs as arrays; byte arrays as bin (serialize_bytes); prices as i64 \
                  cents; shared references not kept",
             ),
-            make: || orders(rmp_serde::RmpSerde { bytes: SerdeBytes::Native }),
+            make: Arc::new(|| orders(rmp_serde::RmpSerde { bytes: SerdeBytes::Native })),
         },
         Config {
             info: info(
@@ -169,7 +185,7 @@ pub fn configs() -> Vec<Config> {
                 "CBOR, structs as maps with field names (like Jackson CBOR); Vec<u8> as serde's \
                  sequence of integers; prices as i64 cents; shared references not kept",
             ),
-            make: || orders(ciborium::Ciborium { bytes: SerdeBytes::Seq }),
+            make: Arc::new(|| orders(ciborium::Ciborium { bytes: SerdeBytes::Seq })),
         },
         Config {
             info: info(
@@ -181,7 +197,7 @@ pub fn configs() -> Vec<Config> {
                 "CBOR, structs as maps with field names; byte arrays as CBOR byte strings \
                  (serialize_bytes); prices as i64 cents; shared references not kept",
             ),
-            make: || orders(ciborium::Ciborium { bytes: SerdeBytes::Native }),
+            make: Arc::new(|| orders(ciborium::Ciborium { bytes: SerdeBytes::Native })),
         },
         Config {
             info: info(
@@ -193,7 +209,7 @@ pub fn configs() -> Vec<Config> {
                 "bincode 2 serde API, config::standard() (varints, no field names); Vec<u8> as \
                  serde's sequence; prices as i64 cents; shared references not kept",
             ),
-            make: || orders(bincode::Bincode { bytes: SerdeBytes::Seq }),
+            make: Arc::new(|| orders(bincode::Bincode { bytes: SerdeBytes::Seq })),
         },
         Config {
             info: info(
@@ -205,7 +221,7 @@ pub fn configs() -> Vec<Config> {
                 "bincode 2 serde API, config::standard(); byte arrays through serialize_bytes; \
                  prices as i64 cents; shared references not kept",
             ),
-            make: || orders(bincode::Bincode { bytes: SerdeBytes::Native }),
+            make: Arc::new(|| orders(bincode::Bincode { bytes: SerdeBytes::Native })),
         },
         Config {
             info: info(
@@ -217,7 +233,7 @@ pub fn configs() -> Vec<Config> {
                 "no field names, varints; Vec<u8> as serde's sequence; prices as i64 cents; shared \
                  references not kept",
             ),
-            make: || orders(postcard::Postcard { bytes: SerdeBytes::Seq }),
+            make: Arc::new(|| orders(postcard::Postcard { bytes: SerdeBytes::Seq })),
         },
         Config {
             info: info(
@@ -229,7 +245,7 @@ pub fn configs() -> Vec<Config> {
                 "no field names, varints; byte arrays through serialize_bytes; prices as i64 cents; \
                  shared references not kept",
             ),
-            make: || orders(postcard::Postcard { bytes: SerdeBytes::Native }),
+            make: Arc::new(|| orders(postcard::Postcard { bytes: SerdeBytes::Native })),
         },
         Config {
             info: info(
@@ -242,7 +258,7 @@ pub fn configs() -> Vec<Config> {
                  Vec, copied into the buffer; Vec<u8> as serde's sequence; prices as i64 cents; \
                  shared references not kept",
             ),
-            make: || orders(bitcode::Bitcode { bytes: SerdeBytes::Seq }),
+            make: Arc::new(|| orders(bitcode::Bitcode { bytes: SerdeBytes::Seq })),
         },
         Config {
             info: info(
@@ -256,7 +272,7 @@ pub fn configs() -> Vec<Config> {
                  serde writes and reads as the same u8 sequence: a control, equal to `bitcode`; \
                  prices as i64 cents; shared references not kept",
             ),
-            make: || orders(bitcode::Bitcode { bytes: SerdeBytes::Native }),
+            make: Arc::new(|| orders(bitcode::Bitcode { bytes: SerdeBytes::Native })),
         },
     ]
 }

@@ -1,20 +1,32 @@
-//! Studies as data: every study, every configuration, and how to build its codec.
+//! Studies as data: every study, its configurations, its before/after steps and its question.
 //!
 //! A configuration is named `STUDY/CONFIG` (`bytes/json-base64-table`, `formats/serde_json`).
 //! The harness looks configurations up here by name, in the parent (to list and select them)
-//! and in each worker child (to build the codec it measures).
+//! and in each worker child (to build the codec it measures). Names and constructors are owned
+//! values, not `&'static str` and `fn()`, so a study can build its configurations at run time
+//! (from file paths, say). Behaviour that differs between studies is decided by the typed
+//! fields of [`StudyInfo`] ([`StudyKind`], [`Question`], `steps`), never by comparing names;
+//! this module is the only place that knows which study is which.
 
 pub mod bytes;
 pub mod corrupt;
 pub mod formats;
 pub mod reflection;
+#[cfg(feature = "testkit")]
 pub mod testkit;
 
-use crate::codec::Codec;
+use std::fmt;
+use std::sync::Arc;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use crate::codec::{Codec, CodecError};
 use crate::model::{Order, Sample};
 
 /// JSON or binary, as the article's tables split them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Format {
     Json,
     Binary,
@@ -30,13 +42,14 @@ impl Format {
 }
 
 /// What one measured operation is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Operation {
     /// Encode one value, then decode the payload back.
     RoundTrip,
     /// Encode one value (verification still decodes it back, untimed).
     Serialize,
-    /// Decode stored payloads (the `corrupt` study).
+    /// Decode stored payloads (the damaged inputs of a [`StudyKind::Corrupt`] study).
     Decode,
 }
 
@@ -51,7 +64,8 @@ impl Operation {
 }
 
 /// Which dataset a configuration runs on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum DatasetKind {
     /// The 200 Orders, one per operation, cycling.
     Orders,
@@ -68,41 +82,133 @@ impl DatasetKind {
     }
 }
 
+macro_rules! display_as_str {
+    ($($t:ty),*) => {$(
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    )*};
+}
+display_as_str!(Format, Operation, DatasetKind);
+
+/// How a study is measured, and so which table shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StudyKind {
+    /// Verified, then timed, sampled and counted: the time table.
+    Measured,
+    /// Damaged inputs decoded in guarded children: the outcome table.
+    Corrupt,
+}
+
+/// A regular expression over frame names, compiled once, that keeps its source text.
+#[derive(Clone)]
+pub struct FramePattern {
+    regex: Regex,
+}
+
+impl FramePattern {
+    /// Compiles `source`.
+    pub fn new(source: &str) -> Result<FramePattern, regex::Error> {
+        Ok(FramePattern {
+            regex: Regex::new(source)?,
+        })
+    }
+
+    /// Compiles a pattern written in this crate. A typo is a bug that the registry's test finds
+    /// (every study is built there), so it panics with the pattern named.
+    pub fn builtin(source: &str) -> FramePattern {
+        match FramePattern::new(source) {
+            Ok(p) => p,
+            Err(e) => panic!("built-in frame pattern {source:?} does not compile: {e}"),
+        }
+    }
+
+    pub fn regex(&self) -> &Regex {
+        &self.regex
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.regex.as_str()
+    }
+}
+
+impl fmt::Debug for FramePattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "/{}/", self.as_str())
+    }
+}
+
+impl fmt::Display for FramePattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq for FramePattern {
+    fn eq(&self, other: &FramePattern) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+/// A study's question about its profiles: the frames that answer it, and what their share is
+/// called in tables ("byte-array share").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    pub frames: FramePattern,
+    pub label: &'static str,
+    /// The chart caption of the share.
+    pub caption: &'static str,
+}
+
 /// A study: a question, a dataset, an operation and its configurations.
 #[derive(Debug, Clone)]
 pub struct StudyInfo {
-    pub name: &'static str,
-    pub title: &'static str,
-    /// The seed article it reproduces, if any.
-    pub source: &'static str,
-    /// Regex over frame names for the study's question (`--match`), e.g. byte-array code.
-    pub hotspot_match: Option<&'static str>,
+    pub name: String,
+    pub title: String,
+    /// The article it reproduces (title, author, date), or what it is when it reproduces none.
+    pub source: String,
+    pub kind: StudyKind,
+    /// The share of samples the study asks about (`--match`), e.g. byte-array code.
+    pub question: Option<Question>,
     /// The configuration (name inside the study) that ratios are taken against, like the
     /// article's "ratio to Jackson"; `None` means ratio to the fastest.
-    pub baseline: Option<&'static str>,
+    pub baseline: Option<String>,
+    /// The before/after steps, in order (configuration names inside the study): each is
+    /// compared with the one before it, the way the articles showed their fixes. Empty for
+    /// studies that compare alternatives rather than steps.
+    pub steps: Vec<String>,
     /// Hidden from `serprof list` and from `run` without `--study` (test doubles).
     pub hidden: bool,
+}
+
+/// A study and its configurations.
+#[derive(Debug, Clone)]
+pub struct Study {
+    pub info: StudyInfo,
+    pub configs: Vec<Config>,
 }
 
 /// What the harness needs to know of a configuration, besides its codec.
 #[derive(Debug, Clone)]
 pub struct ConfigInfo {
-    pub study: &'static str,
+    pub study: String,
     /// The name inside the study: a crate name (`serde_json`), maybe with a variant suffix
     /// (`postcard+bytes`), or an engine variant (`json-base64-table`).
-    pub config: &'static str,
+    pub config: String,
     /// The library that does the work (`serde_json`, `bytes_json`, ...).
-    pub engine: &'static str,
+    pub engine: String,
     /// That library's exact version (pinned in engines/Cargo.toml) or `serprof` for our own.
-    pub engine_version: &'static str,
+    pub engine_version: String,
     pub format: Format,
     pub dataset: DatasetKind,
     pub operation: Operation,
-    /// Regex over frame names that belong to the engine (not the harness loop, not std): the
-    /// hotspot table marks these, and one-line findings are computed from them.
-    pub engine_frames: &'static str,
+    /// Frames that belong to the engine (not the harness loop, not std): the hotspot table
+    /// marks these, and one-line findings are computed from them.
+    pub engine_frames: FramePattern,
     /// What this configuration does differently from the reference mapping, or cannot do.
-    pub notes: &'static str,
+    pub notes: String,
 }
 
 impl ConfigInfo {
@@ -118,78 +224,162 @@ pub enum AnyCodec {
     Samples(Box<dyn Codec<Vec<Sample>>>),
 }
 
+/// How a configuration builds its codec.
+pub type MakeCodec = Arc<dyn Fn() -> Result<AnyCodec, CodecError> + Send + Sync>;
+
 /// A configuration: its description and how to build its codec.
 #[derive(Clone)]
 pub struct Config {
     pub info: ConfigInfo,
-    pub make: fn() -> Result<AnyCodec, crate::codec::CodecError>,
+    pub make: MakeCodec,
 }
 
-impl std::fmt::Debug for Config {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl Config {
+    pub fn new(
+        info: ConfigInfo,
+        make: impl Fn() -> Result<AnyCodec, CodecError> + Send + Sync + 'static,
+    ) -> Config {
+        Config {
+            info,
+            make: Arc::new(make),
+        }
+    }
+
+    /// Builds the codec.
+    pub fn codec(&self) -> Result<AnyCodec, CodecError> {
+        (self.make)()
+    }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Config")
             .field("info", &self.info)
             .finish_non_exhaustive()
     }
 }
 
-/// Environment variable that makes the hidden `testkit` study (test doubles: engines that
-/// panic, abort, hang, drop a field, allocate a known pattern) available. Tests set it.
-pub const TESTKIT_ENV: &str = "SERPROF_TESTKIT";
-
-fn testkit_enabled() -> bool {
-    std::env::var_os(TESTKIT_ENV).is_some_and(|v| v == "1")
-}
-
-/// Every study, in the order `serprof list` prints them.
-pub fn studies() -> Vec<StudyInfo> {
+/// Every study with its configurations, in the order `serprof list` prints them. The hidden
+/// `testkit` study (test doubles) exists only in builds with the `testkit` feature, which the
+/// tests turn on.
+pub fn all() -> Vec<Study> {
+    #[allow(unused_mut)]
     let mut all = vec![
         formats::study(),
         bytes::study(),
         reflection::study(),
         corrupt::study(),
     ];
-    if testkit_enabled() {
-        all.push(testkit::study());
-    }
+    #[cfg(feature = "testkit")]
+    all.push(testkit::study());
     all
+}
+
+/// Every study's description.
+pub fn studies() -> Vec<StudyInfo> {
+    all().into_iter().map(|s| s.info).collect()
 }
 
 /// Every configuration of every study.
 pub fn configs() -> Vec<Config> {
-    let mut all = formats::configs();
-    all.extend(bytes::configs());
-    all.extend(reflection::configs());
-    all.extend(corrupt::configs());
-    if testkit_enabled() {
-        all.extend(testkit::configs());
-    }
-    all
-}
-
-/// The before/after steps of a study, in order (configuration names inside the study): each step
-/// is compared with the one before it, the way the articles showed their fixes. Empty for studies
-/// that compare alternatives rather than steps.
-pub fn steps(study: &str) -> &'static [&'static str] {
-    match study {
-        "bytes" => &["json-decimal", "json-base64-twopass", "json-base64-table"],
-        "reflection" => &[
-            "reflect-noncached",
-            "reflect-cached",
-            "reflect-tuned-bytes",
-            "reflect-tuned-typed",
-            "reflect-tuned-resolved",
-        ],
-        _ => &[],
-    }
+    all().into_iter().flat_map(|s| s.configs).collect()
 }
 
 /// The configuration named `STUDY/CONFIG`.
 pub fn find(name: &str) -> Option<Config> {
-    configs().into_iter().find(|c| c.info.name() == name)
+    let (study, config) = name.split_once('/')?;
+    find_study(study)?
+        .configs
+        .into_iter()
+        .find(|c| c.info.config == config)
 }
 
 /// The study named `name`.
-pub fn find_study(name: &str) -> Option<StudyInfo> {
-    studies().into_iter().find(|s| s.name == name)
+pub fn find_study(name: &str) -> Option<Study> {
+    all().into_iter().find(|s| s.info.name == name)
+}
+
+/// The description of the study named `name`.
+pub fn find_info(name: &str) -> Option<StudyInfo> {
+    find_study(name).map(|s| s.info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_study_builds_its_patterns_and_names_its_own_configurations() {
+        // Building every study compiles every frame pattern (a typo panics here).
+        for study in all() {
+            let info = &study.info;
+            assert!(
+                !study.configs.is_empty(),
+                "{} has no configuration",
+                info.name
+            );
+            for c in &study.configs {
+                assert_eq!(c.info.study, info.name);
+                assert!(
+                    !c.info.engine_frames.as_str().is_empty(),
+                    "{}",
+                    c.info.name()
+                );
+            }
+            for step in &info.steps {
+                assert!(
+                    study.configs.iter().any(|c| &c.info.config == step),
+                    "{}: step {step} is no configuration",
+                    info.name
+                );
+            }
+            if let Some(b) = &info.baseline {
+                assert!(study.configs.iter().any(|c| &c.info.config == b));
+            }
+            let mut names: Vec<_> = study.configs.iter().map(|c| c.info.name()).collect();
+            let n = names.len();
+            names.sort();
+            names.dedup();
+            assert_eq!(
+                names.len(),
+                n,
+                "{}: duplicate configuration names",
+                info.name
+            );
+        }
+    }
+
+    #[test]
+    fn find_takes_study_and_config() {
+        let c = find("formats/serde_json").expect("formats/serde_json");
+        assert_eq!(c.info.name(), "formats/serde_json");
+        assert!(find("formats").is_none());
+        assert!(find("nope/serde_json").is_none());
+    }
+
+    #[test]
+    fn enums_serialize_as_their_names() {
+        assert_eq!(
+            serde_json::to_string(&Operation::RoundTrip).unwrap(),
+            "\"roundtrip\""
+        );
+        assert_eq!(
+            serde_json::to_string(&Format::Binary).unwrap(),
+            "\"binary\""
+        );
+        assert_eq!(
+            serde_json::to_string(&DatasetKind::Samples).unwrap(),
+            "\"samples\""
+        );
+        for op in [
+            Operation::RoundTrip,
+            Operation::Serialize,
+            Operation::Decode,
+        ] {
+            assert_eq!(
+                serde_json::to_string(&op).unwrap(),
+                format!("\"{}\"", op.as_str())
+            );
+        }
+    }
 }

@@ -1,22 +1,36 @@
-//! The hidden `testkit` study: test doubles for the harness's own tests, enabled only when the
-//! environment variable [`super::TESTKIT_ENV`] is `1`. Each one misbehaves in one known way.
+//! The hidden `testkit` study: test doubles for the harness's own tests, compiled only with the
+//! `testkit` cargo feature (the tests turn it on). Each one misbehaves in one known way.
 
 use std::hint::black_box;
 
-use super::{AnyCodec, Config, ConfigInfo, DatasetKind, Format, Operation, StudyInfo};
+use std::sync::Arc;
+
+use super::{
+    AnyCodec, Config, ConfigInfo, DatasetKind, Format, FramePattern, Operation, Question, Study,
+    StudyInfo, StudyKind,
+};
 use crate::codec::{Codec, CodecError};
 use crate::dataset::orders;
 use crate::external::postcard::Postcard;
 use crate::model::{Order, SerdeBytes};
 
-pub fn study() -> StudyInfo {
-    StudyInfo {
-        name: "testkit",
-        title: "Test doubles for serprof's own tests",
-        source: "serprof's test suite",
-        hotspot_match: Some("testkit"),
-        baseline: None,
-        hidden: true,
+pub fn study() -> Study {
+    Study {
+        info: StudyInfo {
+            name: "testkit".into(),
+            title: "Test doubles for serprof's own tests".into(),
+            source: "serprof's test suite".into(),
+            kind: StudyKind::Measured,
+            question: Some(Question {
+                frames: FramePattern::builtin("testkit"),
+                label: "testkit share",
+                caption: "Share of CPU samples in testkit code",
+            }),
+            baseline: None,
+            steps: Vec::new(),
+            hidden: true,
+        },
+        configs: configs(),
     }
 }
 
@@ -35,6 +49,33 @@ pub enum Misbehaviour {
     Hang,
     /// Decode allocates without bound.
     Oom,
+    /// Decode recurses without bound: the thread overflows its stack.
+    StackOverflow,
+}
+
+/// Never returns (a hang the guards must catch).
+pub fn hang() -> ! {
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// Allocates and touches 64 MiB chunks until the allocator fails.
+pub fn hoard() -> ! {
+    let mut hoard: Vec<Vec<u8>> = Vec::new();
+    loop {
+        let mut chunk = vec![1u8; 64 << 20];
+        chunk[0] = black_box(2);
+        hoard.push(black_box(chunk));
+    }
+}
+
+/// Recurses until the stack overflows (each frame keeps a live 1 KiB array).
+#[inline(never)]
+#[allow(unconditional_recursion)]
+pub fn recurse(depth: u64) -> u64 {
+    let frame = black_box([depth as u8; 1024]);
+    recurse(depth + 1).wrapping_add(u64::from(frame[0]))
 }
 
 /// postcard, with one misbehaviour.
@@ -54,16 +95,10 @@ impl Codec<Order> for Faulty {
     fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
         match self.0 {
             Misbehaviour::Panic => panic!("testkit engine panics on purpose"),
-            Misbehaviour::Hang => loop {
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            },
-            Misbehaviour::Oom => {
-                let mut hoard: Vec<Vec<u8>> = Vec::new();
-                loop {
-                    let mut chunk = vec![1u8; 64 << 20];
-                    chunk[0] = black_box(2);
-                    hoard.push(black_box(chunk));
-                }
+            Misbehaviour::Hang => hang(),
+            Misbehaviour::Oom => hoard(),
+            Misbehaviour::StackOverflow => {
+                black_box(recurse(0));
             }
             _ => {}
         }
@@ -108,15 +143,15 @@ impl Codec<Order> for AllocPattern {
 
 fn info(config: &'static str, operation: Operation) -> ConfigInfo {
     ConfigInfo {
-        study: "testkit",
-        config,
-        engine: "testkit",
-        engine_version: "serprof",
+        study: "testkit".into(),
+        config: config.into(),
+        engine: "testkit".into(),
+        engine_version: "serprof".into(),
         format: Format::Binary,
         dataset: DatasetKind::Orders,
         operation,
-        engine_frames: "testkit|postcard",
-        notes: "a test double",
+        engine_frames: FramePattern::builtin("testkit|postcard"),
+        notes: "a test double".into(),
     }
 }
 
@@ -127,45 +162,87 @@ pub fn configs() -> Vec<Config> {
     vec![
         Config {
             info: info("ok", Operation::RoundTrip),
-            make: || faulty(Misbehaviour::None),
+            make: Arc::new(|| faulty(Misbehaviour::None)),
         },
         Config {
             info: info("drop-field", Operation::RoundTrip),
-            make: || faulty(Misbehaviour::DropField),
+            make: Arc::new(|| faulty(Misbehaviour::DropField)),
         },
         Config {
             info: info("panic", Operation::RoundTrip),
-            make: || faulty(Misbehaviour::Panic),
+            make: Arc::new(|| faulty(Misbehaviour::Panic)),
         },
         Config {
             info: info("abort", Operation::RoundTrip),
-            make: || faulty(Misbehaviour::Abort),
+            make: Arc::new(|| faulty(Misbehaviour::Abort)),
         },
         Config {
             info: info("hang", Operation::RoundTrip),
-            make: || faulty(Misbehaviour::Hang),
+            make: Arc::new(|| faulty(Misbehaviour::Hang)),
+        },
+        Config {
+            info: info("stack-overflow", Operation::RoundTrip),
+            make: Arc::new(|| faulty(Misbehaviour::StackOverflow)),
         },
         Config {
             info: info("oom", Operation::RoundTrip),
-            make: || faulty(Misbehaviour::Oom),
+            make: Arc::new(|| faulty(Misbehaviour::Oom)),
         },
         Config {
             info: info("alloc-3x1000", Operation::Serialize),
-            make: || {
+            make: Arc::new(|| {
                 Ok(AnyCodec::Orders(Box::new(AllocPattern {
                     buffers: 3,
                     size: 1000,
                 })))
-            },
+            }),
         },
         Config {
             info: info("no-alloc", Operation::Serialize),
-            make: || {
+            make: Arc::new(|| {
                 Ok(AnyCodec::Orders(Box::new(AllocPattern {
                     buffers: 0,
                     size: 0,
                 })))
-            },
+            }),
         },
     ]
+}
+
+/// A test double for the `corrupt` study's tests: postcard with native byte arrays, except that
+/// an input of exactly 1, 2, 3 or 4 bytes makes it panic, abort, hang or allocate without bound.
+/// Valid payloads are far longer, so verification passes, and the first truncations of the
+/// corrupt study's inputs hit each misbehaviour once, at inputs 4, 8, 12 and 16 (binary formats
+/// cycle through four mutation kinds).
+pub struct Trap;
+
+impl Codec<Order> for Trap {
+    fn encode(&mut self, value: &Order, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        Postcard {
+            bytes: SerdeBytes::Native,
+        }
+        .encode(value, out)
+    }
+
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
+        match bytes.len() {
+            1 => panic!("testkit trap panics on a 1-byte input"),
+            2 => std::process::abort(),
+            3 => hang(),
+            4 => hoard(),
+            _ => Postcard {
+                bytes: SerdeBytes::Native,
+            }
+            .decode(bytes),
+        }
+    }
+}
+
+/// The trap as a configuration (the corrupt study renames it into itself).
+pub fn trap() -> Config {
+    let mut info = info("testkit-trap", Operation::RoundTrip);
+    info.notes = "a test double: postcard, except that inputs truncated to 1, 2, 3 or 4 bytes \
+                  make it panic, abort, hang or allocate without bound"
+        .into();
+    Config::new(info, || Ok(AnyCodec::Orders(Box::new(Trap))))
 }

@@ -11,11 +11,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
+use serprof_engines::studies::{DatasetKind, Operation};
 
 use super::folded::Folded;
 use super::hotspots::{compute, Hotspots};
-use crate::result::ConfigResult;
-use crate::stats::{median_ci95, median_sorted, ratio_of_medians, TimeStats};
+use crate::model::stats::{ratio_of_medians, RatioStats, TimeStats};
+use crate::model::ConfigResult;
 
 /// A share must move by at least this many percentage points to be listed.
 pub const MIN_DELTA_PP: f64 = 2.0;
@@ -33,7 +34,26 @@ pub fn moved_rule() -> String {
 pub const BOOTSTRAP_METHOD: &str = "ratio of medians after/before over the timing batches; 95% percentile-bootstrap interval (2,000 resamples of each side's batches, fixed seed)";
 
 /// The method of an interleaved (`serprof ab`) ratio, in words, for outputs.
-pub const INTERLEAVED_METHOD: &str = "median of the per-round ratios of interleaved batches, thread CPU time (serprof ab); 95% distribution-free interval from order statistics of the pair ratios";
+pub const INTERLEAVED_METHOD: &str = "serprof ab: median of the per-process ratios of interleaved batches (per-round ratios for a folder of one process), thread CPU time; 95% distribution-free interval from order statistics of those ratios";
+
+/// The method of `serprof ab`'s ratio, in words, for outputs.
+pub const AB_PROCESSES_METHOD: &str = "median over child processes of each process's median B/A pair ratio (interleaved batches, thread CPU time); 95% distribution-free interval from order statistics of the process ratios";
+
+/// The method of a ratio over timing processes, in words, for outputs.
+pub const PROCESS_PAIRS_METHOD: &str = "median of per-round ratios after/before of timing processes (thread CPU time; within one run the processes of a round ran back to back, so drift cancels; across two runs each pair is two independent processes); 95% distribution-free interval from order statistics of the pair ratios";
+
+/// The ratio after/before from both sides' timing processes, paired by round.
+pub fn process_ratio(before: &TimeStats, after: &TimeStats) -> Option<TimeComparison> {
+    let r = RatioStats::by_round(after, before)?;
+    Some(TimeComparison {
+        before_ns: before.median,
+        after_ns: after.median,
+        ratio: r.ratio,
+        ci95: r.ci95,
+        method: PROCESS_PAIRS_METHOD.into(),
+        samples: r.pairs,
+    })
+}
 
 /// Which share of a function moved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -238,7 +258,9 @@ impl TimeComparison {
     }
 }
 
-/// The bootstrap ratio of medians after/before over both sides' batches.
+/// The bootstrap ratio of medians after/before over both sides' batches: for files of one
+/// timing process (older serprof), whose batches are all there is. Its interval is too narrow
+/// for anything but the one process pair it describes.
 pub fn bootstrap_ratio(before: &TimeStats, after: &TimeStats) -> Option<TimeComparison> {
     let (ratio, ci95) = ratio_of_medians(&after.batches, &before.batches)?;
     Some(TimeComparison {
@@ -254,16 +276,7 @@ pub fn bootstrap_ratio(before: &TimeStats, after: &TimeStats) -> Option<TimeComp
 /// The median of pair ratios and its order-statistics 95% interval (non-finite ratios are
 /// dropped). `None` without any ratio.
 pub fn median_of_pairs(pair_ratios: &[f64]) -> Option<(f64, [f64; 2])> {
-    let mut sorted: Vec<f64> = pair_ratios
-        .iter()
-        .copied()
-        .filter(|r| r.is_finite())
-        .collect();
-    if sorted.is_empty() {
-        return None;
-    }
-    sorted.sort_by(f64::total_cmp);
-    Some((median_sorted(&sorted), median_ci95(&sorted)))
+    RatioStats::of_pairs(pair_ratios).map(|r| (r.ratio, r.ci95))
 }
 
 /// The interleaved ratio after/before from `serprof ab`'s pair ratios (already oriented
@@ -331,8 +344,8 @@ pub struct ConfigComparison {
     pub after: String,
     pub before_dir: String,
     pub after_dir: String,
-    pub dataset: String,
-    pub operation: String,
+    pub dataset: DatasetKind,
+    pub operation: Operation,
     /// Null when a side has no timing (it failed).
     pub time: Option<TimeComparison>,
     pub payload_bytes: Option<Delta>,
@@ -369,10 +382,10 @@ pub fn compare_results(
     }
     let time = match (&before.time_ns, &after.time_ns, pair_ratios) {
         (Some(b), Some(a), Some(pairs)) => interleaved_ratio(b, a, pairs),
-        (Some(b), Some(a), None) => bootstrap_ratio(b, a),
+        (Some(b), Some(a), None) => process_ratio(b, a).or_else(|| bootstrap_ratio(b, a)),
         _ => None,
     };
-    let alloc = |f: fn(&crate::result::AllocStats) -> f64| {
+    let alloc = |f: fn(&crate::model::AllocStats) -> f64| {
         delta(before.alloc.as_ref().map(f), after.alloc.as_ref().map(f))
     };
     ConfigComparison {
@@ -380,8 +393,8 @@ pub fn compare_results(
         after: after.name(),
         before_dir: String::new(),
         after_dir: String::new(),
-        dataset: after.dataset.clone(),
-        operation: after.operation.clone(),
+        dataset: after.dataset,
+        operation: after.operation,
         time,
         payload_bytes: delta(before.payload_bytes, after.payload_bytes),
         allocs_per_op: alloc(|a| a.allocs_per_op),

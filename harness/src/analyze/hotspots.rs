@@ -9,7 +9,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use super::folded::Folded;
-use crate::result::{ProfileSummary, Share};
+use crate::model::{ProfileSummary, Share};
 
 /// One function's row.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -1,14 +1,20 @@
-//! `serprof ab CONFIG_A CONFIG_B [--rounds N]`: interleaved A/B timing in one process, for
+//! `serprof ab CONFIG_A CONFIG_B [--rounds N] [--processes P]`: interleaved A/B timing, for
 //! changes of a few percent that separate runs cannot show on a noisy 2-core machine.
 //!
-//! Both workloads are built and verified first (a failing one is an exit-1 error naming it),
-//! both are warmed up (which also calibrates each batch to about [`BATCH_MS`]), then every round
-//! times one batch of A and one of B back to back, A first in even rounds and B first in odd
-//! ones so that drift and "second in line" effects cancel. The ratio B/A of each round is one
-//! pair ratio; the result is their median with a distribution-free 95% interval from order
-//! statistics ([`crate::analyze::compare::median_of_pairs`]). Slow drift of the machine (other
-//! builds starting and stopping) hits both batches of a round alike, which is what makes pair
-//! ratios tighter than a ratio of two separate runs.
+//! The measurement is repeated in P guarded child processes (`serprof __ab-worker`, pinned to
+//! one CPU, started one after another). In each, both workloads are built and verified (a
+//! failing one is an exit-1 error naming it), both are warmed up (which also calibrates each
+//! batch to about [`BATCH_MS`]), then every round times one batch of A and one of B back to
+//! back, A first in even rounds and B first in odd ones so that drift and "second in line"
+//! effects cancel. The ratio B/A of each round is one pair ratio, and the process's ratio is
+//! their median. Slow drift of the machine hits both batches of a round alike, which is what
+//! makes pair ratios tighter than a ratio of two separate runs.
+//!
+//! One process is not enough: measured here, two processes of the same binary differ (heap and
+//! code layout, the CPU they land on), and an A/A comparison inside one process gave 1.0443
+//! [1.0040, 1.0930] once in six runs, a false difference. So the figure is the median of the P
+//! process ratios, and its 95% interval is the order-statistics interval of those P values
+//! ([min, max] for 6 processes, 96.9% coverage), not of the pooled pairs.
 //!
 //! The clock is the thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), not wall time: on a 2-core
 //! machine shared with builds, a 25 ms batch's wall time mostly varies with how long the thread
@@ -19,78 +25,52 @@
 //! frequency effects of sharing the machine. Wall-time ratios are kept in `ab.json` too.
 //!
 //! The ab folder, `<out>/<UTC time>-<git rev>-ab/`, holds:
-//! - `ab.json`: both names, the settings, every pair ratio, the median ratio and interval;
+//! - `ab.json`: both names, the settings, every pair ratio, each process's ratio, the median
+//!   ratio and interval;
 //! - `A/result.json`, `B/result.json`: each side's `ConfigResult`, its `time_ns` from the
-//!   interleaved batches (no CPU or allocation recordings),
+//!   interleaved batches, one timing process per ab process (no CPU or allocation recordings),
 //!
-//! so that `serprof compare <ab>/A <ab>/B` works and uses the pair ratios. The folder is
+//! so that `serprof compare <ab>/A <ab>/B` works and uses the process ratios. The folder is
 //! written under a hidden temporary name and renamed when complete, so an interrupted `ab`
 //! leaves nothing that looks finished.
 
 use std::fs;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{anyhow, Context, Result};
 use serde::{Deserialize, Serialize};
-use serprof_engines::studies::{Config, Operation};
+use serprof_engines::studies::{self, Config, StudyKind};
 
-use crate::analyze::compare::median_of_pairs;
-use crate::record::{ops_per_batch, warm_up, workload, Measured, Verified};
+use crate::layout::{self, utc_rfc3339, write_json};
+use crate::measure::timing::timed_batch;
+use crate::measure::workload::{ops_per_batch, warm_up, workload, Measured, Verified};
+use crate::measure::PROTOCOL;
+use crate::misuse;
+use crate::model::ab::AbRecord;
+use crate::model::stats::{ProcessTiming, RatioStats};
+use crate::model::{ConfigResult, Machine, Settings, TimeStats, GIT_REV};
+use crate::process::{interrupt, Guarded, Limits, Verdict};
 use crate::render::table::format_ns;
-use crate::result::{ConfigResult, Machine};
-use crate::snapshot::{utc_rfc3339, write_json, GIT_REV};
-use crate::stats::TimeStats;
-use crate::{interrupt, misuse, select};
+use crate::run::placement::{self, CpuChoice};
+use crate::run::plan as select;
 
-/// Rounds when `--rounds` is not given. Measured on the 2-core machine under other builds'
-/// load (see issue 7's report): 100 rounds of two ~25 ms batches take 6-9 s and put the 95%
-/// interval of identical configurations within about ±1%; the interval narrows roughly as
-/// 1/sqrt(rounds).
+/// Rounds when `--rounds` is not given, over all processes: 100 rounds of two ~25 ms batches
+/// are 5 s of measurement.
 pub const DEFAULT_ROUNDS: usize = 100;
+/// Processes when `--processes` is not given: [min, max] of 6 process ratios is a 96.9%
+/// interval for their median.
+pub const DEFAULT_PROCESSES: usize = 6;
 /// Target duration of one batch, in milliseconds (as `serprof run`'s default).
 pub const BATCH_MS: u64 = 25;
 /// Warm-up of each side before the rounds, in milliseconds.
 pub const WARMUP_MS: u64 = 500;
 
-/// `ab.json`: what an A/B run measured.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AbRecord {
-    /// Configuration A and B, `STUDY/CONFIG` (may be the same one twice).
-    pub a: String,
-    pub b: String,
-    pub rounds: usize,
-    pub batch_ms: u64,
-    pub warmup_ms: u64,
-    /// Operations per batch of A and of B.
-    pub ops_per_batch: [u64; 2],
-    /// Which side ran first in a round.
-    pub order: String,
-    /// What `pair_ratios` measure: the thread's CPU time.
-    pub clock: String,
-    /// B/A CPU time per operation of every round, in the order they ran.
-    pub pair_ratios: Vec<f64>,
-    /// Median of `pair_ratios` and its 95% interval.
-    pub ratio: f64,
-    pub ci95: [f64; 2],
-    pub method: String,
-    /// The same from wall-clock time, for reference (noisier under load).
-    pub wall_pair_ratios: Vec<f64>,
-    pub wall_ratio: f64,
-    pub wall_ci95: [f64; 2],
-    /// Wall-clock seconds from the first warm-up to the last batch.
-    pub seconds: f64,
-    pub start: String,
-    pub git_rev: String,
-    pub machine: Machine,
-}
-
 /// One side: its configuration, workload, verification and batch times.
 struct Side {
     name: String,
-    config: Config,
     work: Box<dyn Measured>,
     verified: Verified,
     per_batch: u64,
@@ -99,28 +79,13 @@ struct Side {
     wall_batches: Vec<f64>,
 }
 
-/// CPU time of the calling thread, in nanoseconds.
-fn thread_cpu_ns() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes into the timespec we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 * 1e9 + ts.tv_nsec as f64
-}
-
 /// Runs `f` on the side named `name`, turning an engine error or panic into an error naming it.
 fn guarded<T>(name: &str, what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(anyhow!("{name}: {what} failed: {e}")),
         Err(p) => {
-            let msg = p
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
+            let msg = crate::process::panic_text(p.as_ref());
             Err(anyhow!("{name}: the engine panicked during {what}: {msg}"))
         }
     }
@@ -135,7 +100,6 @@ impl Side {
         let verified = guarded(name, "verification", || work.verify())?;
         Ok(Side {
             name: name.to_string(),
-            config,
             work,
             verified,
             per_batch: 1,
@@ -161,43 +125,182 @@ impl Side {
     fn batch(&mut self) -> Result<(f64, f64)> {
         let (work, n) = (&mut self.work, self.per_batch);
         let (cpu, wall) = guarded(&self.name, "timing", || {
-            let (cpu0, wall0) = (thread_cpu_ns(), Instant::now());
-            work.run(n).map_err(|e| e.to_string())?;
-            let wall = wall0.elapsed().as_nanos() as f64;
-            Ok(((thread_cpu_ns() - cpu0) / n as f64, wall / n as f64))
+            timed_batch(work.as_mut(), n).map_err(|e| e.to_string())
         })?;
         self.batches.push(cpu);
         self.wall_batches.push(wall);
         Ok((cpu, wall))
     }
+}
 
-    fn batches_median(&self) -> f64 {
-        crate::stats::median(&self.batches)
+/// What one ab process measured (written by `serprof __ab-worker`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AbProcess {
+    pub ops_per_batch: [u64; 2],
+    /// B/A thread CPU time per operation of every round, and the same of wall time.
+    pub pair_ratios: Vec<f64>,
+    pub wall_pair_ratios: Vec<f64>,
+    /// Thread CPU and wall ns per operation of every batch of A and of B.
+    pub batches: [Vec<f64>; 2],
+    pub wall_batches: [Vec<f64>; 2],
+    pub payload_bytes: [f64; 2],
+    pub shares_references: [Option<bool>; 2],
+}
+
+/// The child: `rounds` interleaved rounds of A and B in this process; writes [`AbProcess`] to
+/// `out` (a failure is an error: the parent reports the child's last stderr line).
+pub fn worker(a: &str, b: &str, rounds: usize, out: &Path) -> Result<()> {
+    // Engine panics become one-line errors naming the side (see `guarded`), not a backtrace.
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut side_a = Side::new(a)?;
+    let mut side_b = Side::new(b)?;
+    side_a.warm_up()?;
+    side_b.warm_up()?;
+    let (mut pair_ratios, mut wall_pair_ratios) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let (ta, tb) = if round % 2 == 0 {
+            let ta = side_a.batch()?;
+            (ta, side_b.batch()?)
+        } else {
+            let tb = side_b.batch()?;
+            (side_a.batch()?, tb)
+        };
+        pair_ratios.push(tb.0 / ta.0);
+        wall_pair_ratios.push(tb.1 / ta.1);
     }
+    let record = AbProcess {
+        ops_per_batch: [side_a.per_batch, side_b.per_batch],
+        pair_ratios,
+        wall_pair_ratios,
+        batches: [side_a.batches, side_b.batches],
+        wall_batches: [side_a.wall_batches, side_b.wall_batches],
+        payload_bytes: [side_a.verified.payload_bytes, side_b.verified.payload_bytes],
+        shares_references: [
+            side_a.verified.shares_references,
+            side_b.verified.shares_references,
+        ],
+    };
+    write_json(out, &record)
+}
 
-    /// The side's `result.json`: timing from the interleaved batches only.
-    fn result(&self, other: &str, letter: char) -> ConfigResult {
-        let mut r = ConfigResult::new(&self.config.info);
-        r.verified = true;
-        r.payload_bytes = Some(self.verified.payload_bytes);
-        r.shares_references = self.verified.shares_references;
-        r.time_ns = TimeStats::from_batches(self.batches.clone(), self.per_batch);
-        r.warnings.push(format!(
-            "timed by serprof ab as side {letter}, interleaved with {other}: time_ns is the thread's CPU time per operation, not wall time; no CPU or allocation recording"
-        ));
-        r
+/// Runs one ab process through the process guard, pinned to `cpu`.
+fn run_process(
+    exe: &Path,
+    a: &str,
+    b: &str,
+    rounds: usize,
+    cpu: Option<usize>,
+    file: &Path,
+) -> Result<AbProcess> {
+    let _ = fs::remove_file(file);
+    let mut cmd = Command::new(exe);
+    cmd.arg("__ab-worker")
+        .arg("--protocol")
+        .arg(PROTOCOL.to_string())
+        .arg("--a")
+        .arg(a)
+        .arg("--b")
+        .arg(b)
+        .arg("--rounds")
+        .arg(rounds.to_string())
+        .arg("--out")
+        .arg(file)
+        .stdout(Stdio::null());
+    let limits = Limits {
+        address_space: Settings::defaults().memory_cap_mib * 1024 * 1024,
+        cpu,
+    };
+    let ended = Guarded::spawn(cmd, limits)?
+        .wait_capped(Duration::from_secs(Settings::defaults().child_time_cap_s))?;
+    if ended.verdict == Verdict::Interrupted {
+        anyhow::bail!("interrupted; nothing written");
+    }
+    match (ended.verdict.success(), fs::read(file)) {
+        (true, Ok(bytes)) => {
+            let _ = fs::remove_file(file);
+            serde_json::from_slice(&bytes).context("an ab process wrote an unreadable record")
+        }
+        _ => {
+            // The child's own error line, when it printed one, says what failed.
+            let said = ended
+                .stderr
+                .tail
+                .iter()
+                .rev()
+                .find_map(|l| l.strip_prefix("serprof: error: "))
+                .map(str::to_string);
+            match said {
+                Some(message) => anyhow::bail!("{message}"),
+                None => anyhow::bail!(
+                    "an ab process {}{}",
+                    ended.verdict.describe(),
+                    ended.stderr.suffix()
+                ),
+            }
+        }
     }
 }
 
-pub fn run(a: &str, b: &str, rounds: Option<usize>, out: &Path, json: bool) -> Result<ExitCode> {
-    let rounds = rounds.unwrap_or(DEFAULT_ROUNDS);
+/// One side's `result.json`: its batches, one timing process per ab process.
+fn side_result(
+    config: &Config,
+    processes: &[AbProcess],
+    side: usize,
+    other: &str,
+    letter: char,
+) -> ConfigResult {
+    let mut r = ConfigResult::new(&config.info);
+    r.verified = true;
+    r.payload_bytes = processes.first().map(|p| p.payload_bytes[side]);
+    r.shares_references = processes.first().and_then(|p| p.shares_references[side]);
+    let timings: Vec<ProcessTiming> = processes
+        .iter()
+        .enumerate()
+        .filter_map(|(round, p)| {
+            let mut t = ProcessTiming::from_batches(
+                p.batches[side].clone(),
+                &p.wall_batches[side],
+                p.ops_per_batch[side],
+            )?;
+            t.round = round;
+            Some(t)
+        })
+        .collect();
+    r.time_ns = TimeStats::from_processes(timings);
+    r.warnings.push(format!(
+        "timed by serprof ab as side {letter}, interleaved with {other}: time_ns is the thread's CPU time per operation, not wall time; no CPU or allocation recording"
+    ));
+    r
+}
+
+/// What `serprof ab` was asked.
+#[derive(Debug, Clone)]
+pub struct AbRequest {
+    pub a: String,
+    pub b: String,
+    pub rounds: Option<usize>,
+    pub processes: Option<usize>,
+    pub cpu: CpuChoice,
+    pub out: PathBuf,
+    pub json: bool,
+}
+
+pub fn run(req: &AbRequest) -> Result<ExitCode> {
+    let (a, b) = (req.a.as_str(), req.b.as_str());
+    let rounds = req.rounds.unwrap_or(DEFAULT_ROUNDS);
+    let processes = req.processes.unwrap_or(DEFAULT_PROCESSES);
+    let [side_a_dir, side_b_dir] = layout::AB_SIDES;
     if rounds == 0 {
         misuse!("--rounds must be at least 1");
     }
+    if !(1..=1000).contains(&processes) {
+        misuse!("--processes {processes}: give between 1 and 1000 processes");
+    }
     // Both names are checked before anything runs, so a typo in B costs no time.
-    let (ca, cb) = (select::one(a)?.info, select::one(b)?.info);
-    for c in [&ca, &cb] {
-        if c.operation == Operation::Decode {
+    let (config_a, config_b) = (select::one(a)?, select::one(b)?);
+    let (ca, cb) = (&config_a.info, &config_b.info);
+    for c in [ca, cb] {
+        if studies::find_info(&c.study).map(|s| s.kind) == Some(StudyKind::Corrupt) {
             misuse!(
                 "{}: the {} study decodes corrupt inputs and has no timing; ab times round trips and serializations",
                 c.name(),
@@ -215,114 +318,148 @@ pub fn run(a: &str, b: &str, rounds: Option<usize>, out: &Path, json: bool) -> R
         );
     }
     interrupt::install();
-    // Engine panics become one-line errors naming the side (see `guarded`), not a backtrace.
-    std::panic::set_hook(Box::new(|_| {}));
     let started = SystemTime::now();
     let clock = Instant::now();
-    let mut side_a = Side::new(a)?;
-    let mut side_b = Side::new(b)?;
-    side_a.warm_up()?;
-    side_b.warm_up()?;
-    eprintln!(
-        "serprof ab: {rounds} rounds of {a} (A, {} ops/batch) and {b} (B, {} ops/batch), ~{BATCH_MS} ms per batch",
-        side_a.per_batch, side_b.per_batch
-    );
-    let (mut pair_ratios, mut wall_pair_ratios) = (Vec::new(), Vec::new());
-    for round in 0..rounds {
-        if interrupt::interrupted() {
-            anyhow::bail!("interrupted after {round} of {rounds} rounds; nothing written");
+    let placed = placement::place(&req.cpu)?;
+    let exe = std::env::current_exe().context("cannot find serprof's own executable")?;
+    let per_process = rounds.div_ceil(processes).max(1);
+    fs::create_dir_all(&req.out).map_err(|e| {
+        crate::error::misuse_err(format!(
+            "cannot create output folder {}: {e}",
+            req.out.display()
+        ))
+    })?;
+    let mut records = Vec::new();
+    for p in 0..processes {
+        let file = req.out.join(format!(".ab-{}-{p}.json", std::process::id()));
+        records.push(run_process(&exe, a, b, per_process, placed.cpu, &file)?);
+        if p == 0 {
+            // After the first process, so that a failing side is the only line printed.
+            eprintln!(
+                "serprof ab: {processes} processes of {per_process} rounds of {a} (A) and {b} (B), ~{BATCH_MS} ms per batch, {}",
+                placed.cpu.map_or("not pinned".to_string(), |c| format!("pinned to CPU {c}"))
+            );
         }
-        let (ta, tb) = if round % 2 == 0 {
-            let ta = side_a.batch()?;
-            (ta, side_b.batch()?)
-        } else {
-            let tb = side_b.batch()?;
-            (side_a.batch()?, tb)
-        };
-        pair_ratios.push(tb.0 / ta.0);
-        wall_pair_ratios.push(tb.1 / ta.1);
+        if interrupt::interrupted() {
+            anyhow::bail!("interrupted after {p} of {processes} processes; nothing written");
+        }
     }
     let seconds = clock.elapsed().as_secs_f64();
-    let (ratio, ci95) = median_of_pairs(&pair_ratios).context("no finite pair ratio")?;
-    let (wall_ratio, wall_ci95) =
-        median_of_pairs(&wall_pair_ratios).context("no finite pair ratio")?;
+    let process_ratios: Vec<f64> = records
+        .iter()
+        .filter_map(|r| RatioStats::of_pairs(&r.pair_ratios).map(|s| s.ratio))
+        .collect();
+    let wall_process_ratios: Vec<f64> = records
+        .iter()
+        .filter_map(|r| RatioStats::of_pairs(&r.wall_pair_ratios).map(|s| s.ratio))
+        .collect();
+    let across = RatioStats::of_pairs(&process_ratios).context("no finite pair ratio")?;
+    let wall = RatioStats::of_pairs(&wall_process_ratios).context("no finite pair ratio")?;
+    let pooled = RatioStats::of_pairs(
+        &records
+            .iter()
+            .flat_map(|r| r.pair_ratios.clone())
+            .collect::<Vec<_>>(),
+    )
+    .context("no finite pair ratio")?;
     let record = AbRecord {
         a: a.to_string(),
         b: b.to_string(),
-        rounds,
+        rounds: per_process * processes,
         batch_ms: BATCH_MS,
         warmup_ms: WARMUP_MS,
-        ops_per_batch: [side_a.per_batch, side_b.per_batch],
-        order: "A first in even rounds (0, 2, ...), B first in odd rounds".into(),
+        ops_per_batch: records[0].ops_per_batch,
+        order: "A first in even rounds (0, 2, ...), B first in odd rounds, in every process".into(),
         clock: "thread CPU time (CLOCK_THREAD_CPUTIME_ID)".into(),
-        pair_ratios,
-        ratio,
-        ci95,
-        method: crate::analyze::compare::INTERLEAVED_METHOD.into(),
-        wall_pair_ratios,
-        wall_ratio,
-        wall_ci95,
+        pair_ratios: records.iter().flat_map(|r| r.pair_ratios.clone()).collect(),
+        ratio: across.ratio,
+        ci95: across.ci95,
+        method: crate::analyze::compare::AB_PROCESSES_METHOD.into(),
+        wall_pair_ratios: records
+            .iter()
+            .flat_map(|r| r.wall_pair_ratios.clone())
+            .collect(),
+        wall_ratio: wall.ratio,
+        wall_ci95: wall.ci95,
         seconds,
         start: utc_rfc3339(started),
         git_rev: GIT_REV.into(),
-        machine: crate::runner::machine(),
+        machine: Machine::this(),
+        processes,
+        process_ratios: process_ratios.clone(),
+        coverage: across.coverage,
+        pooled_ci95: pooled.ci95,
+        pinned_cpu: placed.cpu,
     };
-    let dir = write_folder(
-        out,
-        started,
-        &record,
-        &side_a.result(b, 'A'),
-        &side_b.result(a, 'B'),
-    )?;
+    let result_a = side_result(&config_a, &records, 0, b, 'A');
+    let result_b = side_result(&config_b, &records, 1, a, 'B');
+    let dir = write_folder(&req.out, started, &record, &result_a, &result_b)?;
+    let median_of = |r: &ConfigResult| r.time_ns.as_ref().map_or(f64::NAN, |t| t.median);
     let doc = serde_json::json!({
         "ab_dir": dir,
         "a": a,
         "b": b,
-        "a_ns": side_a.batches_median(),
-        "b_ns": side_b.batches_median(),
+        "a_ns": median_of(&result_a),
+        "b_ns": median_of(&result_b),
         "ratio": record.ratio,
         "ci95": record.ci95,
+        "coverage": record.coverage,
+        "within_noise": across.within_noise(),
+        "process_ratios": record.process_ratios,
+        "pooled_ci95": record.pooled_ci95,
         "method": record.method,
         "clock": record.clock,
         "wall_ratio": record.wall_ratio,
         "wall_ci95": record.wall_ci95,
+        "processes": record.processes,
         "rounds": record.rounds,
         "seconds": record.seconds,
     });
-    if json {
+    if req.json {
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        print!("{}", render(&record, &side_a, &side_b));
+        print!("{}", render(&record, [&result_a, &result_b]));
     }
     eprintln!("ab folder: {}", dir.display());
     eprintln!(
         "compare it: serprof compare {} {}",
-        dir.join("A").display(),
-        dir.join("B").display()
+        dir.join(side_a_dir).display(),
+        dir.join(side_b_dir).display()
     );
     Ok(ExitCode::SUCCESS)
 }
 
 /// The human table of an A/B run.
-fn render(r: &AbRecord, a: &Side, b: &Side) -> String {
+fn render(r: &AbRecord, sides: [&ConfigResult; 2]) -> String {
     let mut s = format!(
-        "ab: {} rounds in {:.1} s (A/B batches of ~{} ms, alternating order)\n",
-        r.rounds, r.seconds, r.batch_ms
+        "ab: {} processes x {} rounds in {:.1} s (A/B batches of ~{} ms, alternating order{})\n",
+        r.processes,
+        r.rounds / r.processes.max(1),
+        r.seconds,
+        r.batch_ms,
+        r.pinned_cpu.map_or(String::new(), |c| format!(", CPU {c}"))
     );
-    for (letter, side) in [('A', a), ('B', b)] {
+    for (letter, side) in ['A', 'B'].into_iter().zip(sides) {
+        let t = side.time_ns.as_ref();
         s.push_str(&format!(
-            "  {letter}  {:<34} {:>10} CPU time per op (median of {} batches)\n",
-            side.name,
-            format_ns(side.batches_median()),
-            side.batches.len()
+            "  {letter}  {:<34} {:>10} CPU time per op (median of {} process medians)\n",
+            side.name(),
+            format_ns(t.map_or(f64::NAN, |t| t.median)),
+            t.map_or(0, |t| t.processes.len())
         ));
     }
+    let within = r.ci95[0] <= 1.0 && 1.0 <= r.ci95[1];
     s.push_str(&format!(
-        "  B/A  {:.4}  95% CI [{:.4}, {:.4}]  ({:+.2}%)\n  wall-clock B/A {:.4} [{:.4}, {:.4}] (includes waiting for a core)\n  method: {}; clock: {}\n",
+        "  B/A  {:.4}  95% CI [{:.4}, {:.4}] ({:.1}% coverage, across processes)  ({:+.2}%){}\n  process ratios: {}\n  pooled pairs' interval (too narrow: one process's pairs are not independent of each other's layout): [{:.4}, {:.4}]\n  wall-clock B/A {:.4} [{:.4}, {:.4}] (includes waiting for a core)\n  method: {}; clock: {}\n",
         r.ratio,
         r.ci95[0],
         r.ci95[1],
+        100.0 * r.coverage,
         100.0 * (r.ratio - 1.0),
+        if within { "  within noise" } else { "" },
+        r.process_ratios.iter().map(|x| format!("{x:.4}")).collect::<Vec<_>>().join(" "),
+        r.pooled_ci95[0],
+        r.pooled_ci95[1],
         r.wall_ratio,
         r.wall_ci95[0],
         r.wall_ci95[1],
@@ -346,14 +483,15 @@ fn write_folder(
         .with_context(|| format!("cannot create output folder {}", out.display()))?;
     let tmp = out.join(format!(".ab-{}.partial", std::process::id()));
     let _ = fs::remove_dir_all(&tmp);
-    let written = write_json(&tmp.join("A").join("result.json"), a)
-        .and_then(|()| write_json(&tmp.join("B").join("result.json"), b))
-        .and_then(|()| write_json(&tmp.join("ab.json"), record));
+    let [side_a, side_b] = layout::AB_SIDES;
+    let written = write_json(&tmp.join(side_a).join(layout::RESULT_JSON), a)
+        .and_then(|()| write_json(&tmp.join(side_b).join(layout::RESULT_JSON), b))
+        .and_then(|()| write_json(&tmp.join(layout::AB_JSON), record));
     if let Err(e) = written {
         let _ = fs::remove_dir_all(&tmp);
         return Err(e);
     }
-    let dir = match crate::snapshot::reserve_run_name(out, started, "-ab") {
+    let dir = match layout::reserve_run_name(out, started, "-ab") {
         Ok(dir) => dir,
         Err(e) => {
             let _ = fs::remove_dir_all(&tmp);

@@ -13,11 +13,12 @@ use crate::error::misuse_err;
 
 /// Stack of the thread `serprof decode` decodes on (virtual memory, touched only as used).
 const DECODE_STACK_BYTES: usize = 1 << 30;
-use crate::{misuse, select};
+use crate::misuse;
+use crate::run::plan as select;
 
 fn make(config: &str) -> Result<AnyCodec> {
     let c = select::one(config)?;
-    (c.make)().map_err(|e| anyhow::anyhow!("{config}: {e}"))
+    c.codec().map_err(|e| anyhow::anyhow!("{config}: {e}"))
 }
 
 /// Writes the payload of Order `order` (or of the Sample list) as `config` encodes it.
@@ -93,11 +94,7 @@ pub fn decode(config: &str, file: Option<&Path>) -> Result<ExitCode> {
             })
             .context("cannot start the decoding thread")?;
         Ok::<_, anyhow::Error>(worker.join().unwrap_or_else(|p| {
-            let msg = p
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
+            let msg = crate::process::panic_text(p.as_ref());
             Err(format!("the decoder panicked: {msg}"))
         }))
     })?;

@@ -1,4 +1,4 @@
-//! `serprof dataset`: the Order dataset as Jackson-mapping JSON (DATASET.md section 5: nulls
+//! `serprof dataset`: the Order dataset as Jackson-mapping JSON (as Jackson writes it: nulls
 //! written, base64 byte arrays, decimals with their scale), and its facts.
 
 use std::io::Write;

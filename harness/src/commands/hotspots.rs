@@ -9,14 +9,19 @@ use regex::Regex;
 use crate::analyze::folded::Folded;
 use crate::analyze::hotspots::{compute, Hotspots};
 use crate::error::misuse_err;
+use crate::layout;
 use crate::misuse;
+use crate::model::ConfigResult;
 use crate::render::table::format_thousands;
-use crate::result::ConfigResult;
 
 /// The folded file PATH names (a configuration folder or a folded file) and the configuration
 /// folder it belongs to, if any.
 pub fn resolve(path: &Path, alloc: bool) -> Result<(PathBuf, Option<PathBuf>)> {
-    let file_name = if alloc { "alloc.folded" } else { "cpu.folded" };
+    let file_name = if alloc {
+        layout::ALLOC_FOLDED
+    } else {
+        layout::CPU_FOLDED
+    };
     if path.is_dir() {
         let file = path.join(file_name);
         if !file.is_file() {
@@ -30,7 +35,7 @@ pub fn resolve(path: &Path, alloc: bool) -> Result<(PathBuf, Option<PathBuf>)> {
     if path.is_file() {
         let dir = path
             .parent()
-            .filter(|d| d.join("result.json").is_file())
+            .filter(|d| d.join(layout::RESULT_JSON).is_file())
             .map(Path::to_path_buf);
         return Ok((path.to_path_buf(), dir));
     }
@@ -65,7 +70,7 @@ pub fn run(
     let (file, dir) = resolve(path, alloc)?;
     let folded = load(&file)?;
     let engine = dir
-        .and_then(|d| std::fs::read(d.join("result.json")).ok())
+        .and_then(|d| std::fs::read(d.join(layout::RESULT_JSON)).ok())
         .and_then(|b| serde_json::from_slice::<ConfigResult>(&b).ok())
         .and_then(|r| Regex::new(&r.engine_frames).ok());
     let mut table = compute(&folded, engine.as_ref(), matching.as_ref());

@@ -1,9 +1,12 @@
-//! The subcommands other than `run`, each a function from its arguments to an exit code.
+//! The subcommands, each a function from its arguments to an exit code: they read arguments,
+//! call the layers below, and print.
 
 pub mod ab;
 pub mod codec_io;
 pub mod compare;
 pub mod dataset;
+pub mod doctor;
 pub mod hotspots;
 pub mod list;
 pub mod report;
+pub mod run;

@@ -18,7 +18,7 @@ pub fn run(run_dir: &Path) -> Result<ExitCode> {
             run_dir.display()
         );
     }
-    if !run_dir.join("run.json").is_file() {
+    if !run_dir.join(crate::layout::RUN_JSON).is_file() {
         misuse!(
             "{} has no run.json: it is not a run folder (give a folder like snapshots/latest)",
             run_dir.display()

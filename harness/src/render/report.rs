@@ -12,20 +12,21 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
+use crate::model::ConfigResult;
 use crate::render::charts::{self, Bar};
 use crate::render::report_data::{self, Row, RunData, StudyData};
 use crate::render::report_page::{self, esc, href};
 use crate::render::report_table::{self, css_color, format_color, format_label};
 use crate::render::table::{format_ns, format_thousands, reference};
-use crate::result::ConfigResult;
 use anyhow::Result;
+use serprof_engines::studies::Format;
 
 /// Writes `run_dir/report.html` from the run's files and returns its path.
 pub fn write(run_dir: &Path) -> Result<PathBuf> {
     let data = report_data::load(run_dir)?;
     let html = render(&data)?;
-    let path = run_dir.join("report.html");
-    crate::snapshot::write_atomic(&path, html.as_bytes())?;
+    let path = run_dir.join(crate::layout::REPORT_HTML);
+    crate::layout::write_atomic(&path, html.as_bytes())?;
     Ok(path)
 }
 
@@ -121,7 +122,13 @@ fn header(out: &mut String, data: &RunData) {
             esc(&rate)
         );
     }
-    out.push_str("</div>\n<nav class=\"toc\"><ul>");
+    out.push_str("</div>\n");
+    let _ = writeln!(
+        out,
+        "<p class=\"muted small\">{}</p>",
+        esc(&crate::render::table::measurement_summary(m))
+    );
+    out.push_str("<nav class=\"toc\"><ul>");
     for s in &data.studies {
         let _ = write!(
             out,
@@ -136,17 +143,22 @@ fn header(out: &mut String, data: &RunData) {
     out.push_str("<li><a href=\"#manifest\">run manifest</a></li></ul></nav>\n</header>\n");
 }
 
-/// The study's fixes one step at a time (`studies::steps`), as the articles showed them:
+/// The study's fixes one step at a time (its `steps`), as the articles showed them:
 /// each step's speed-up over the one before, then overall.
 fn steps(out: &mut String, study: &StudyData) {
-    let measured: Vec<(&str, f64)> = serprof_engines::studies::steps(&study.name)
+    let steps = study
+        .info
+        .as_ref()
+        .map(|i| i.steps.clone())
+        .unwrap_or_default();
+    let measured: Vec<(&str, f64)> = steps
         .iter()
         .filter_map(|s| {
             let row = study
                 .rows
                 .iter()
                 .find(|r| r.result.config == *s && r.result.error.is_none())?;
-            Some((*s, row.median()?))
+            Some((s.as_str(), row.median()?))
         })
         .collect();
     if measured.len() < 2 {
@@ -179,7 +191,10 @@ fn steps(out: &mut String, study: &StudyData) {
 }
 
 fn study_section(out: &mut String, study: &StudyData) -> Result<()> {
-    let title = study.info.as_ref().map_or(study.name.as_str(), |i| i.title);
+    let title = study
+        .info
+        .as_ref()
+        .map_or(study.name.as_str(), |i| i.title.as_str());
     let _ = writeln!(
         out,
         "<section id=\"study-{}\">\n<h2>{} <span class=\"muted small\"><code>{}</code></span></h2>",
@@ -193,7 +208,7 @@ fn study_section(out: &mut String, study: &StudyData) -> Result<()> {
     if let Some(source) = study
         .info
         .as_ref()
-        .map(|i| i.source)
+        .map(|i| i.source.as_str())
         .filter(|s| !s.is_empty())
     {
         about.push(format!("Reproduces {}.", esc(source)));
@@ -201,8 +216,8 @@ fn study_section(out: &mut String, study: &StudyData) -> Result<()> {
     if let Some(first) = study.rows.iter().find(|r| r.missing.is_none()) {
         about.push(format!(
             "One operation is a {} of the {} dataset.",
-            esc(&first.result.operation),
-            esc(&first.result.dataset)
+            esc(first.result.operation.as_str()),
+            esc(first.result.dataset.as_str())
         ));
     }
     if let Some((label, ns)) = &reference {
@@ -235,7 +250,7 @@ fn study_section(out: &mut String, study: &StudyData) -> Result<()> {
 
 /// One chart per figure the study has: time (with its interval), payload, allocated bytes,
 /// and the study's matched share (the byte-array share of `bytes`).
-fn charts_block(out: &mut String, study: &StudyData, groups: &[(String, Vec<&Row>)]) -> Result<()> {
+fn charts_block(out: &mut String, study: &StudyData, groups: &[(Format, Vec<&Row>)]) -> Result<()> {
     let ordered: Vec<&Row> = groups
         .iter()
         .flat_map(|(_, rows)| rows.iter().copied())
@@ -290,17 +305,17 @@ fn charts_block(out: &mut String, study: &StudyData, groups: &[(String, Vec<&Row
                     value,
                     interval,
                     value_text,
-                    color: format_color(&row.result.format),
+                    color: format_color(row.result.format),
                 })
             })
             .collect();
         if bars.is_empty() {
             continue;
         }
-        let caption = if study.name == "bytes" && caption.starts_with("Share") {
-            "Share of CPU samples in byte-array code"
-        } else {
-            caption
+        let question = study.info.as_ref().and_then(|i| i.question.as_ref());
+        let caption = match question {
+            Some(q) if caption.starts_with("Share") => q.caption,
+            _ => caption,
         };
         let svg = charts::bar_chart(&bars, &tick)?;
         let _ = write!(
@@ -320,7 +335,7 @@ fn charts_block(out: &mut String, study: &StudyData, groups: &[(String, Vec<&Row
 }
 
 /// The colour key, when bars have more than one colour.
-fn legend(groups: &[(String, Vec<&Row>)]) -> String {
+fn legend(groups: &[(Format, Vec<&Row>)]) -> String {
     if groups.len() < 2 {
         return String::new();
     }
@@ -329,8 +344,8 @@ fn legend(groups: &[(String, Vec<&Row>)]) -> String {
         .map(|(f, _)| {
             format!(
                 "<span class=\"key\"><span class=\"swatch\" style=\"background:{}\"></span>{}</span>",
-                css_color(format_color(f)),
-                esc(&format_label(f))
+                css_color(format_color(*f)),
+                esc(format_label(*f))
             )
         })
         .collect();

@@ -3,11 +3,11 @@
 //! under the folder.
 //!
 //! The report is the last thing a run writes and the one thing a person opens, so reading is
-//! forgiving: a `result.json` of an older or newer shape (say, a `corrupt` study result without
-//! `time_ns`) is read field by field, an unreadable one becomes a row that says so, and a
-//! configuration the manifest selected but no result exists for (an interrupted run) is shown as
-//! not measured. Only a missing or corrupt `run.json` stops the report: without it the folder
-//! is not a run.
+//! forgiving: `result.json` is read as [`ConfigResult`] itself, whose later fields default when
+//! an older file lacks them; an unreadable one becomes a row that says so (and a one-line
+//! warning on stderr), and a configuration the manifest selected but no result exists for (an
+//! interrupted run) is shown as not measured. Only a missing or corrupt `run.json` stops the
+//! report: without it the folder is not a run.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -17,14 +17,14 @@ use anyhow::Result;
 use serde_json::Value;
 use serprof_engines::studies::{self, StudyInfo};
 
-use crate::result::{ConfigResult, RunManifest};
-use crate::snapshot::read_json;
+use crate::layout::{self, read_json};
+use crate::model::{ConfigResult, RunManifest};
 
 /// Files of a configuration folder the report links to, with their link text, in this order.
 pub const LINKED_FILES: [(&str, &str); 3] = [
-    ("cpu.svg", "CPU"),
-    ("alloc.svg", "alloc"),
-    ("result.json", "json"),
+    (layout::CPU_SVG, "CPU"),
+    (layout::ALLOC_SVG, "alloc"),
+    (layout::RESULT_JSON, "json"),
 ];
 
 /// Everything the report shows.
@@ -56,8 +56,8 @@ pub struct Row {
     pub result: ConfigResult,
     /// Why there is no usable `result.json` (absent or unreadable); the row shows only this.
     pub missing: Option<String>,
-    /// Figures of `result.json` this build does not know (a newer study's), flattened to
-    /// `key.sub: value` pairs, so that the report shows what exists.
+    /// A study's own figures (the corrupt study's outcome counts), flattened to `key.sub: value`
+    /// pairs, so that the report shows what exists.
     pub extra: Vec<(String, String)>,
     /// Linked files that exist: (path relative to the run folder, link text).
     pub files: Vec<(String, &'static str)>,
@@ -72,7 +72,7 @@ impl Row {
 
 /// Reads the run folder `run_dir`.
 pub fn load(run_dir: &Path) -> Result<RunData> {
-    let manifest: RunManifest = read_json(&run_dir.join("run.json"))?;
+    let manifest: RunManifest = read_json(&run_dir.join(layout::RUN_JSON))?;
     let run_id = run_dir
         .canonicalize()
         .unwrap_or_else(|_| run_dir.to_path_buf())
@@ -83,10 +83,8 @@ pub fn load(run_dir: &Path) -> Result<RunData> {
     // Study order: as the run selected its configurations, then any other folder with results.
     let mut names: Vec<String> = Vec::new();
     for c in &manifest.configs {
-        if let Some((s, _)) = c.split_once('/') {
-            if !names.iter().any(|n| n == s) {
-                names.push(s.to_string());
-            }
+        if !names.contains(&c.study) {
+            names.push(c.study.clone());
         }
     }
     for dir in sorted_subdirs(run_dir) {
@@ -110,9 +108,9 @@ pub fn load(run_dir: &Path) -> Result<RunData> {
                 }
             }
         }
-        let prefix = format!("{name}/");
-        for c in &manifest.configs {
-            if let Some(config) = c.strip_prefix(&prefix) {
+        for c in manifest.configs.iter().filter(|c| c.study == name) {
+            let config = c.config.as_str();
+            {
                 if !seen.contains(config) {
                     match placeholder(
                         &name,
@@ -127,7 +125,7 @@ pub fn load(run_dir: &Path) -> Result<RunData> {
         }
         sort_rows(&mut rows);
         studies_out.push(StudyData {
-            info: studies::find_study(&name),
+            info: studies::find_info(&name),
             name,
             rows,
         });
@@ -162,7 +160,7 @@ fn file_name(p: &Path) -> String {
 }
 
 fn has_result(dir: &Path) -> bool {
-    dir.join("result.json").is_file()
+    dir.join(layout::RESULT_JSON).is_file()
 }
 
 /// Subfolders of `dir`, sorted by name (empty when `dir` is not a readable folder).
@@ -212,9 +210,13 @@ fn relative(p: &Path) -> String {
         .join("/")
 }
 
-/// A row for a configuration without a usable `result.json`.
+/// A row for a configuration without a usable `result.json`, described by the registry; a
+/// configuration this build no longer has cannot be described, so it is a problem instead.
 fn placeholder(study: &str, config: &str, why: &str) -> Result<Row, String> {
-    let mut result = lenient(&serde_json::json!({ "study": study, "config": config }))?;
+    let info = studies::find(&format!("{study}/{config}"))
+        .map(|c| c.info)
+        .ok_or_else(|| format!("{why} (this serprof has no configuration {study}/{config})"))?;
+    let mut result = ConfigResult::new(&info);
     result.error = Some(why.to_string());
     Ok(Row {
         result,
@@ -226,23 +228,20 @@ fn placeholder(study: &str, config: &str, why: &str) -> Result<Row, String> {
 
 fn read_row(run_dir: &Path, study: &str, dir: &Path) -> Result<Row, String> {
     let config = file_name(dir);
-    let path = dir.join("result.json");
-    let value: Value = match fs::read(&path)
+    let path = dir.join(layout::RESULT_JSON);
+    let result: ConfigResult = match fs::read(&path)
         .map_err(|e| e.to_string())
         .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
     {
-        Ok(v) => v,
+        Ok(r) => r,
         Err(e) => {
+            eprintln!(
+                "serprof: warning: {} is unreadable, shown as not measured: {e}",
+                path.display()
+            );
             return placeholder(study, &config, &format!("result.json is unreadable: {e}"));
         }
     };
-    let mut result = match serde_json::from_value::<ConfigResult>(value.clone()) {
-        Ok(r) => r,
-        Err(_) => lenient(&value)?,
-    };
-    if result.study.is_empty() || result.config.is_empty() {
-        (result.study, result.config) = (study.to_string(), config);
-    }
     let files = LINKED_FILES
         .iter()
         .filter(|(f, _)| dir.join(f).is_file())
@@ -253,126 +252,33 @@ fn read_row(run_dir: &Path, study: &str, dir: &Path) -> Result<Row, String> {
         })
         .collect();
     Ok(Row {
-        extra: extra_figures(&value),
+        extra: extra_figures(&result),
         result,
         missing: None,
         files,
     })
 }
 
-/// Fields of `result.json` that must be present to build a [`ConfigResult`], with the value
-/// a file without them gets. Every other field is optional.
-fn required_defaults() -> [(&'static str, Value); 11] {
-    let empty = || Value::String(String::new());
-    [
-        ("study", empty()),
-        ("config", empty()),
-        ("engine", empty()),
-        ("engine_version", empty()),
-        ("format", empty()),
-        ("operation", empty()),
-        ("dataset", empty()),
-        ("notes", empty()),
-        ("engine_frames", empty()),
-        ("verified", Value::Bool(false)),
-        ("warnings", Value::Array(Vec::new())),
-    ]
-}
-
-/// A [`ConfigResult`] from whatever fields `v` has: missing or ill-typed fields get their
-/// defaults (empty text, absent figures), and a `time_ns` with only a median still counts.
-/// Works field by field through serde, so a field added to [`ConfigResult`] later needs no
-/// change here as long as it is optional.
-fn lenient(v: &Value) -> Result<ConfigResult, String> {
-    let mut obj = serde_json::Map::new();
-    for (k, d) in required_defaults() {
-        obj.insert(k.to_string(), d);
-    }
-    let template = obj.clone();
-    let parses = |obj: &serde_json::Map<String, Value>| {
-        serde_json::from_value::<ConfigResult>(Value::Object(obj.clone())).is_ok()
+/// A study's own figures (today the corrupt study's `corrupt` field) as `key: value` pairs:
+/// scalars (`inputs: 100`), and objects of numbers one entry per number (`counts.clean_error:
+/// 96`). Deeper structure and lists stay in `result.json`, which the row links.
+fn extra_figures(result: &ConfigResult) -> Vec<(String, String)> {
+    let Some(corrupt) = &result.corrupt else {
+        return Vec::new();
     };
-    for (k, x) in v.as_object().into_iter().flatten() {
-        let mut one = template.clone();
-        one.insert(k.clone(), x.clone());
-        if parses(&one) {
-            obj.insert(k.clone(), x.clone());
-        } else if k == "time_ns" {
-            if let Some(median) = x.get("median").and_then(Value::as_f64) {
-                let ci95 = x
-                    .get("ci95")
-                    .filter(|c| c.as_array().is_some_and(|a| a.len() == 2))
-                    .cloned()
-                    .unwrap_or_else(|| serde_json::json!([median, median]));
-                let t = serde_json::json!({
-                    "median": median, "ci95": ci95, "mad": 0.0, "ops_per_batch": 0, "batches": []
-                });
-                obj.insert(k.clone(), t);
-            }
-        }
-    }
-    // Fails only when ConfigResult gained a required field that required_defaults() lacks
-    // (a unit test below catches that).
-    serde_json::from_value(Value::Object(obj)).map_err(|e| e.to_string())
-}
-
-/// The fields of `result.json` the report's table and charts show; any other field (a newer
-/// study's figures, like the `corrupt` study's outcomes) is listed as it is.
-const SHOWN_FIELDS: [&str; 18] = [
-    "study",
-    "config",
-    "engine",
-    "engine_version",
-    "format",
-    "operation",
-    "dataset",
-    "notes",
-    "engine_frames",
-    "verified",
-    "payload_bytes",
-    "shares_references",
-    "time_ns",
-    "alloc",
-    "cpu",
-    "profile",
-    "warnings",
-    "error",
-];
-
-/// Fields of `v` the report does not otherwise show, as `key: value` pairs: scalars one level
-/// down (`inputs: 100`), and objects of numbers one entry per number (`counts.clean_error:
-/// 96`). Deeper structure and lists stay in `result.json`, which the row links. A field named
-/// like the study (`"corrupt"` in the `corrupt` study) is not repeated in the keys.
-fn extra_figures(v: &Value) -> Vec<(String, String)> {
-    let study = v.get("study").and_then(Value::as_str).unwrap_or("");
+    let Ok(Value::Object(fields)) = serde_json::to_value(corrupt) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
-    for (key, x) in v.as_object().into_iter().flatten() {
-        if SHOWN_FIELDS.contains(&key.as_str()) {
-            continue;
-        }
-        let name = |k: &str| {
-            if key == study {
-                k.to_string()
-            } else {
-                format!("{key}.{k}")
-            }
-        };
-        match x {
-            Value::Null | Value::Array(_) => {}
-            Value::Object(o) => {
-                for (k, y) in o {
-                    match y {
-                        Value::Object(numbers) if numbers.values().all(Value::is_number) => {
-                            for (n, z) in numbers {
-                                out.push((format!("{}.{n}", name(k)), scalar(z)));
-                            }
-                        }
-                        Value::Object(_) | Value::Array(_) | Value::Null => {}
-                        y => out.push((name(k), scalar(y))),
-                    }
+    for (k, y) in fields {
+        match y {
+            Value::Object(numbers) if numbers.values().all(Value::is_number) => {
+                for (n, z) in numbers {
+                    out.push((format!("{k}.{n}"), scalar(&z)));
                 }
             }
-            y => out.push((key.clone(), scalar(y))),
+            Value::Object(_) | Value::Array(_) | Value::Null => {}
+            y => out.push((k, scalar(&y))),
         }
     }
     out
@@ -393,45 +299,47 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_decode_result_without_timing_is_read_field_by_field() {
+    fn an_older_result_without_later_fields_reads() {
+        // The first release's shape, less every field that has a default.
         let v = serde_json::json!({
-            "study": "corrupt", "config": "postcard", "operation": "decode",
-            "corrupt": { "inputs": 100, "cases": [1, 2], "seed": "0x5eed",
-                         "counts": { "clean-error": 91, "accepted-altered": 9, "panic": 0 },
-                         "by_mutation": { "truncate": { "clean-error": 3 } } },
-            "other": { "n": 1 },
-            "time_ns": "not a figure", "error": null
+            "study": "formats", "config": "postcard", "engine": "postcard",
+            "engine_version": "1.2.0", "format": "binary", "operation": "roundtrip",
+            "dataset": "orders", "verified": true, "payload_bytes": 7.0
         });
-        let r = lenient(&v).unwrap();
-        assert_eq!(
-            (r.study.as_str(), r.operation.as_str()),
-            ("corrupt", "decode")
+        let r: ConfigResult = serde_json::from_value(v).unwrap();
+        assert!(r.time_ns.is_none() && r.error.is_none() && r.warnings.is_empty());
+        assert!(extra_figures(&r).is_empty());
+    }
+
+    #[test]
+    fn corrupt_figures_become_key_value_pairs() {
+        let info = studies::find("corrupt/postcard").unwrap().info;
+        let mut r = ConfigResult::new(&info);
+        r.corrupt = Some(crate::model::corrupt::CorruptStats {
+            seed: "0x5eed".into(),
+            inputs: 100,
+            skipped: 0,
+            per_input_cap_ms: 2000,
+            memory_cap_mib: 1024,
+            children: 1,
+            counts: Default::default(),
+            by_mutation: Default::default(),
+            cases: Vec::new(),
+        });
+        let extra = extra_figures(&r);
+        assert!(
+            extra.contains(&("inputs".to_string(), "100".to_string())),
+            "{extra:?}"
         );
-        assert!(r.time_ns.is_none() && r.error.is_none() && !r.verified);
-        let extra = extra_figures(&v);
-        assert_eq!(
-            extra,
-            [
-                ("counts.accepted-altered".to_string(), "9".to_string()),
-                ("counts.clean-error".into(), "91".into()),
-                ("counts.panic".into(), "0".into()),
-                ("inputs".into(), "100".into()),
-                ("seed".into(), "0x5eed".into()),
-                ("other.n".into(), "1".into()),
-            ]
+        assert!(
+            extra.iter().any(|(k, _)| k.starts_with("counts.")),
+            "{extra:?}"
         );
     }
 
     #[test]
-    fn every_required_field_has_a_default() {
-        // Fails when ConfigResult gains a field that is neither optional nor defaulted here.
-        assert!(lenient(&Value::Null).is_ok());
-    }
-
-    #[test]
-    fn a_partial_timing_keeps_its_median() {
-        let r = lenient(&serde_json::json!({ "time_ns": { "median": 12.5 } })).unwrap();
-        let t = r.time_ns.unwrap();
-        assert_eq!((t.median, t.ci95), (12.5, [12.5, 12.5]));
+    fn a_vanished_configuration_is_a_problem_not_a_row() {
+        assert!(placeholder("formats", "postcard", "x").is_ok());
+        assert!(placeholder("formats", "no-such-engine", "x").is_err());
     }
 }

@@ -10,6 +10,7 @@
 use std::fmt::Write;
 
 use plotters::style::RGBColor;
+use serprof_engines::studies::Format;
 
 use crate::analyze::hotspots::short_name;
 use crate::render::report_data::{Row, StudyData};
@@ -19,14 +20,12 @@ use crate::render::table::{format_ns, format_thousands};
 /// Bar and swatch colours by format.
 const JSON_COLOR: RGBColor = RGBColor(0x3b, 0x6e, 0xa8);
 const BINARY_COLOR: RGBColor = RGBColor(0xe0, 0x7b, 0x39);
-const OTHER_COLOR: RGBColor = RGBColor(0x88, 0x88, 0x88);
 
 /// The colour of a format's bars and swatches.
-pub fn format_color(format: &str) -> RGBColor {
+pub fn format_color(format: Format) -> RGBColor {
     match format {
-        "json" => JSON_COLOR,
-        "binary" => BINARY_COLOR,
-        _ => OTHER_COLOR,
+        Format::Json => JSON_COLOR,
+        Format::Binary => BINARY_COLOR,
     }
 }
 
@@ -36,38 +35,33 @@ pub fn css_color(c: RGBColor) -> String {
 }
 
 /// `JSON`, `binary`.
-pub fn format_label(format: &str) -> String {
+pub fn format_label(format: Format) -> &'static str {
     match format {
-        "json" => "JSON".into(),
-        "" => "other".into(),
-        f => f.to_string(),
+        Format::Json => "JSON",
+        Format::Binary => "binary",
     }
 }
 
 /// The header of the study's match-share column: its question, as a share of samples.
 pub fn match_header(study: &StudyData) -> &'static str {
-    if study.name == "bytes" {
-        "byte-array share"
-    } else {
-        "hotspot share"
-    }
+    study
+        .info
+        .as_ref()
+        .and_then(|i| i.question.as_ref())
+        .map_or("hotspot share", |q| q.label)
 }
 
 /// A study's rows in groups: JSON, then binary, then anything else (one group when a study
 /// has one format). Rows keep their order (fastest first) inside a group.
-pub fn groups(rows: &[Row]) -> Vec<(String, Vec<&Row>)> {
-    let mut formats: Vec<&str> = rows.iter().map(|r| r.result.format.as_str()).collect();
-    formats.sort_by_key(|f| match *f {
-        "json" => (0, *f),
-        "binary" => (1, *f),
-        _ => (2, *f),
-    });
+pub fn groups(rows: &[Row]) -> Vec<(Format, Vec<&Row>)> {
+    let mut formats: Vec<Format> = rows.iter().map(|r| r.result.format).collect();
+    formats.sort();
     formats.dedup();
     formats
         .into_iter()
         .map(|f| {
             let members = rows.iter().filter(|r| r.result.format == f).collect();
-            (f.to_string(), members)
+            (f, members)
         })
         .collect()
 }
@@ -193,8 +187,8 @@ pub fn write_table(out: &mut String, study: &StudyData, reference_ns: Option<f64
                 out,
                 "<tr class=\"group\"><th colspan=\"{}\"><span class=\"swatch\" style=\"background:{}\"></span>{}</th></tr>",
                 cols.len() + 1,
-                css_color(format_color(format)),
-                esc(&format_label(format))
+                css_color(format_color(*format)),
+                esc(format_label(*format))
             );
         }
         for row in rows {
@@ -214,7 +208,12 @@ pub fn write_table(out: &mut String, study: &StudyData, reference_ns: Option<f64
             items.join(", ")
         );
     }
-    if let Some(re) = study.info.as_ref().and_then(|i| i.hotspot_match) {
+    if let Some(re) = study
+        .info
+        .as_ref()
+        .and_then(|i| i.question.as_ref())
+        .map(|q| q.frames.as_str())
+    {
         if cols.contains(&Col::MatchShare) {
             let _ = writeln!(
                 out,

@@ -3,10 +3,11 @@
 
 use std::fmt::Write;
 
-use serprof_engines::studies;
+use serprof_engines::studies::{self, StudyKind};
 
 use crate::analyze::hotspots::short_name;
-use crate::result::ConfigResult;
+use crate::model::stats::{median_interval, RatioStats};
+use crate::model::{ConfigResult, RunManifest};
 
 /// `845 ns`, `25.1 µs`, `3.21 ms`, `1.20 s`.
 pub fn format_ns(ns: f64) -> String {
@@ -52,7 +53,7 @@ pub fn format_thousands(x: f64, decimals: usize) -> String {
 /// was measured, else to the fastest. Returns the reference's name and median.
 pub fn reference(results: &[&ConfigResult]) -> Option<(String, f64)> {
     let study = results.first()?.study.clone();
-    let baseline = studies::find_study(&study).and_then(|s| s.baseline);
+    let baseline = studies::find_info(&study).and_then(|s| s.baseline);
     if let Some(b) = baseline {
         if let Some(r) = results.iter().find(|r| r.config == b) {
             if let Some(t) = &r.time_ns {
@@ -67,6 +68,71 @@ pub fn reference(results: &[&ConfigResult]) -> Option<(String, f64)> {
         .map(|m| ("ratio to fastest".to_string(), m))
 }
 
+/// How a run measured, in one paragraph: the timing processes and their interval, where they
+/// ran, the machine's load, and how the run was pieced together.
+pub fn measurement_summary(m: &RunManifest) -> String {
+    let st = &m.settings;
+    let (_, coverage) = median_interval(&vec![0.0; st.processes.max(1)]);
+    let mut s = format!(
+        "Timing: {} process{} per configuration, run in interleaved rounds (each round one process of every configuration, order shuffled from seed {}); each process warms up {} ms and times {} batches of ~{} ms by thread CPU time. Time intervals are across processes ({:.1}% coverage); ratios pair the processes of a round.",
+        st.processes,
+        if st.processes == 1 { "" } else { "es" },
+        st.seed,
+        st.warmup_ms,
+        st.batches,
+        st.batch_ms,
+        100.0 * coverage
+    );
+    if let Some(p) = &m.placement {
+        let probe: Vec<String> = p
+            .probe_ns
+            .iter()
+            .map(|(c, ns)| format!("CPU {c} {}", format_ns(*ns)))
+            .collect();
+        s.push_str(&format!(
+            " Placement: {}{}.",
+            p.how,
+            if probe.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", probe.join(", "))
+            }
+        ));
+    }
+    if let Some(h) = &m.health {
+        s.push_str(&format!(
+            " Load at start {:.2} {:.2} {:.2}.",
+            h.loadavg[0], h.loadavg[1], h.loadavg[2]
+        ));
+    }
+    if m.sessions.len() > 1 {
+        s.push_str(&format!(
+            " Pieced together from {} sessions (resumed): figures of different sessions were not interleaved with each other.",
+            m.sessions.len()
+        ));
+    }
+    s
+}
+
+/// The ratio `r / reference` with its interval, from their timing processes of the same rounds;
+/// `None` without paired processes (files of one process).
+pub fn paired_ratio(r: &ConfigResult, reference: &ConfigResult) -> Option<RatioStats> {
+    RatioStats::by_round(r.time_ns.as_ref()?, reference.time_ns.as_ref()?)
+}
+
+/// `1.68x [1.62, 1.71]`, with `within noise` when the interval holds 1.
+pub fn format_ratio(r: &RatioStats) -> String {
+    let noise = if r.within_noise() {
+        " within noise"
+    } else {
+        ""
+    };
+    format!(
+        "{:.2}x [{:.2}, {:.2}]{noise}",
+        r.ratio, r.ci95[0], r.ci95[1]
+    )
+}
+
 /// The table of a run, grouped by study, each group sorted by time.
 pub fn render(results: &[ConfigResult]) -> String {
     let mut out = String::new();
@@ -77,12 +143,10 @@ pub fn render(results: &[ConfigResult]) -> String {
         }
     }
     for study in study_names {
-        if results
-            .iter()
-            .any(|r| r.study == study && r.operation == "decode")
-        {
+        let info = studies::find_info(study);
+        if info.as_ref().map(|s| s.kind) == Some(StudyKind::Corrupt) {
             // The corrupt study counts outcomes of damaged inputs: its own table.
-            out.push_str(&crate::corrupt::render_table(results));
+            out.push_str(&super::corrupt_table::render_table(study, results));
             continue;
         }
         let mut group: Vec<&ConfigResult> = results.iter().filter(|r| r.study == study).collect();
@@ -97,14 +161,21 @@ pub fn render(results: &[ConfigResult]) -> String {
         });
         let Some(first) = group.first() else { continue };
         let (ratio_name, reference_ns) = reference(&group).unwrap_or(("ratio".into(), f64::NAN));
+        let reference_row = group
+            .iter()
+            .find(|r| r.time_ns.as_ref().map(|t| t.median) == Some(reference_ns))
+            .copied();
         let _ = writeln!(
             out,
             "\n{study}: {} of {} ({})",
-            first.operation, first.dataset, ratio_name
+            first.operation.as_str(),
+            first.dataset.as_str(),
+            ratio_name
         );
         // The study's question as a column: the inclusive share of samples matching its regex
         // (the byte-array code in `bytes`, the discovery work in `reflection`).
-        let match_regex = studies::find_study(study).and_then(|s| s.hotspot_match);
+        let question = info.as_ref().and_then(|s| s.question.clone());
+        let match_regex = question.as_ref().map(|q| q.frames.as_str());
         let match_header = if match_regex.is_some() {
             " match %"
         } else {
@@ -112,8 +183,14 @@ pub fn render(results: &[ConfigResult]) -> String {
         };
         let _ = writeln!(
             out,
-            "{:<26} {:>10} {:>23} {:>11} {:>9} {:>10} {:>7}{match_header}  top self-time",
-            "configuration", "time/op", "95% CI", "payload B", "allocs/op", "bytes/op", "ratio"
+            "{:<26} {:>10} {:>23} {:>11} {:>9} {:>10} {:<31}{match_header}  top self-time",
+            "configuration",
+            "time/op",
+            "95% CI",
+            "payload B",
+            "allocs/op",
+            "bytes/op",
+            "ratio [95% CI]"
         );
         for r in group {
             if let Some(e) = &r.error {
@@ -124,7 +201,13 @@ pub fn render(results: &[ConfigResult]) -> String {
                 Some(t) => (
                     format_ns(t.median),
                     format!("[{}, {}]", format_ns(t.ci95[0]), format_ns(t.ci95[1])),
-                    format!("{:.2}x", t.median / reference_ns),
+                    match reference_row.and_then(|b| paired_ratio(r, b)) {
+                        Some(_) if reference_row.is_some_and(|b| std::ptr::eq(b, r)) => {
+                            "1.00x".to_string()
+                        }
+                        Some(q) => format_ratio(&q),
+                        None => format!("{:.2}x", t.median / reference_ns),
+                    },
                 ),
                 None => ("-".into(), "-".into(), "-".into()),
             };
@@ -155,34 +238,46 @@ pub fn render(results: &[ConfigResult]) -> String {
             };
             let _ = writeln!(
                 out,
-                "{:<26} {time:>10} {ci:>23} {payload:>11} {allocs:>9} {bytes:>10} {ratio:>7}{share}  {top}",
+                "{:<26} {time:>10} {ci:>23} {payload:>11} {allocs:>9} {bytes:>10} {ratio:<31}{share}  {top}",
                 r.config
             );
         }
-        let steps = studies::steps(study);
-        let median_of = |config: &str| {
+        let steps = info.map(|s| s.steps).unwrap_or_default();
+        let row_of = |config: &str| {
             results
                 .iter()
                 .find(|r| r.study == study && r.config == config && r.error.is_none())
-                .and_then(|r| r.time_ns.as_ref().map(|t| t.median))
+                .filter(|r| r.time_ns.is_some())
         };
-        let measured: Vec<(&str, f64)> = steps
-            .iter()
-            .filter_map(|s| median_of(s).map(|m| (*s, m)))
-            .collect();
+        let measured: Vec<&ConfigResult> = steps.iter().filter_map(|s| row_of(s)).collect();
         if measured.len() >= 2 {
-            let _ = writeln!(out, "  steps (before / after, per operation):");
+            let _ = writeln!(
+                out,
+                "  steps (before / after, per operation, 95% CI from paired rounds):"
+            );
+            let step = |a: &ConfigResult, b: &ConfigResult| match paired_ratio(a, b) {
+                Some(q) => format_ratio(&q),
+                None => {
+                    let m = |r: &ConfigResult| r.time_ns.as_ref().map_or(f64::NAN, |t| t.median);
+                    format!("{:.2}x", m(a) / m(b))
+                }
+            };
             for pair in measured.windows(2) {
-                let (a, b) = (pair[0], pair[1]);
-                let _ = writeln!(out, "    {} -> {}: {:.2}x", a.0, b.0, a.1 / b.1);
+                let _ = writeln!(
+                    out,
+                    "    {} -> {}: {}",
+                    pair[0].config,
+                    pair[1].config,
+                    step(pair[0], pair[1])
+                );
             }
             let (first, last) = (measured[0], measured[measured.len() - 1]);
             let _ = writeln!(
                 out,
-                "    {} -> {}: {:.2}x overall",
-                first.0,
-                last.0,
-                first.1 / last.1
+                "    {} -> {}: {} overall",
+                first.config,
+                last.config,
+                step(first, last)
             );
         }
         let findings: Vec<&str> = results

@@ -1,12 +1,9 @@
-//! The recordings a worker child makes of one configuration: timing, CPU samples, allocations.
+//! The measured workload of one configuration: its codec on its dataset, verification, and the
+//! measured loops every recording (timing, CPU samples, allocations) runs.
 //!
 //! Each recording runs the same measured loop ([`Workload::run`]) over the same dataset; the
 //! loop holds nothing but the engine's work (clear the buffer, encode, decode, drop), so a
 //! profiler or a counting allocator sees the codec and not the harness.
-
-pub mod alloc;
-pub mod cpu;
-pub mod timing;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -207,7 +204,7 @@ impl<T: Value> Measured for Workload<T> {
 /// Builds the workload of `config`: its codec on its dataset.
 pub fn workload(config: &Config) -> Result<Box<dyn Measured>, CodecError> {
     let op = config.info.operation;
-    Ok(match ((config.make)()?, config.info.dataset) {
+    Ok(match (config.codec()?, config.info.dataset) {
         (AnyCodec::Orders(c), DatasetKind::Orders) => {
             Box::new(Workload::new(c, dataset::orders(), op))
         }

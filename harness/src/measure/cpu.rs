@@ -1,7 +1,8 @@
-//! The CPU recording: pprof-rs's `ProfilerGuard` (setitimer + SIGPROF, frame-pointer unwinding)
+//! The CPU recording: pprof-rs's `ProfilerGuard` (setitimer + SIGPROF; DWARF unwinding through
+//! backtrace-rs in the default build, pprof's frame-pointer walk with the `fp-unwind` feature)
 //! around the same loop as timing, until a target number of samples.
 //!
-//! Facts measured on these machines (DESIGN.md): the kernel tick caps `setitimer` near 250 Hz,
+//! Facts measured on these machines: the kernel tick caps `setitimer` near 250 Hz,
 //! so the rate asked for is not the rate obtained. The recording counts samples per CPU-second
 //! of the child (the effective rate) and writes the pprof protobuf's period from it, so tools
 //! that turn samples into CPU time (`go tool pprof`, speedscope, Pyroscope) read correct times.
@@ -11,10 +12,11 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context, Result};
 use pprof::protos::Message;
 
-use super::{ops_per_batch, warm_up, Measured};
+use super::timing::timed_batch;
+use super::workload::{ops_per_batch, warm_up, Measured};
 use crate::analyze::folded::Folded;
-use crate::settings::Settings;
-use crate::stats::median;
+use crate::model::stats::{median, RatioStats};
+use crate::model::Settings;
 
 /// Libraries whose samples pprof-rs drops.
 ///
@@ -23,7 +25,7 @@ use crate::stats::median;
 /// free and memcpy included, is unwound through its `.eh_frame` and kept.
 ///
 /// With the `fp-unwind` feature (pprof's frame-pointer walk) libc, libgcc and pthread are blocked
-/// as DESIGN.md prescribes, because they are built without frame pointers. pprof then drops the
+/// (as the original design prescribed), because they are built without frame pointers. pprof then drops the
 /// WHOLE sample whenever the interrupted instruction is in one of them (measured here:
 /// formats/postcard+bytes kept 112 samples per CPU-second of 199 requested; the DWARF build
 /// keeps 210), and its walk starts at the interrupted frame's return address, so the function
@@ -52,10 +54,13 @@ pub struct CpuRecording {
     pub samples: u64,
     pub requested_hz: f64,
     pub effective_hz: f64,
+    /// Thread CPU seconds of the sampled batches.
     pub cpu_seconds: f64,
     pub median_ns_per_op: f64,
-    /// Median time per operation of the unsampled batches run just before sampling.
+    /// Median time per operation of the unsampled batches, interleaved with the sampled ones.
     pub median_ns_unsampled: f64,
+    /// Sampled / unsampled thread CPU time per operation, from the interleaved pairs.
+    pub overhead: Option<RatioStats>,
 }
 
 /// CPU time of this process, in seconds.
@@ -96,43 +101,129 @@ pub fn fold_report(report: &pprof::Report, root: &str) -> Folded {
     folded
 }
 
+/// The profiling timer that pprof-rs's sampler runs on (`ITIMER_PROF`, process CPU time),
+/// switched off and on between batches without losing its phase: disarming keeps the time left
+/// to the next tick, and arming resumes from it, so the sampled batches together see the
+/// requested rate as one continuous stretch of CPU time would.
+struct ProfilingTimer {
+    interval: libc::timeval,
+    /// Time left to the next tick when it was last disarmed.
+    left: libc::timeval,
+}
+
+impl ProfilingTimer {
+    fn new(hz: u32) -> ProfilingTimer {
+        let usec = 1_000_000 / i64::from(hz.max(1));
+        let interval = libc::timeval {
+            tv_sec: (usec / 1_000_000) as libc::time_t,
+            tv_usec: (usec % 1_000_000) as libc::suseconds_t,
+        };
+        ProfilingTimer {
+            interval,
+            left: interval,
+        }
+    }
+
+    fn set(value: libc::itimerval) -> libc::itimerval {
+        let mut old = libc::itimerval {
+            it_interval: libc::timeval {
+                tv_sec: 0,
+                tv_usec: 0,
+            },
+            it_value: libc::timeval {
+                tv_sec: 0,
+                tv_usec: 0,
+            },
+        };
+        // SAFETY: setitimer reads and writes structs we own.
+        unsafe { libc::setitimer(libc::ITIMER_PROF, &value, &mut old) };
+        old
+    }
+
+    fn arm(&mut self) {
+        let left = if self.left.tv_sec == 0 && self.left.tv_usec == 0 {
+            self.interval
+        } else {
+            self.left
+        };
+        ProfilingTimer::set(libc::itimerval {
+            it_interval: self.interval,
+            it_value: left,
+        });
+    }
+
+    fn disarm(&mut self) {
+        let zero = libc::timeval {
+            tv_sec: 0,
+            tv_usec: 0,
+        };
+        let old = ProfilingTimer::set(libc::itimerval {
+            it_interval: zero,
+            it_value: zero,
+        });
+        self.left = old.it_value;
+    }
+}
+
 /// Samples `w` as `settings` say; `root` names the configuration (the flame graph's root frame).
+///
+/// The recording alternates sampled and unsampled batches of the same size (S U, U S, S U, ...:
+/// the order flips every pair, so drift and "second in line" effects cancel), disarming the
+/// sampler's timer for the unsampled ones. Each pair gives one ratio sampled/unsampled of
+/// thread CPU time per operation, and the profiler's overhead is the median of those ratios
+/// with its order-statistics interval: the same process, the same minutes, no drift between
+/// two phases.
 pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<CpuRecording> {
     let (ops, took) = warm_up(w, Duration::from_millis(settings.warmup_ms.min(300)))
         .map_err(|e| anyhow!("{e}"))?;
+    // At least 25 ms per batch: the timer ticks at kernel-tick granularity, and short sampled
+    // batches lose more of the requested rate at their edges.
     let per_batch = ops_per_batch(
         took.as_nanos() as f64 / ops as f64,
-        Duration::from_millis(settings.batch_ms),
+        Duration::from_millis(settings.batch_ms.max(25)),
     );
     let hz = settings.frequency_hz.max(1);
     let target = settings.cpu_samples.max(1);
     let cap = Duration::from_secs(settings.cpu_time_cap_s.max(1));
-
-    // The reference for the profiler's overhead: the same loop, same process, unsampled.
-    let mut unsampled = Vec::new();
-    for _ in 0..settings.batches.clamp(1, 20) {
-        let start = Instant::now();
-        w.run(per_batch).map_err(|e| anyhow!("{e}"))?;
-        unsampled.push(start.elapsed().as_nanos() as f64 / per_batch as f64);
-    }
 
     let guard = pprof::ProfilerGuardBuilder::default()
         .frequency(hz as i32)
         .blocklist(BLOCKLIST)
         .build()
         .context("cannot start the pprof sampler")?;
+    let mut timer = ProfilingTimer::new(hz);
+    timer.disarm();
+    timer.left = timer.interval;
     let wall = Instant::now();
-    let cpu0 = process_cpu_seconds();
-    let mut batches = Vec::new();
+    let (mut sampled, mut unsampled, mut pairs) = (Vec::new(), Vec::new(), Vec::new());
+    let mut sampled_ns = 0.0;
     let mut next_check = target as f64 / f64::from(hz);
     loop {
-        let start = Instant::now();
-        w.run(per_batch).map_err(|e| anyhow!("{e}"))?;
-        batches.push(start.elapsed().as_nanos() as f64 / per_batch as f64);
-        let cpu = process_cpu_seconds() - cpu0;
+        let sampled_first = pairs.len() % 2 == 0;
+        let mut pair = [0.0; 2];
+        for on in [sampled_first, !sampled_first] {
+            if on {
+                timer.arm();
+            }
+            let batch = timed_batch(w, per_batch);
+            if on {
+                timer.disarm();
+            }
+            let (cpu, _) = batch.map_err(|e| anyhow!("{e}"))?;
+            if on {
+                sampled.push(cpu);
+                sampled_ns += cpu * per_batch as f64;
+                pair[0] = cpu;
+            } else {
+                unsampled.push(cpu);
+                pair[1] = cpu;
+            }
+        }
+        pairs.push(pair[0] / pair[1]);
         if wall.elapsed() >= cap {
             break;
         }
+        let cpu = sampled_ns / 1e9;
         if cpu >= next_check {
             let count: isize = guard
                 .report()
@@ -150,7 +241,7 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
             next_check = cpu + (target as f64 - count as f64) / rate;
         }
     }
-    let cpu_seconds = process_cpu_seconds() - cpu0;
+    let cpu_seconds = sampled_ns / 1e9;
     // Building the report takes the profiler's lock; samples that land meanwhile are dropped by
     // pprof's signal handler, so symbolisation does not appear in the profile.
     let report = guard
@@ -186,7 +277,8 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
         requested_hz: f64::from(hz),
         effective_hz,
         cpu_seconds,
-        median_ns_per_op: median(&batches),
+        median_ns_per_op: median(&sampled),
         median_ns_unsampled: median(&unsampled),
+        overhead: RatioStats::of_pairs(&pairs),
     })
 }

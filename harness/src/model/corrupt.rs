@@ -1,8 +1,11 @@
 //! What one damaged input did, and the figures of one engine (`result.json`'s `corrupt` field).
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+use super::settings::Settings;
 
 /// What decoding one damaged input did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -149,6 +152,47 @@ pub struct CorruptStats {
     pub cases: Vec<CorruptCase>,
 }
 
+/// Longest time one input may take before its child is killed and the input counted as a hang.
+pub const PER_INPUT_CAP: Duration = Duration::from_secs(2);
+
+/// Address-space cap of a corrupt child, in MiB.
+pub const MEMORY_CAP_MIB: u64 = 1024;
+
+/// Hangs after which a configuration's remaining inputs are skipped (each costs the per-input cap).
+pub const MAX_HANGS: usize = 15;
+
+/// Aborts and memory kills after which a configuration's remaining inputs are skipped.
+pub const MAX_CHILD_DEATHS: usize = 250;
+
+/// Reproducer files written per outcome and configuration (every case is still counted).
+pub const REPRO_PER_OUTCOME: usize = 20;
+
+/// Altered-accepted values that also get a reproducer: a few examples, not a thousand files.
+pub const REPRO_ALTERED: usize = 3;
+
+/// Inputs per engine under `settings`.
+pub fn input_count(settings: &Settings) -> usize {
+    use serprof_engines::studies::corrupt::{INPUTS_FULL, INPUTS_QUICK};
+    if settings.quick {
+        INPUTS_QUICK
+    } else {
+        INPUTS_FULL
+    }
+}
+
+/// The per-input time cap under `settings`.
+pub fn per_input_cap(settings: &Settings) -> Duration {
+    PER_INPUT_CAP.min(Duration::from_secs(settings.child_time_cap_s.max(1)))
+}
+
+/// The memory cap of a corrupt child under `settings`, in MiB (see the module doc).
+pub fn memory_cap_mib(settings: &Settings) -> u64 {
+    match settings.memory_cap_mib {
+        0 => MEMORY_CAP_MIB,
+        m => m.min(MEMORY_CAP_MIB),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,5 +219,20 @@ mod tests {
             (c.total(), c.misbehaviours(), c.get(Outcome::Oom)),
             (8, 5, 2)
         );
+    }
+
+    #[test]
+    fn caps_follow_the_settings_but_never_exceed_the_study_caps() {
+        let mut s = Settings::quick();
+        assert_eq!(input_count(&s), 100);
+        assert_eq!(input_count(&Settings::defaults()), 1000);
+        assert_eq!(per_input_cap(&s), Duration::from_secs(2));
+        s.child_time_cap_s = 1;
+        assert_eq!(per_input_cap(&s), Duration::from_secs(1));
+        assert_eq!(memory_cap_mib(&s), 1024);
+        s.memory_cap_mib = 0;
+        assert_eq!(memory_cap_mib(&s), 1024);
+        s.memory_cap_mib = 300;
+        assert_eq!(memory_cap_mib(&s), 300);
     }
 }

@@ -1,4 +1,4 @@
-//! Ctrl-C and SIGTERM during a run: the handler only sets a flag and forwards SIGTERM to the
+//! Ctrl-C and SIGTERM during a run: the handler only sets a flag and kills (SIGKILL) the
 //! running worker child; the runner stops after the current recording, keeps every finished
 //! configuration's files, marks `run.json` incomplete and leaves `latest` alone.
 

@@ -19,17 +19,16 @@ use serprof_engines::model::Order;
 use serprof_engines::studies::corrupt::corrupt_input;
 use serprof_engines::studies::{self, AnyCodec, Config};
 
-use super::outcome::{InputRecord, Outcome};
-use super::{input_count, PAYLOADS_FILE, PROGRESS_FILE};
-use crate::settings::Settings;
-use crate::snapshot::write_atomic;
+use crate::layout::{write_atomic, CORRUPT_PAYLOADS, CORRUPT_PROGRESS};
+use crate::model::corrupt::{input_count, InputRecord, Outcome};
+use crate::model::Settings;
 
 /// Longest detail kept per input: error messages of some engines quote the input.
 const DETAIL_CHARS: usize = 240;
 
 /// Runs the child; a failure is also written to the progress file for the parent.
 pub fn run(config_name: &str, dir: &Path, settings: &Settings, start: usize) -> Result<()> {
-    let path = dir.join(PROGRESS_FILE);
+    let path = dir.join(CORRUPT_PROGRESS);
     let mut progress = OpenOptions::new()
         .create(true)
         .append(true)
@@ -55,10 +54,10 @@ fn decode_inputs(
     let payloads = if start == 0 {
         let p = catch_unwind(AssertUnwindSafe(|| encode_and_verify(codec.as_mut())))
             .map_err(|p| anyhow!("engine panicked during setup: {}", panic_text(p.as_ref())))??;
-        write_payloads(&dir.join(PAYLOADS_FILE), &p)?;
+        write_payloads(&dir.join(CORRUPT_PAYLOADS), &p)?;
         p
     } else {
-        read_payloads(&dir.join(PAYLOADS_FILE))?
+        read_payloads(&dir.join(CORRUPT_PAYLOADS))?
     };
     install_quiet_panic_hook();
     writeln!(progress, "# ready {start}")?;
@@ -94,7 +93,7 @@ fn decode_inputs(
 }
 
 fn make_codec(config: &Config) -> Result<Box<dyn Codec<Order>>> {
-    match (config.make)().map_err(|e| anyhow!("{e}"))? {
+    match config.codec().map_err(|e| anyhow!("{e}"))? {
         AnyCodec::Orders(codec) => Ok(codec),
         AnyCodec::Samples(_) => bail!("the corrupt study decodes Orders only"),
     }
@@ -170,11 +169,7 @@ fn install_quiet_panic_hook() {
 }
 
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    let message = payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic with a non-string payload".into());
+    let message = crate::process::panic_text(payload);
     match PANIC_AT.with(|p| p.borrow_mut().take()) {
         Some(at) => format!("panicked at {at}: {message}"),
         None => format!("panicked: {message}"),

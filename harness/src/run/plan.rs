@@ -1,4 +1,5 @@
-//! Choosing configurations: `--study` and `--config` (DESIGN.md "Command line").
+//! The plan of a run: which configurations (`--study`, `--config`), or, with `--resume`, what an
+//! interrupted run folder still lacks.
 //!
 //! Repeated flags of one kind widen the selection (OR); `--study` and `--config` together narrow
 //! it (AND). A `--config` glob is matched against `STUDY/CONFIG`; a glob without `/` is matched
@@ -14,11 +15,11 @@ use crate::misuse;
 pub fn select(study_names: &[String], globs: &[String]) -> Result<Vec<Config>> {
     let all_studies = studies::studies();
     for name in study_names {
-        if !all_studies.iter().any(|s| s.name == name) {
-            let valid: Vec<_> = all_studies
+        if !all_studies.iter().any(|s| &s.name == name) {
+            let valid: Vec<&str> = all_studies
                 .iter()
                 .filter(|s| !s.hidden)
-                .map(|s| s.name)
+                .map(|s| s.name.as_str())
                 .collect();
             misuse!(
                 "unknown study {name:?}; valid studies: {}",
@@ -36,20 +37,20 @@ pub fn select(study_names: &[String], globs: &[String]) -> Result<Vec<Config>> {
     let hidden: Vec<&str> = all_studies
         .iter()
         .filter(|s| s.hidden)
-        .map(|s| s.name)
+        .map(|s| s.name.as_str())
         .collect();
     let in_study = |c: &Config| {
         if study_names.is_empty() {
-            !hidden.contains(&c.info.study)
+            !hidden.contains(&c.info.study.as_str())
         } else {
-            study_names.iter().any(|s| s == c.info.study)
+            study_names.iter().any(|s| s == &c.info.study)
         }
     };
     let matches = |pattern: &glob::Pattern, text: &str, c: &Config| {
         if text.contains('/') {
             pattern.matches(&c.info.name())
         } else {
-            pattern.matches(c.info.config)
+            pattern.matches(&c.info.config)
         }
     };
     let configs = studies::configs();
@@ -84,7 +85,7 @@ pub fn one(name: &str) -> Result<Config> {
         None => {
             let valid: Vec<_> = studies::configs()
                 .iter()
-                .filter(|c| !studies::find_study(c.info.study).is_some_and(|s| s.hidden))
+                .filter(|c| !studies::find_info(&c.info.study).is_some_and(|s| s.hidden))
                 .map(|c| c.info.name())
                 .collect();
             misuse!(

@@ -3,12 +3,12 @@
 
 use std::fmt::Write;
 
-use super::outcome::Outcome;
-use crate::result::ConfigResult;
+use crate::model::corrupt::Outcome;
+use crate::model::ConfigResult;
 
-/// The table of every `corrupt` result in `results` (empty when there is none).
-pub fn render_table(results: &[ConfigResult]) -> String {
-    let rows: Vec<&ConfigResult> = results.iter().filter(|r| r.study == "corrupt").collect();
+/// The table of the results of the corrupt study `study` in `results`.
+pub fn render_table(study: &str, results: &[ConfigResult]) -> String {
+    let rows: Vec<&ConfigResult> = results.iter().filter(|r| r.study == study).collect();
     let Some(stats) = rows.iter().find_map(|r| r.corrupt.as_ref()) else {
         return failures_only(&rows);
     };
@@ -111,7 +111,7 @@ fn failures_only(rows: &[&ConfigResult]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corrupt::{CorruptCase, CorruptStats, OutcomeCounts};
+    use crate::model::corrupt::{CorruptCase, CorruptStats, OutcomeCounts};
 
     fn result(config: &str, counts: OutcomeCounts, cases: Vec<CorruptCase>) -> ConfigResult {
         let info = serprof_engines::studies::corrupt::configs()
@@ -155,10 +155,13 @@ mod tests {
             detail: "out of memory".into(),
             repro: Some("repro/oom-7.bin".into()),
         };
-        let text = render_table(&[
-            result("serde_json", clean, vec![]),
-            result("fory", bad, vec![case]),
-        ]);
+        let text = render_table(
+            "corrupt",
+            &[
+                result("serde_json", clean, vec![]),
+                result("fory", bad, vec![case]),
+            ],
+        );
         assert!(text.contains("decode of 100 damaged payloads"), "{text}");
         let row = text.lines().find(|l| l.starts_with("serde_json")).unwrap();
         assert!(row.contains(" 90 ") && row.contains(" 10 "), "{row}");
@@ -167,6 +170,6 @@ mod tests {
                 && text.contains("[corrupt/fory/repro/oom-7.bin]"),
             "{text}"
         );
-        assert_eq!(render_table(&[]), "");
+        assert_eq!(render_table("corrupt", &[]), "");
     }
 }

@@ -1,7 +1,17 @@
-//! The files a run writes: run ids, atomic writes, the `latest` link, and reading them back.
+//! The files a run writes, and where: every file and folder name of a run folder is written
+//! once, here; run ids, atomic writes, the `latest` link, and reading them back.
 //!
 //! Every file is written to a temporary name in the same folder and renamed, so a crash or
 //! Ctrl-C never leaves a file that looks complete and is not.
+//!
+//! ```text
+//! <out>/<run-id>/               run.json, report.html
+//!   <study>/<config>/           result.json, cpu.folded, cpu.svg, cpu.pb, alloc.folded, alloc.svg
+//!                               (corrupt study: outcomes.jsonl, repro/)
+//!   compare/<before-run>/...    compare.json, diff.svg, diff-reverse.svg
+//! <out>/latest -> <run-id>
+//! <out>/<run-id>-ab/            ab.json, A/result.json, B/result.json
+//! ```
 
 use std::fs;
 use std::io::Write;
@@ -13,6 +23,55 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error::misuse_err;
+use crate::model::GIT_REV;
+
+/// The run manifest, in a run folder.
+pub const RUN_JSON: &str = "run.json";
+/// A configuration's figures, in its folder.
+pub const RESULT_JSON: &str = "result.json";
+/// The report of a run.
+pub const REPORT_HTML: &str = "report.html";
+/// The CPU profile: folded stacks, flame graph, pprof protobuf.
+pub const CPU_FOLDED: &str = "cpu.folded";
+pub const CPU_SVG: &str = "cpu.svg";
+pub const CPU_PB: &str = "cpu.pb";
+/// The allocation profile: folded stacks (bytes) and flame graph.
+pub const ALLOC_FOLDED: &str = "alloc.folded";
+pub const ALLOC_SVG: &str = "alloc.svg";
+/// A comparison's figures and its two differential flame graphs.
+pub const COMPARE_JSON: &str = "compare.json";
+pub const DIFF_SVG: &str = "diff.svg";
+pub const DIFF_REVERSE_SVG: &str = "diff-reverse.svg";
+/// The folder of comparisons inside a run folder.
+pub const COMPARE_DIR: &str = "compare";
+/// What `serprof ab` measured, in its folder; its two sides' folders.
+pub const AB_JSON: &str = "ab.json";
+pub const AB_SIDES: [&str; 2] = ["A", "B"];
+/// The link to the newest complete run.
+pub const LATEST: &str = "latest";
+/// The corrupt study: one line per input, and the reproducer folder.
+pub const OUTCOMES_JSONL: &str = "outcomes.jsonl";
+pub const REPRO_DIR: &str = "repro";
+/// The progress file a corrupt child appends to (removed at the end).
+pub const CORRUPT_PROGRESS: &str = ".corrupt-progress";
+/// The valid payloads of the 200 Orders, written by the first corrupt child so that every later
+/// child and the parent damage the very same bytes (removed at the end).
+pub const CORRUPT_PAYLOADS: &str = ".corrupt-payloads.bin";
+
+/// The folder of a configuration inside a run folder.
+pub fn config_dir(run_dir: &Path, study: &str, config: &str) -> PathBuf {
+    run_dir.join(study).join(config)
+}
+
+/// The file a worker child writes its report to, inside the configuration's folder.
+pub fn worker_report(dir: &Path, recording: &str) -> PathBuf {
+    dir.join(format!(".{recording}.json"))
+}
+
+/// The reproducer file of a corrupt input, relative to the configuration's folder.
+pub fn repro_file(outcome: &str, index: usize) -> String {
+    format!("{REPRO_DIR}/{outcome}-{index}.bin")
+}
 
 /// Writes `bytes` to `path` through a temporary file and a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -89,11 +148,6 @@ fn civil(t: SystemTime) -> (i64, u32, u32, u32, u32, u32) {
     )
 }
 
-/// The git revision serprof was built from (`+dirty` when the tree had changes).
-pub const GIT_REV: &str = env!("SERPROF_GIT_REV");
-/// The compiler that built serprof.
-pub const RUSTC: &str = env!("SERPROF_RUSTC");
-
 /// Creates a fresh run folder under `out`: `<UTC time>-<git rev>`, with `-2`, `-3` ... when two
 /// runs start in the same second.
 pub fn create_run_dir(out: &Path) -> Result<PathBuf> {
@@ -146,7 +200,7 @@ pub fn update_latest(out: &Path, run_dir: &Path) -> Result<()> {
         .with_context(|| format!("cannot create {}", tmp.display()))?;
     #[cfg(not(unix))]
     fs::write(&tmp, name.to_string_lossy().as_bytes())?;
-    fs::rename(&tmp, out.join("latest"))
+    fs::rename(&tmp, out.join(LATEST))
         .with_context(|| format!("cannot update {}/latest", out.display()))
 }
 

@@ -1,5 +1,6 @@
-//! The worker child: one process per configuration and recording (timing, cpu, alloc), like the
-//! JProfiler Gradle plugin's one JVM and one snapshot per configuration and recording.
+//! The measure layer: what a worker child does. One process per configuration and recording
+//! (timing, cpu, alloc), like the JProfiler Gradle plugin's one JVM and one snapshot per
+//! configuration and recording.
 //!
 //! The parent re-executes its own binary as `serprof __worker ...`. The child builds the codec,
 //! verifies every value of the dataset round-trips, makes its one recording, writes its files
@@ -14,12 +15,25 @@ use anyhow::{anyhow, Context, Result};
 use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
-use crate::record::{self, Measured};
+pub mod alloc;
+pub mod corrupt;
+pub mod cpu;
+pub mod reference;
+pub mod timing;
+pub mod workload;
+
+use workload::Measured;
+
+use crate::layout::{self, write_atomic, write_json};
+use crate::model::stats::ProcessTiming;
+use crate::model::{AllocStats, CpuStats, Settings};
 use crate::render::flame::{flame_svg, Kind};
-use crate::result::{AllocStats, CpuStats};
-use crate::settings::Settings;
-use crate::snapshot::{write_atomic, write_json};
-use crate::stats::TimeStats;
+
+/// The version of the parent-worker protocol: the command line of `serprof __worker` and the
+/// report it writes. A parent passes the version it speaks with `--protocol`; a worker of
+/// another version refuses with a message naming both, and `serprof __protocol` prints it, so
+/// a parent can check a binary (of another revision, say) before it drives it.
+pub const PROTOCOL: u32 = 2;
 
 /// The recordings a configuration gets, each in its own child.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
@@ -41,7 +55,7 @@ impl Recording {
 
     /// The file the child writes its figures to, inside the configuration's folder.
     pub fn report_path(self, dir: &Path) -> PathBuf {
-        dir.join(format!(".{}.json", self.as_str()))
+        layout::worker_report(dir, self.as_str())
     }
 }
 
@@ -51,18 +65,11 @@ pub struct WorkerReport {
     pub verified: bool,
     pub payload_bytes: Option<f64>,
     pub shares_references: Option<bool>,
-    pub time_ns: Option<TimeStats>,
+    /// The timing recording: one process's figures.
+    pub timing: Option<ProcessTiming>,
     pub cpu: Option<CpuStats>,
     pub alloc: Option<AllocStats>,
     pub error: Option<String>,
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "panic with a non-string payload".into())
 }
 
 /// Runs one recording of `config_name` and writes its report into `dir`.
@@ -72,7 +79,7 @@ pub fn run(config_name: &str, recording: Recording, dir: &Path, settings: &Setti
     let mut report = WorkerReport::default();
     let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<()> {
         let _span = tracing::info_span!("verify", config = config_name).entered();
-        let mut w = record::workload(&config).map_err(|e| anyhow!("{e}"))?;
+        let mut w = workload::workload(&config).map_err(|e| anyhow!("{e}"))?;
         let verified = match w.verify() {
             Ok(v) => v,
             Err(e) => {
@@ -87,8 +94,8 @@ pub fn run(config_name: &str, recording: Recording, dir: &Path, settings: &Setti
         match recording {
             Recording::Timing => {
                 let _span = tracing::info_span!("timing", config = config_name).entered();
-                report.time_ns =
-                    Some(record::timing::record(w.as_mut(), settings).map_err(|e| anyhow!("{e}"))?);
+                report.timing =
+                    Some(timing::record(w.as_mut(), settings).map_err(|e| anyhow!("{e}"))?);
             }
             Recording::Cpu => {
                 let _span = tracing::info_span!("cpu", config = config_name).entered();
@@ -110,7 +117,12 @@ pub fn run(config_name: &str, recording: Recording, dir: &Path, settings: &Setti
                 crate::error::one_line(&e)
             ))
         }
-        Err(p) => report.error = Some(format!("engine panicked: {}", panic_message(p.as_ref()))),
+        Err(p) => {
+            report.error = Some(format!(
+                "engine panicked: {}",
+                crate::process::panic_text(p.as_ref())
+            ))
+        }
     }
     write_json(&recording.report_path(dir), &report)
 }
@@ -121,13 +133,13 @@ fn record_cpu(
     name: &str,
     dir: &Path,
 ) -> Result<CpuStats> {
-    let rec = record::cpu::record(w, settings, name)?;
+    let rec = cpu::record(w, settings, name)?;
     if rec.samples == 0 {
         return Err(anyhow!("the sampler collected no samples"));
     }
     let text = rec.folded.to_text();
-    write_atomic(&dir.join("cpu.folded"), text.as_bytes())?;
-    write_atomic(&dir.join("cpu.pb"), &rec.pprof)?;
+    write_atomic(&dir.join(layout::CPU_FOLDED), text.as_bytes())?;
+    write_atomic(&dir.join(layout::CPU_PB), &rec.pprof)?;
     let subtitle = format!(
         "{} samples at {:.0} Hz effective ({} Hz requested), serprof {}",
         rec.samples,
@@ -136,7 +148,7 @@ fn record_cpu(
         env!("CARGO_PKG_VERSION")
     );
     let svg = flame_svg(&text, Kind::Cpu, name, &subtitle)?;
-    write_atomic(&dir.join("cpu.svg"), &svg)?;
+    write_atomic(&dir.join(layout::CPU_SVG), &svg)?;
     Ok(CpuStats {
         samples: rec.samples,
         requested_hz: rec.requested_hz,
@@ -144,7 +156,8 @@ fn record_cpu(
         seconds: rec.cpu_seconds,
         median_ns_under_sampling: rec.median_ns_per_op,
         median_ns_unsampled: rec.median_ns_unsampled,
-        overhead_ratio: None,
+        overhead_ratio: rec.overhead.as_ref().map(|o| o.ratio),
+        overhead: rec.overhead,
     })
 }
 
@@ -154,11 +167,10 @@ fn record_alloc(
     name: &str,
     dir: &Path,
 ) -> Result<AllocStats> {
-    use record::alloc;
     use std::time::{Duration, Instant};
     // Warm up uncounted (caches, buffer capacity), then count whole passes over the dataset
     // so the figures are exact and repeatable.
-    let (ops, took) = record::warm_up(w, Duration::from_millis(settings.warmup_ms.min(200)))
+    let (ops, took) = workload::warm_up(w, Duration::from_millis(settings.warmup_ms.min(200)))
         .map_err(|e| anyhow!("{e}"))?;
     let pass = w.dataset_len() as u64;
     let ns_per_op = took.as_nanos() as f64 / ops as f64;
@@ -178,7 +190,7 @@ fn record_alloc(
     outcome.map_err(|e| anyhow!("{e}"))?;
     let (folded, samples) = alloc::take_stacks(name);
     let text = folded.to_text();
-    write_atomic(&dir.join("alloc.folded"), text.as_bytes())?;
+    write_atomic(&dir.join(layout::ALLOC_FOLDED), text.as_bytes())?;
     if folded.total() > 0 {
         let subtitle = format!(
             "{} stacks sampled every {} allocated bytes over {} operations, serprof {}",
@@ -193,9 +205,9 @@ fn record_alloc(
             &format!("{name} (allocated bytes)"),
             &subtitle,
         )?;
-        write_atomic(&dir.join("alloc.svg"), &svg)?;
+        write_atomic(&dir.join(layout::ALLOC_SVG), &svg)?;
     } else {
-        let _ = std::fs::remove_file(dir.join("alloc.svg"));
+        let _ = std::fs::remove_file(dir.join(layout::ALLOC_SVG));
     }
     Ok(AllocStats {
         allocs_per_op: counts.allocs as f64 / n as f64,

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::model::ConfigResult;
 use crate::render::table::format_ns;
-use crate::result::ConfigResult;
 
 /// Progress of a run.
 pub struct Progress {

@@ -229,7 +229,7 @@ fn is_allocator_frame(name: &str) -> bool {
     name.contains("CountingAlloc")
         || ["on_alloc", "account", "record_stack", "walk_frame_pointers"]
             .iter()
-            .any(|f| name.starts_with(&format!("serprof::record::alloc::{f}")))
+            .any(|f| name.starts_with(&format!("serprof::measure::alloc::{f}")))
         || name.starts_with("__rust_")
         || name.starts_with("__rg_")
         || name.starts_with("__rdl_")

@@ -1,10 +1,15 @@
-//! The figures a run writes: `result.json` per configuration and `run.json` per run
-//! (DESIGN.md "What a run writes"). Times are nanoseconds per operation.
+//! `result.json`: every figure of one configuration (docs/ARCHITECTURE.md, "What a run writes").
+//! Times are nanoseconds per operation.
+//!
+//! Readers are forgiving of older files: every field added after the first release has
+//! `#[serde(default)]`, so a `result.json` of an older serprof still reads.
 
 use serde::{Deserialize, Serialize};
-use serprof_engines::studies::ConfigInfo;
+use serprof_engines::studies::{ConfigInfo, DatasetKind, Format, Operation};
 
-use crate::stats::TimeStats;
+use super::config_id::ConfigId;
+use super::corrupt::CorruptStats;
+use super::stats::{RatioStats, TimeStats};
 
 /// Allocation figures per operation, from the counting allocator (`alloc` child).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,16 +35,18 @@ pub struct CpuStats {
     pub effective_hz: f64,
     /// CPU seconds of the child while it was sampled.
     pub seconds: f64,
-    /// Median time per operation under sampling.
+    /// Median thread CPU time per operation of the sampled batches.
     pub median_ns_under_sampling: f64,
-    /// Median time per operation of unsampled batches run in the same child just before
-    /// sampling started, interleaved with nothing else: the reference for `overhead_ratio`.
+    /// Median thread CPU time per operation of the unsampled batches, which alternate with the
+    /// sampled ones in the same child (S U, U S, ...).
     #[serde(default)]
     pub median_ns_unsampled: f64,
-    /// `median_ns_under_sampling / median_ns_unsampled`: the profiler's cost, measured in one
-    /// process (two processes of one binary differ by a few percent on their own: heap and code
-    /// layout, so the timing child's median is not used here).
+    /// The profiler's cost: the median of the per-pair ratios sampled/unsampled (the same as
+    /// `overhead.ratio`); measured in one process, on interleaved batches.
     pub overhead_ratio: Option<f64>,
+    /// That ratio with its 95% interval over the pairs.
+    #[serde(default)]
+    pub overhead: Option<RatioStats>,
 }
 
 /// A function's share of samples.
@@ -71,10 +78,12 @@ pub struct ConfigResult {
     pub config: String,
     pub engine: String,
     pub engine_version: String,
-    pub format: String,
-    pub operation: String,
-    pub dataset: String,
+    pub format: Format,
+    pub operation: Operation,
+    pub dataset: DatasetKind,
+    #[serde(default)]
     pub notes: String,
+    #[serde(default)]
     pub engine_frames: String,
     /// Every value of the dataset came back equal before anything was timed.
     pub verified: bool,
@@ -82,31 +91,37 @@ pub struct ConfigResult {
     pub payload_bytes: Option<f64>,
     /// Whether shared references (`Arc`s) inside an Order survive the round trip.
     pub shares_references: Option<bool>,
+    #[serde(default)]
     pub time_ns: Option<TimeStats>,
+    #[serde(default)]
     pub alloc: Option<AllocStats>,
+    #[serde(default)]
     pub cpu: Option<CpuStats>,
+    #[serde(default)]
     pub profile: Option<ProfileSummary>,
+    #[serde(default)]
     pub warnings: Vec<String>,
     /// What went wrong, or null.
+    #[serde(default)]
     pub error: Option<String>,
     /// The `corrupt` study's outcomes of damaged inputs (absent for every other study).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub corrupt: Option<crate::corrupt::CorruptStats>,
+    pub corrupt: Option<CorruptStats>,
 }
 
 impl ConfigResult {
     /// An empty result for `info`, to be filled by the recordings.
     pub fn new(info: &ConfigInfo) -> ConfigResult {
         ConfigResult {
-            study: info.study.to_string(),
-            config: info.config.to_string(),
-            engine: info.engine.to_string(),
-            engine_version: info.engine_version.to_string(),
-            format: info.format.as_str().to_string(),
-            operation: info.operation.as_str().to_string(),
-            dataset: info.dataset.as_str().to_string(),
-            notes: info.notes.to_string(),
-            engine_frames: info.engine_frames.to_string(),
+            study: info.study.clone(),
+            config: info.config.clone(),
+            engine: info.engine.clone(),
+            engine_version: info.engine_version.clone(),
+            format: info.format,
+            operation: info.operation,
+            dataset: info.dataset,
+            notes: info.notes.clone(),
+            engine_frames: info.engine_frames.as_str().to_string(),
             verified: false,
             payload_bytes: None,
             shares_references: None,
@@ -122,53 +137,11 @@ impl ConfigResult {
 
     /// `STUDY/CONFIG`.
     pub fn name(&self) -> String {
-        format!("{}/{}", self.study, self.config)
+        self.id().to_string()
+    }
+
+    /// The configuration's id.
+    pub fn id(&self) -> ConfigId {
+        ConfigId::new(&self.study, &self.config)
     }
 }
-
-/// An engine library and its exact version.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EngineVersion {
-    pub engine: String,
-    pub version: String,
-}
-
-/// The machine a run ran on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Machine {
-    pub os: String,
-    pub arch: String,
-    pub kernel: String,
-    pub cpus: usize,
-    pub cpu_model: String,
-    pub hostname: String,
-}
-
-/// `run.json`: the manifest of a run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunManifest {
-    pub serprof_version: String,
-    pub git_rev: String,
-    pub rustc: String,
-    pub engines: Vec<EngineVersion>,
-    pub machine: Machine,
-    pub settings: crate::settings::Settings,
-    /// The buffer policy every engine runs under.
-    pub buffer_policy: String,
-    /// The stack unwinder of the CPU recordings (`record::cpu::UNWINDER`).
-    #[serde(default)]
-    pub unwinder: String,
-    pub command: Vec<String>,
-    /// Configurations selected, as `STUDY/CONFIG`.
-    pub configs: Vec<String>,
-    pub start: String,
-    pub end: Option<String>,
-    /// True only when every selected configuration finished (measured or failed with a reason).
-    pub complete: bool,
-    /// Configurations that failed, with their reasons.
-    pub failed: Vec<String>,
-    pub warnings: Vec<String>,
-}
-
-/// The one output-buffer policy, written into every manifest.
-pub const BUFFER_POLICY: &str = "one Vec<u8> per configuration, cleared before each encode and reused; its capacity is kept across operations, so allocation figures measure the codec, not Vec growth";

@@ -1,0 +1,250 @@
+//! `serprof doctor [--json]`: what this machine lets a run measure, in about 15 s.
+//!
+//! - Per CPU: the speed of a fixed reference workload (`formats/serde_json`'s round trip),
+//!   measured on this thread pinned to each CPU in turn, alternating.
+//! - Between processes: the same workload in 16 short child processes pinned to the CPU a run
+//!   would choose, one after another; consecutive processes make A/A pairs, and their ratios
+//!   say how far two processes of identical code read apart.
+//! - Load averages, the frequency governor and steal time (over the measurement), where the
+//!   kernel shows them.
+//!
+//! From the A/A pair ratios it estimates a default run's ratio precision: the half-width of
+//! [min, max] of 6 pair ratios is about 1.27 standard deviations of their logarithm (the
+//! expected range of 6 normal values is 2.53 of them).
+
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use crate::measure::reference;
+use crate::model::stats::median;
+use crate::process::{Guarded, Limits};
+use crate::render::table::format_ns;
+use crate::run::placement;
+
+/// Probe processes for the between-process spread.
+const PROCESSES: usize = 16;
+/// Batches per probe process.
+const PROCESS_BATCHES: usize = 20;
+/// Alternating passes over the CPUs in the per-CPU probe.
+const CPU_PASSES: usize = 6;
+
+#[derive(Debug, Serialize)]
+struct CpuSpeed {
+    cpu: usize,
+    median_ns: f64,
+    /// (max - min) / median of the passes' medians, in percent.
+    spread_percent: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct Doctor {
+    reference: &'static str,
+    cpus: Vec<CpuSpeed>,
+    /// The CPU `serprof run` would pin (the fastest).
+    would_pin: Option<usize>,
+    /// Per probe process: median ns per operation, pinned to `would_pin`.
+    process_medians_ns: Vec<f64>,
+    /// (max - min) / median of the process medians, in percent.
+    process_spread_percent: f64,
+    /// Ratios of consecutive processes (A/A pairs).
+    aa_pair_ratios: Vec<f64>,
+    /// Standard deviation of the pairs' log ratio, in percent.
+    aa_sd_percent: f64,
+    /// Expected half-width of a default run's ratio interval, in percent.
+    expected_ratio_halfwidth_percent: f64,
+    loadavg: [f64; 3],
+    governor: Vec<String>,
+    steal_percent: Option<f64>,
+    seconds: f64,
+    advice: Vec<String>,
+}
+
+fn spread(values: &[f64]) -> f64 {
+    let m = median(values);
+    let (lo, hi) = values
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| {
+            (l.min(x), h.max(x))
+        });
+    100.0 * (hi - lo) / m
+}
+
+fn probe_child(exe: &std::path::Path, cpu: Option<usize>) -> Result<f64> {
+    let mut cmd = Command::new(exe);
+    cmd.arg("__reference-probe")
+        .arg("--batches")
+        .arg(PROCESS_BATCHES.to_string())
+        .stdout(Stdio::piped());
+    let child = Guarded::spawn(
+        cmd,
+        Limits {
+            address_space: 0,
+            cpu,
+        },
+    )?;
+    let (ended, stdout) = child.wait_with_stdout(Duration::from_secs(60))?;
+    if !ended.verdict.success() {
+        anyhow::bail!(
+            "a probe process {}{}",
+            ended.verdict.describe(),
+            ended.stderr.suffix()
+        );
+    }
+    let doc: serde_json::Value =
+        serde_json::from_slice(&stdout).context("a probe process printed no figure")?;
+    doc["median_ns"]
+        .as_f64()
+        .context("a probe process printed no median")
+}
+
+pub fn run(json: bool) -> Result<ExitCode> {
+    let started = Instant::now();
+    let jiffies = placement::cpu_jiffies();
+    eprintln!("serprof doctor: probing each CPU, then {PROCESSES} processes (about 15 s)");
+
+    // Per CPU, alternating passes.
+    let cpus = reference::allowed_cpus();
+    let mut w = reference::build()?;
+    let mut per_cpu: Vec<Vec<f64>> = vec![Vec::new(); cpus.len()];
+    for pass in 0..=CPU_PASSES {
+        for (i, &cpu) in cpus.iter().enumerate() {
+            if let Some(b) = reference::on_cpu(cpu, || reference::batches(w.as_mut(), 20)) {
+                let b = b?;
+                if pass > 0 {
+                    per_cpu[i].push(median(&b));
+                }
+            }
+        }
+    }
+    let speeds: Vec<CpuSpeed> = cpus
+        .iter()
+        .zip(&per_cpu)
+        .filter(|(_, m)| !m.is_empty())
+        .map(|(&cpu, m)| CpuSpeed {
+            cpu,
+            median_ns: median(m),
+            spread_percent: spread(m),
+        })
+        .collect();
+    let would_pin = speeds
+        .iter()
+        .min_by(|a, b| a.median_ns.total_cmp(&b.median_ns))
+        .map(|s| s.cpu);
+
+    // Between processes, pinned where a run would pin.
+    let exe = std::env::current_exe().context("cannot find serprof's own executable")?;
+    let mut medians = Vec::new();
+    for _ in 0..PROCESSES {
+        medians.push(probe_child(&exe, would_pin)?);
+    }
+    let pairs: Vec<f64> = medians
+        .chunks(2)
+        .filter(|c| c.len() == 2)
+        .map(|c| c[1] / c[0])
+        .collect();
+    let logs: Vec<f64> = pairs.iter().map(|r| r.ln()).collect();
+    let mean = logs.iter().sum::<f64>() / logs.len().max(1) as f64;
+    let sd = (logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>()
+        / (logs.len().max(2) - 1) as f64)
+        .sqrt();
+    let health = placement::health();
+    let steal = placement::steal_percent(jiffies, placement::cpu_jiffies());
+
+    let mut advice = Vec::new();
+    if speeds.len() > 1 {
+        let fastest = speeds
+            .iter()
+            .map(|s| s.median_ns)
+            .fold(f64::INFINITY, f64::min);
+        let slowest = speeds.iter().map(|s| s.median_ns).fold(0.0, f64::max);
+        if slowest / fastest > 1.05 {
+            advice.push(format!(
+                "the CPUs differ by {:.0}%: runs pin every timing and CPU child to one (CPU {}), so never compare figures taken on different CPUs",
+                100.0 * (slowest / fastest - 1.0),
+                would_pin.map_or("-".into(), |c| c.to_string())
+            ));
+        }
+    }
+    if health.loadavg[0] > 0.5 {
+        advice.push(format!(
+            "load average {:.2}: something else is running; figures will be noisier",
+            health.loadavg[0]
+        ));
+    }
+    if steal.is_some_and(|s| s > 1.0) {
+        advice.push("the hypervisor steals CPU time: expect drift".into());
+    }
+    let expected = 127.0 * sd;
+    advice.push(format!(
+        "a default run (6 processes per configuration) can expect ratio intervals of about ±{expected:.1}%; a ratio within that of 1 is within noise"
+    ));
+    let doc = Doctor {
+        reference: reference::REFERENCE,
+        cpus: speeds,
+        would_pin,
+        process_spread_percent: spread(&medians),
+        process_medians_ns: medians,
+        aa_pair_ratios: pairs,
+        aa_sd_percent: 100.0 * sd,
+        expected_ratio_halfwidth_percent: expected,
+        loadavg: health.loadavg,
+        governor: health.governor,
+        steal_percent: steal,
+        seconds: started.elapsed().as_secs_f64(),
+        advice,
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        print!("{}", render(&doc));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render(d: &Doctor) -> String {
+    let mut s = format!(
+        "serprof doctor ({:.1} s), reference workload {}\n",
+        d.seconds, d.reference
+    );
+    s.push_str("  per CPU (this thread pinned, alternating passes):\n");
+    for c in &d.cpus {
+        let mark = if Some(c.cpu) == d.would_pin {
+            "  <- a run pins this one"
+        } else {
+            ""
+        };
+        s.push_str(&format!(
+            "    CPU {}: {:>10}/op  (passes spread {:.1}%){mark}\n",
+            c.cpu,
+            format_ns(c.median_ns),
+            c.spread_percent
+        ));
+    }
+    s.push_str(&format!(
+        "  between {} processes on CPU {}: spread {:.1}% (min to max of their medians); A/A pair ratios sd {:.2}%\n",
+        d.process_medians_ns.len(),
+        d.would_pin.map_or("-".into(), |c| c.to_string()),
+        d.process_spread_percent,
+        d.aa_sd_percent
+    ));
+    s.push_str(&format!(
+        "  load {:.2} {:.2} {:.2}; governor {}; steal {}\n",
+        d.loadavg[0],
+        d.loadavg[1],
+        d.loadavg[2],
+        if d.governor.is_empty() {
+            "not shown by the kernel".to_string()
+        } else {
+            d.governor.join(", ")
+        },
+        d.steal_percent
+            .map_or("not shown".into(), |p| format!("{p:.1}%"))
+    ));
+    for a in &d.advice {
+        s.push_str(&format!("  - {a}\n"));
+    }
+    s
+}

@@ -1,0 +1,172 @@
+//! `serprof run`: measure configurations (the run layer does it) and print the tables.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::model::Settings;
+use crate::run;
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Run this study (repeat to add more). Default: every study.
+    #[arg(long = "study", value_name = "NAME")]
+    pub studies: Vec<String>,
+    /// Run configurations matching GLOB over STUDY/CONFIG, or over CONFIG when GLOB has no `/`
+    /// (repeat to add more).
+    #[arg(long = "config", value_name = "GLOB")]
+    pub configs: Vec<String>,
+    /// A smoke run: a few seconds per configuration and recording (~300 CPU samples).
+    #[arg(long)]
+    pub quick: bool,
+    /// Parent folder of run folders.
+    #[arg(long, value_name = "DIR", default_value = "snapshots")]
+    pub out: PathBuf,
+    /// Requested CPU sampling rate in Hz (the kernel tick caps it near 250 Hz here).
+    #[arg(long, value_name = "HZ")]
+    pub frequency: Option<u32>,
+    /// CPU samples to collect per configuration (default 2,000; --quick 300).
+    #[arg(long, value_name = "N")]
+    pub cpu_samples: Option<u64>,
+    /// Skip the CPU recording.
+    #[arg(long)]
+    pub no_cpu: bool,
+    /// Skip the allocation recording.
+    #[arg(long)]
+    pub no_alloc: bool,
+    /// Sample one allocation stack every N allocated bytes (default 65536).
+    #[arg(long, value_name = "N")]
+    pub alloc_sample_bytes: Option<u64>,
+    /// Independent timing processes per configuration, run in interleaved rounds (default 6:
+    /// [min, max] of 6 process medians is a 96.9% interval; --quick 3: 75%).
+    #[arg(long, value_name = "R")]
+    pub processes: Option<usize>,
+    /// Pin every timing and CPU child to CPU N (default: the fastest CPU of a short probe at
+    /// start; `--cpu none` pins nothing).
+    #[arg(long, value_name = "N|none")]
+    pub cpu: Option<String>,
+    /// Seed of the shuffled order of each round of timing processes (default: from the clock;
+    /// recorded in run.json).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Timed batches per timing process (default 10; --quick 5).
+    #[arg(long, value_name = "N")]
+    pub batches: Option<usize>,
+    /// Kill a worker child after this many seconds (default 300).
+    #[arg(long, value_name = "SECONDS")]
+    pub child_timeout: Option<u64>,
+    /// Address-space cap of a worker child in MiB (default 4096; 0 for none).
+    #[arg(long, value_name = "MIB")]
+    pub memory_cap: Option<u64>,
+    /// Finish an interrupted run folder: measure only the configurations it is missing.
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["studies", "configs", "quick"])]
+    pub resume: Option<PathBuf>,
+    /// Print the results as one JSON document on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress output on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl RunArgs {
+    /// The settings these flags ask for.
+    pub fn settings(&self) -> Result<Settings> {
+        let mut s = if self.quick {
+            Settings::quick()
+        } else {
+            Settings::defaults()
+        };
+        if let Some(hz) = self.frequency {
+            if !(1..=10_000).contains(&hz) {
+                crate::misuse!("--frequency {hz}: give a rate between 1 and 10000 Hz");
+            }
+            s.frequency_hz = hz;
+        }
+        if let Some(n) = self.cpu_samples {
+            if n == 0 {
+                crate::misuse!("--cpu-samples must be at least 1");
+            }
+            s.cpu_samples = n;
+        }
+        if let Some(n) = self.alloc_sample_bytes {
+            s.alloc_sample_bytes = n;
+        }
+        if let Some(n) = self.batches {
+            if n == 0 {
+                crate::misuse!("--batches must be at least 1");
+            }
+            s.batches = n;
+        }
+        if let Some(t) = self.child_timeout {
+            s.child_time_cap_s = t.max(1);
+        }
+        if let Some(m) = self.memory_cap {
+            s.memory_cap_mib = m;
+        }
+        s.cpu = !self.no_cpu;
+        s.alloc = !self.no_alloc;
+        if let Some(r) = self.processes {
+            if !(1..=1000).contains(&r) {
+                crate::misuse!("--processes {r}: give between 1 and 1000 processes");
+            }
+            s.processes = r;
+        }
+        if let Some(seed) = self.seed {
+            s.seed = seed;
+        }
+        Ok(s)
+    }
+}
+
+pub fn run(args: &RunArgs) -> Result<ExitCode> {
+    let req = run::RunRequest {
+        studies: args.studies.clone(),
+        configs: args.configs.clone(),
+        out: args.out.clone(),
+        settings: args.settings()?,
+        cpu: crate::run::placement::CpuChoice::parse(args.cpu.as_deref())?,
+        resume: args.resume.clone(),
+        resume_child_timeout: args.child_timeout.map(|t| t.max(1)),
+        resume_memory_cap: args.memory_cap,
+        quiet: args.quiet,
+    };
+    let outcome = run::run(&req)?;
+    if args.json {
+        let doc = serde_json::json!({
+            "run_dir": outcome.run_dir,
+            "complete": outcome.manifest.complete,
+            "failed": outcome.manifest.failed,
+            "results": outcome.results,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        print!("{}", crate::render::table::render(&outcome.results));
+        println!(
+            "\n{}",
+            crate::render::table::measurement_summary(&outcome.manifest)
+        );
+        if !outcome.manifest.warnings.is_empty() {
+            println!("\nwarnings:");
+            for w in &outcome.manifest.warnings {
+                println!("  {w}");
+            }
+        }
+    }
+    if !args.quiet {
+        eprintln!("\nrun folder: {}", outcome.run_dir.display());
+    }
+    if !outcome.manifest.complete {
+        eprintln!(
+            "serprof: the run was interrupted; finish it with `serprof run --resume {}`",
+            outcome.run_dir.display()
+        );
+        return Ok(ExitCode::from(130));
+    }
+    Ok(if outcome.manifest.failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,89 @@
+//! A fixed reference workload, for telling CPUs and processes apart: `formats/serde_json`'s
+//! round trip of the Order dataset (a real engine: parsing, formatting, allocation), timed by
+//! thread CPU time in short batches. `serprof run` uses it to choose a CPU, `serprof doctor` to
+//! measure the machine.
+
+use anyhow::{anyhow, Result};
+
+use super::timing::timed_batch;
+use super::workload::{workload, Measured};
+
+/// The configuration the reference runs.
+pub const REFERENCE: &str = "formats/serde_json";
+
+/// The reference workload, built and verified.
+pub fn build() -> Result<Box<dyn Measured>> {
+    let config = serprof_engines::studies::find(REFERENCE)
+        .ok_or_else(|| anyhow!("the reference configuration {REFERENCE} is missing"))?;
+    let mut w = workload(&config).map_err(|e| anyhow!("{REFERENCE}: {e}"))?;
+    w.verify().map_err(|e| anyhow!("{REFERENCE}: {e}"))?;
+    Ok(w)
+}
+
+/// Operations in one reference batch (about 5 ms on the machines serprof was written on).
+pub const OPS: u64 = 200;
+
+/// `batches` batches of [`OPS`] operations: thread CPU ns per operation of each.
+pub fn batches(w: &mut dyn Measured, batches: usize) -> Result<Vec<f64>> {
+    (0..batches)
+        .map(|_| {
+            timed_batch(w, OPS)
+                .map(|(cpu, _)| cpu)
+                .map_err(|e| anyhow!("{REFERENCE}: {e}"))
+        })
+        .collect()
+}
+
+/// The CPUs this process may run on.
+pub fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity fills the one we own.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Vec::new();
+        }
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect()
+    }
+}
+
+/// Pins the calling thread to `cpus` (all of them when empty is not allowed: returns false).
+pub fn pin_thread(cpus: &[usize]) -> bool {
+    if cpus.is_empty() {
+        return false;
+    }
+    // SAFETY: as above; sched_setaffinity reads the set we own.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &c in cpus {
+            libc::CPU_SET(c, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+    }
+}
+
+/// Runs `f` with the calling thread pinned to `cpu`, then restores its affinity.
+pub fn on_cpu<T>(cpu: usize, f: impl FnOnce() -> T) -> Option<T> {
+    let before = allowed_cpus();
+    if !pin_thread(&[cpu]) {
+        return None;
+    }
+    let out = f();
+    pin_thread(&before);
+    Some(out)
+}
+
+/// One probe process (`serprof __reference-probe`): builds the reference, warms up, and prints
+/// the median thread CPU ns per operation of `batches` batches as JSON on stdout.
+pub fn probe_process(batches_n: usize) -> Result<()> {
+    let mut w = build()?;
+    super::workload::warm_up(w.as_mut(), std::time::Duration::from_millis(150))
+        .map_err(|e| anyhow!("{REFERENCE}: {e}"))?;
+    let b = batches(w.as_mut(), batches_n.max(1))?;
+    println!(
+        "{}",
+        serde_json::json!({ "median_ns": crate::model::stats::median(&b), "batches": b })
+    );
+    Ok(())
+}

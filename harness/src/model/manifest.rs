@@ -1,0 +1,132 @@
+//! `run.json`: the manifest of a run, and the machine it ran on.
+
+use serde::{Deserialize, Serialize};
+
+use super::config_id::ConfigId;
+use super::settings::Settings;
+
+/// The git revision serprof was built from (`+dirty` when the tree had changes).
+pub const GIT_REV: &str = env!("SERPROF_GIT_REV");
+/// The compiler that built serprof.
+pub const RUSTC: &str = env!("SERPROF_RUSTC");
+
+/// An engine library and its exact version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EngineVersion {
+    pub engine: String,
+    pub version: String,
+}
+
+/// The machine a run ran on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    pub os: String,
+    pub arch: String,
+    pub kernel: String,
+    pub cpus: usize,
+    pub cpu_model: String,
+    pub hostname: String,
+}
+
+/// `run.json`: the manifest of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunManifest {
+    pub serprof_version: String,
+    pub git_rev: String,
+    pub rustc: String,
+    pub engines: Vec<EngineVersion>,
+    pub machine: Machine,
+    pub settings: Settings,
+    /// The buffer policy every engine runs under.
+    pub buffer_policy: String,
+    /// The stack unwinder of the CPU recordings (`measure::cpu::UNWINDER`).
+    #[serde(default)]
+    pub unwinder: String,
+    pub command: Vec<String>,
+    /// Configurations selected, as `STUDY/CONFIG`.
+    pub configs: Vec<ConfigId>,
+    pub start: String,
+    pub end: Option<String>,
+    /// True only when every selected configuration finished (measured or failed with a reason).
+    pub complete: bool,
+    /// Configurations that failed, with their reasons.
+    pub failed: Vec<String>,
+    pub warnings: Vec<String>,
+    /// How the run was pieced together: one session per `serprof run` (the first) and per
+    /// `--resume`, with the configurations each measured and kept. Figures of configurations
+    /// measured in different sessions were not interleaved with each other.
+    #[serde(default)]
+    pub sessions: Vec<Session>,
+    /// Where the timing and CPU children ran.
+    #[serde(default)]
+    pub placement: Option<Placement>,
+    /// The machine's state at the start (a short form of `serprof doctor`).
+    #[serde(default)]
+    pub health: Option<Health>,
+}
+
+/// One `serprof run` or `--resume` of a run folder.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    pub start: String,
+    pub end: String,
+    pub git_rev: String,
+    /// Configurations this session found finished and kept.
+    pub kept: Vec<ConfigId>,
+    /// Configurations this session measured to the end.
+    pub measured: Vec<ConfigId>,
+}
+
+/// Where a run's timing and CPU children ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Placement {
+    /// The CPU they were pinned to, or `None` when not pinned.
+    pub cpu: Option<usize>,
+    /// How it was chosen (`--cpu`, or the start probe's figures).
+    pub how: String,
+    /// The start probe: per CPU, the median time of a fixed reference workload, in ns.
+    pub probe_ns: Vec<(usize, f64)>,
+}
+
+/// The machine's state as serprof saw it: load, frequency governor, steal time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Health {
+    /// 1, 5 and 15 minute load averages.
+    pub loadavg: [f64; 3],
+    /// `scaling_governor` per CPU, where the kernel exposes it.
+    pub governor: Vec<String>,
+    /// Share of CPU time stolen by the hypervisor over the measurement, in percent, where
+    /// `/proc/stat` has it.
+    pub steal_percent: Option<f64>,
+}
+
+/// The one output-buffer policy, written into every manifest.
+pub const BUFFER_POLICY: &str = "one Vec<u8> per configuration, cleared before each encode and reused; its capacity is kept across operations, so allocation figures measure the codec, not Vec growth";
+
+impl Machine {
+    /// This machine, as `/proc` and `std` describe it.
+    pub fn this() -> Machine {
+        let read = |p: &str| {
+            std::fs::read_to_string(p)
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        };
+        let cpu_model = read("/proc/cpuinfo")
+            .lines()
+            .find(|l| l.starts_with("model name"))
+            .and_then(|l| l.split(':').nth(1))
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default();
+        Machine {
+            os: std::env::consts::OS.into(),
+            arch: std::env::consts::ARCH.into(),
+            kernel: read("/proc/sys/kernel/osrelease"),
+            cpus: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            cpu_model,
+            hostname: read("/proc/sys/kernel/hostname"),
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! What serprof measures and writes, as types: settings, the run manifest, per-configuration
+//! results, statistics, the corrupt study's outcomes and the `ab` record. The bottom layer of
+//! the harness: it imports nothing of serprof's but itself (and the engines crate).
+
+pub mod ab;
+pub mod config_id;
+pub mod corrupt;
+pub mod manifest;
+pub mod result;
+pub mod settings;
+pub mod stats;
+
+pub use config_id::ConfigId;
+pub use manifest::{EngineVersion, Machine, RunManifest, BUFFER_POLICY, GIT_REV, RUSTC};
+pub use result::{AllocStats, ConfigResult, CpuStats, ProfileSummary, Share};
+pub use settings::Settings;
+pub use stats::TimeStats;

@@ -1,0 +1,378 @@
+//! Summary statistics of timing: a configuration's time is measured by several independent
+//! timing processes; each gives the median of its batches, and the configuration's figure is
+//! the median of those process medians with a distribution-free 95% interval across processes
+//! (order statistics, exact binomial coverage). Ratios come from per-round pairs of processes.
+//! The within-process spread (MAD of batches) is kept apart: it says how steady one process
+//! was, not how far another process would read.
+
+use serde::{Deserialize, Serialize};
+
+/// Time per operation, in nanoseconds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimeStats {
+    /// The median of the process medians (of one process: the median of its batches).
+    pub median: f64,
+    /// A 95% confidence interval for that median, across processes (of one process: across its
+    /// batches), from order statistics (no normality assumed).
+    pub ci95: [f64; 2],
+    /// The interval's exact coverage (0.969 for [min, max] of 6 processes).
+    #[serde(default)]
+    pub coverage: f64,
+    /// Within-process spread: the median of the processes' batch MADs.
+    pub mad: f64,
+    /// Operations per batch (of the first process).
+    pub ops_per_batch: u64,
+    /// Time per operation of every batch of every process, in the order they ran.
+    pub batches: Vec<f64>,
+    /// The timing processes, in the order they ran (empty in files of serprof before 0.2).
+    #[serde(default)]
+    pub processes: Vec<ProcessTiming>,
+    /// How `median` and `ci95` were computed.
+    #[serde(default)]
+    pub method: String,
+}
+
+/// What one timing process measured: thread CPU time per operation (the clock of every figure)
+/// and wall time beside it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessTiming {
+    /// The round of the schedule it ran in (processes of one round ran back to back, in a
+    /// shuffled order; a ratio pairs processes of one round).
+    pub round: usize,
+    /// The CPU it was pinned to.
+    pub cpu: Option<usize>,
+    /// Median thread CPU time per operation over its batches.
+    pub median: f64,
+    /// MAD of its batches.
+    pub mad: f64,
+    /// Median wall time per operation over its batches.
+    pub wall_median: f64,
+    pub ops_per_batch: u64,
+    /// Thread CPU time per operation of each batch.
+    pub batches: Vec<f64>,
+}
+
+impl ProcessTiming {
+    /// One process's figures from its batches (CPU and wall time per operation each).
+    pub fn from_batches(cpu: Vec<f64>, wall: &[f64], ops_per_batch: u64) -> Option<ProcessTiming> {
+        let finite: Vec<f64> = cpu.iter().copied().filter(|x| x.is_finite()).collect();
+        if finite.is_empty() {
+            return None;
+        }
+        let m = median(&finite);
+        let deviations: Vec<f64> = finite.iter().map(|x| (x - m).abs()).collect();
+        Some(ProcessTiming {
+            round: 0,
+            cpu: None,
+            median: m,
+            mad: median(&deviations),
+            wall_median: median(wall),
+            ops_per_batch,
+            batches: cpu,
+        })
+    }
+}
+
+/// The method text of figures across processes.
+pub const ACROSS_PROCESSES: &str = "median of the timing processes' medians (thread CPU time per operation); 95% distribution-free interval from order statistics of the process medians, exact binomial coverage";
+
+impl TimeStats {
+    /// The figures of a configuration from its timing processes. `None` without any.
+    pub fn from_processes(processes: Vec<ProcessTiming>) -> Option<TimeStats> {
+        let mut medians: Vec<f64> = processes
+            .iter()
+            .map(|p| p.median)
+            .filter(|m| m.is_finite())
+            .collect();
+        if medians.is_empty() {
+            return None;
+        }
+        medians.sort_by(f64::total_cmp);
+        let (ci95, coverage) = median_interval(&medians);
+        let mads: Vec<f64> = processes.iter().map(|p| p.mad).collect();
+        Some(TimeStats {
+            median: median_sorted(&medians),
+            ci95,
+            coverage,
+            mad: median(&mads),
+            ops_per_batch: processes[0].ops_per_batch,
+            batches: processes.iter().flat_map(|p| p.batches.clone()).collect(),
+            processes,
+            method: ACROSS_PROCESSES.into(),
+        })
+    }
+
+    /// The process medians, by round.
+    pub fn by_round(&self) -> std::collections::BTreeMap<usize, f64> {
+        self.processes.iter().map(|p| (p.round, p.median)).collect()
+    }
+}
+
+/// P(X <= k) for X ~ Binomial(n, 1/2).
+fn binomial_half_cdf(n: usize, k: usize) -> f64 {
+    // Terms C(n, i) / 2^n, built up in floating point (n stays in the thousands at most).
+    let mut term = 0.5f64.powi(n as i32);
+    let mut sum = 0.0;
+    for i in 0..=k.min(n) {
+        sum += term;
+        term = term * (n - i) as f64 / (i + 1) as f64;
+    }
+    sum.min(1.0)
+}
+
+/// A distribution-free interval for the median of a sorted sample, [x(k), x(n+1-k)] (1-based)
+/// with the largest k whose coverage 1 - 2 P(X <= k-1), X ~ Bin(n, 1/2), is still at least 95%;
+/// with too few values for 95% it is [min, max], and the returned coverage says how much less
+/// (93.75% for 5 values, 75% for 3). Returns the interval and its exact coverage.
+pub fn median_interval(sorted: &[f64]) -> ([f64; 2], f64) {
+    let n = sorted.len();
+    if n == 0 {
+        return ([f64::NAN, f64::NAN], 0.0);
+    }
+    let coverage = |k: usize| 1.0 - 2.0 * binomial_half_cdf(n, k - 1);
+    let mut k = 1;
+    while k < n.div_ceil(2) && coverage(k + 1) >= 0.95 {
+        k += 1;
+    }
+    let cov = if n == 1 { 0.0 } else { coverage(k) };
+    ([sorted[k - 1], sorted[n - k]], cov)
+}
+
+/// A ratio with its interval: the median of per-round pair ratios.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RatioStats {
+    pub ratio: f64,
+    pub ci95: [f64; 2],
+    pub coverage: f64,
+    /// Pair ratios behind it.
+    pub pairs: usize,
+}
+
+impl RatioStats {
+    /// The median of `pair_ratios` (non-finite ones dropped) and its order-statistics interval.
+    pub fn of_pairs(pair_ratios: &[f64]) -> Option<RatioStats> {
+        let mut sorted: Vec<f64> = pair_ratios
+            .iter()
+            .copied()
+            .filter(|r| r.is_finite())
+            .collect();
+        if sorted.is_empty() {
+            return None;
+        }
+        sorted.sort_by(f64::total_cmp);
+        let (ci95, coverage) = median_interval(&sorted);
+        Some(RatioStats {
+            ratio: median_sorted(&sorted),
+            ci95,
+            coverage,
+            pairs: sorted.len(),
+        })
+    }
+
+    /// `a / b` from the processes of one run that share a round: one pair ratio per round both
+    /// have. `None` when they share none (or either has no processes).
+    pub fn by_round(a: &TimeStats, b: &TimeStats) -> Option<RatioStats> {
+        let (ra, rb) = (a.by_round(), b.by_round());
+        let pairs: Vec<f64> = ra
+            .iter()
+            .filter_map(|(round, x)| rb.get(round).map(|y| x / y))
+            .collect();
+        RatioStats::of_pairs(&pairs)
+    }
+
+    /// Whether the interval holds 1 (no difference shown).
+    pub fn within_noise(&self) -> bool {
+        self.ci95[0] <= 1.0 && 1.0 <= self.ci95[1]
+    }
+}
+
+impl TimeStats {
+    /// Summarises the `batches` of one process (ns per operation each), as `serprof ab` and
+    /// files of one process do. `None` when there are no batches.
+    pub fn from_batches(batches: Vec<f64>, ops_per_batch: u64) -> Option<TimeStats> {
+        let mut sorted = batches.clone();
+        sorted.retain(|x| x.is_finite());
+        if sorted.is_empty() {
+            return None;
+        }
+        sorted.sort_by(f64::total_cmp);
+        let median = median_sorted(&sorted);
+        let ci95 = median_ci95(&sorted);
+        let mut deviations: Vec<f64> = sorted.iter().map(|x| (x - median).abs()).collect();
+        deviations.sort_by(f64::total_cmp);
+        let mad = median_sorted(&deviations);
+        Some(TimeStats {
+            median,
+            ci95,
+            coverage: 0.95,
+            mad,
+            ops_per_batch,
+            batches,
+            processes: Vec::new(),
+            method: "median of batches; 95% interval from order statistics of the batches (normal approximation to the binomial)".into(),
+        })
+    }
+}
+
+/// Median of a sorted, non-empty slice.
+pub fn median_sorted(sorted: &[f64]) -> f64 {
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
+}
+
+/// Median of any slice (sorts a copy). NaN for an empty slice.
+pub fn median(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    median_sorted(&v)
+}
+
+/// A 95% confidence interval for the median of a sorted sample: the order statistics at ranks
+/// n/2 -+ 1.96 sqrt(n)/2 (normal approximation to the binomial). With fewer than 6 values the
+/// interval is the whole range.
+pub fn median_ci95(sorted: &[f64]) -> [f64; 2] {
+    let n = sorted.len();
+    if n < 6 {
+        return [sorted[0], sorted[n - 1]];
+    }
+    let half = 1.96 * (n as f64).sqrt() / 2.0;
+    let lo = ((n as f64 / 2.0) - half).floor().max(0.0) as usize;
+    let hi = ((n as f64 / 2.0) + half).ceil().min((n - 1) as f64) as usize;
+    [sorted[lo], sorted[hi]]
+}
+
+/// A small deterministic generator (SplitMix64) for bootstrap resampling: results are
+/// reproducible run to run.
+#[derive(Debug, Clone)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+/// Ratio of medians `a / b` with a 95% percentile-bootstrap interval: both batch sets are
+/// resampled with replacement, 2,000 times, with a fixed seed.
+pub fn ratio_of_medians(a: &[f64], b: &[f64]) -> Option<(f64, [f64; 2])> {
+    if a.is_empty() || b.is_empty() {
+        return None;
+    }
+    let point = median(a) / median(b);
+    let mut rng = SplitMix64(0x5EED_CAFE);
+    let mut ratios = Vec::with_capacity(2000);
+    let (mut ra, mut rb) = (vec![0.0; a.len()], vec![0.0; b.len()]);
+    for _ in 0..2000 {
+        for x in ra.iter_mut() {
+            *x = a[rng.below(a.len())];
+        }
+        for x in rb.iter_mut() {
+            *x = b[rng.below(b.len())];
+        }
+        ratios.push(median(&ra) / median(&rb));
+    }
+    ratios.sort_by(f64::total_cmp);
+    let lo = ratios[(0.025 * ratios.len() as f64) as usize];
+    let hi = ratios[((0.975 * ratios.len() as f64) as usize).min(ratios.len() - 1)];
+    Some((point, [lo, hi]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_intervals_across_few_processes() {
+        let six: Vec<f64> = (1..=6).map(f64::from).collect();
+        let (ci, cov) = median_interval(&six);
+        assert_eq!(ci, [1.0, 6.0]);
+        assert!((cov - (1.0 - 2.0 / 64.0)).abs() < 1e-12, "{cov}");
+        let (_, cov5) = median_interval(&six[..5]);
+        assert!((cov5 - 0.9375).abs() < 1e-12);
+        let (_, cov3) = median_interval(&six[..3]);
+        assert!((cov3 - 0.75).abs() < 1e-12);
+        // 10 values: [x(2), x(9)] covers 97.9%; [x(3), x(8)] only 89%.
+        let ten: Vec<f64> = (1..=10).map(f64::from).collect();
+        let (ci, cov) = median_interval(&ten);
+        assert_eq!(ci, [2.0, 9.0]);
+        assert!((cov - (1.0 - 2.0 * 11.0 / 1024.0)).abs() < 1e-12);
+        assert_eq!(median_interval(&[7.0]).0, [7.0, 7.0]);
+    }
+
+    fn process(round: usize, median: f64) -> ProcessTiming {
+        let mut p = ProcessTiming::from_batches(vec![median; 3], &[median; 3], 10).unwrap();
+        p.round = round;
+        p
+    }
+
+    #[test]
+    fn figures_are_across_processes_and_ratios_pair_rounds() {
+        let a = TimeStats::from_processes((0..6).map(|r| process(r, 100.0 + r as f64)).collect())
+            .unwrap();
+        assert_eq!(a.median, 102.5);
+        assert_eq!(a.ci95, [100.0, 105.0]);
+        assert_eq!(a.mad, 0.0, "within-process spread is kept apart");
+        assert_eq!(a.batches.len(), 18);
+        // b is a exactly 2x in every round, whatever the round's level: the pairs see it.
+        let b = TimeStats::from_processes(
+            (0..6)
+                .map(|r| process(r, 2.0 * (100.0 + r as f64)))
+                .collect(),
+        )
+        .unwrap();
+        let r = RatioStats::by_round(&b, &a).unwrap();
+        assert_eq!((r.ratio, r.ci95, r.pairs), (2.0, [2.0, 2.0], 6));
+        assert!(!r.within_noise());
+        // Rounds that only one side has are not paired.
+        let c = TimeStats::from_processes(vec![process(3, 50.0), process(9, 1.0)]).unwrap();
+        let r = RatioStats::by_round(&c, &a).unwrap();
+        assert_eq!((r.ratio, r.pairs), (50.0 / 103.0, 1));
+    }
+
+    #[test]
+    fn median_mad_and_interval() {
+        let s = TimeStats::from_batches(vec![5.0, 1.0, 3.0, 2.0, 4.0], 10).unwrap();
+        assert_eq!(s.median, 3.0);
+        assert_eq!(s.mad, 1.0);
+        assert_eq!(s.ci95, [1.0, 5.0]);
+        let even = TimeStats::from_batches(vec![1.0, 2.0, 3.0, 4.0], 1).unwrap();
+        assert_eq!(even.median, 2.5);
+        assert!(TimeStats::from_batches(vec![], 1).is_none());
+    }
+
+    #[test]
+    fn interval_narrows_with_more_batches_and_contains_the_median() {
+        let v: Vec<f64> = (0..100).map(f64::from).collect();
+        let ci = median_ci95(&v);
+        assert!(ci[0] < 49.5 && 49.5 < ci[1]);
+        assert_eq!(ci, [40.0, 60.0]);
+    }
+
+    #[test]
+    fn ratio_of_identical_samples_is_one_and_interval_contains_it() {
+        let a: Vec<f64> = (0..50).map(|i| 100.0 + f64::from(i % 7)).collect();
+        let (r, ci) = ratio_of_medians(&a, &a).unwrap();
+        assert_eq!(r, 1.0);
+        assert!(ci[0] <= 1.0 && 1.0 <= ci[1]);
+        let b: Vec<f64> = a.iter().map(|x| x * 2.0).collect();
+        let (r, ci) = ratio_of_medians(&b, &a).unwrap();
+        assert_eq!(r, 2.0);
+        assert!(ci[0] > 1.8 && ci[1] < 2.2);
+    }
+}
