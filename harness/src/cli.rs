@@ -51,8 +51,12 @@ pub enum Command {
         #[arg(long = "match", value_name = "REGEX")]
         matching: Option<String>,
         /// Use the allocation profile (alloc.folded, bytes) instead of the CPU profile.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "instructions")]
         alloc: bool,
+        /// Use the instruction profile (instructions.folded, from `run --instructions`):
+        /// deterministic shares of executed instructions.
+        #[arg(long)]
+        instructions: bool,
         /// Print one JSON document instead of a table.
         #[arg(long)]
         json: bool,
@@ -99,6 +103,24 @@ pub enum Command {
         /// Where to write compare.json and the diff flame graphs (default: AFTER/compare-<name>).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// Print one JSON document instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The regression gate: exact figures (instructions, allocations, bytes allocated, payload)
+    /// of two run folders per configuration; exit 1 naming each one that grew past the
+    /// threshold.
+    Check {
+        /// The baseline run folder.
+        baseline: PathBuf,
+        /// The run folder to check.
+        current: PathBuf,
+        /// Largest growth that still passes, in percent (default 1).
+        #[arg(long, value_name = "PCT")]
+        max_regression: Option<f64>,
+        /// Also write CURRENT's figures in Bencher's metric format (BMF JSON) to FILE.
+        #[arg(long, value_name = "FILE")]
+        bmf: Option<PathBuf>,
         /// Print one JSON document instead of a table.
         #[arg(long)]
         json: bool,
@@ -175,14 +197,18 @@ pub enum Command {
         /// The worker protocol the parent speaks (see `measure::PROTOCOL`).
         #[arg(long)]
         protocol: u32,
-        #[arg(long)]
-        config: String,
-        #[arg(long, value_enum)]
-        recording: Recording,
-        #[arg(long)]
-        dir: PathBuf,
-        #[arg(long)]
-        settings: String,
+        /// A job file (`measure::Job`) instead of the four flags below; the folder is the
+        /// current directory.
+        #[arg(long, conflicts_with_all = ["config", "recording", "dir", "settings"])]
+        job: Option<PathBuf>,
+        #[arg(long, required_unless_present = "job")]
+        config: Option<String>,
+        #[arg(long, value_enum, required_unless_present = "job")]
+        recording: Option<Recording>,
+        #[arg(long, required_unless_present = "job")]
+        dir: Option<PathBuf>,
+        #[arg(long, required_unless_present = "job")]
+        settings: Option<String>,
     },
 }
 
@@ -296,8 +322,17 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             top,
             matching,
             alloc,
+            instructions,
             json,
-        } => commands::hotspots::run(&path, top, matching.as_deref(), alloc, json),
+        } => {
+            use commands::hotspots::ProfileKind;
+            let kind = match (alloc, instructions) {
+                (true, _) => ProfileKind::Alloc,
+                (_, true) => ProfileKind::Instructions,
+                _ => ProfileKind::Cpu,
+            };
+            commands::hotspots::run(&path, top, matching.as_deref(), kind, json)
+        }
         Command::Dataset { order, stats, json } => commands::dataset::run(order, stats, json),
         Command::Encode { config, order } => commands::codec_io::encode(&config, order),
         Command::Decode { config, file } => commands::codec_io::decode(&config, file.as_deref()),
@@ -326,6 +361,13 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             json,
         }),
         Command::Doctor { json } => commands::doctor::run(json),
+        Command::Check {
+            baseline,
+            current,
+            max_regression,
+            bmf,
+            json,
+        } => commands::check::run(&baseline, &current, max_regression, json, bmf.as_deref()),
         Command::ReferenceProbe { batches } => {
             crate::measure::reference::probe_process(batches)?;
             Ok(ExitCode::SUCCESS)
@@ -364,14 +406,31 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
         }
         Command::Worker {
             protocol,
+            job,
             config,
             recording,
             dir,
             settings,
         } => {
             check_protocol(protocol)?;
-            let settings: Settings = serde_json::from_str(&settings)?;
-            crate::measure::run(&config, recording, &dir, &settings)?;
+            match (job, config, recording, dir, settings) {
+                (Some(job), ..) => {
+                    let job: crate::measure::Job = serde_json::from_slice(&std::fs::read(&job)?)?;
+                    crate::measure::run(
+                        &job.config,
+                        job.recording,
+                        std::path::Path::new("."),
+                        &job.settings,
+                    )?;
+                }
+                (None, Some(config), Some(recording), Some(dir), Some(settings)) => {
+                    let settings: Settings = serde_json::from_str(&settings)?;
+                    crate::measure::run(&config, recording, &dir, &settings)?;
+                }
+                _ => anyhow::bail!(
+                    "__worker needs --job, or --config, --recording, --dir and --settings"
+                ),
+            }
             Ok(ExitCode::SUCCESS)
         }
     }

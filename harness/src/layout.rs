@@ -38,6 +38,17 @@ pub const CPU_PB: &str = "cpu.pb";
 /// The allocation profile: folded stacks (bytes) and flame graph.
 pub const ALLOC_FOLDED: &str = "alloc.folded";
 pub const ALLOC_SVG: &str = "alloc.svg";
+/// The instruction profile: folded stacks (instructions), flame graph, and the counted
+/// callgrind dump (for callgrind_annotate or KCachegrind).
+pub const INSTRUCTIONS_FOLDED: &str = "instructions.folded";
+pub const INSTRUCTIONS_SVG: &str = "instructions.svg";
+pub const INSTRUCTIONS_CALLGRIND: &str = "instructions.callgrind";
+/// The job file of an instrumented worker (its arguments, so that its command line has the same
+/// length in every run), and the prefix of callgrind's dumps, in the configuration's folder.
+pub const INSTRUCTIONS_JOB: &str = ".instructions-job.json";
+pub const CALLGRIND_OUT: &str = ".callgrind.out";
+/// A comparison's differential flame graph of instructions.
+pub const INSTRUCTIONS_DIFF_SVG: &str = "instructions-diff.svg";
 /// A comparison's figures and its two differential flame graphs.
 pub const COMPARE_JSON: &str = "compare.json";
 pub const DIFF_SVG: &str = "diff.svg";

@@ -653,9 +653,15 @@ fn no_study_or_operation_name_is_compared_with_a_literal() {
                     "name==\"",
                     "kind==\"",
                 ];
-                if suspicious.iter().any(|p| compact.contains(p))
-                    || (compact.contains("matchstudy") || compact.contains("matchoperation"))
-                {
+                // `match study.as_str() { "bytes" => .. }` compares names too.
+                let matched_name = [
+                    "matchstudy.as_str()",
+                    "matchoperation.as_str()",
+                    "matchs.name.as_str()",
+                ]
+                .iter()
+                .any(|p| compact.contains(p));
+                if suspicious.iter().any(|p| compact.contains(p)) || matched_name {
                     problems.push(format!("{}:{}: {}", s.path.display(), i + 1, line.trim()));
                 }
             }

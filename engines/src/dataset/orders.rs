@@ -4,12 +4,10 @@
 
 use std::sync::{Arc, OnceLock};
 
-use indexmap::{IndexMap, IndexSet};
-
 use super::JavaRandom;
 use crate::model::{
     Address, Attributes, ByteArray, Category, Customer, Decimal, Order, OrderLine, OrderStatus,
-    Product, Tags,
+    OrderedMap, OrderedSet, Product, Tags,
 };
 
 /// Number of Orders in the dataset.
@@ -157,7 +155,7 @@ pub fn generate(seed: i64) -> OrderDataset {
     let mut products = Vec::with_capacity(200);
     for i in 0..200 {
         let name = format!("{} {} {}", rnd.pick(&WORDS), rnd.pick(&WORDS), 1000 + i);
-        let mut tags = IndexSet::new();
+        let mut tags = OrderedSet::default();
         for _ in 0..2 + rnd.next_int_bounded(4) {
             tags.insert(rnd.pick(&TAGS).to_string());
         }
@@ -228,7 +226,7 @@ pub fn generate(seed: i64) -> OrderDataset {
                 discount,
             });
         }
-        let mut attributes = IndexMap::new();
+        let mut attributes = OrderedMap::default();
         for k in 0..2 + rnd.next_int_bounded(5) {
             let key = format!("{}{}", rnd.pick(&ATTR), k);
             let n = 1 + rnd.next_int_bounded(3);

@@ -7,12 +7,11 @@
 //! as one allocation, as Java Fory keeps shared references.
 
 use fory::{Error, Fory, ReadContext, Serializer, WriteContext};
-use indexmap::{IndexMap, IndexSet};
 
 use crate::codec::{Codec, CodecError};
 use crate::model::{
     Address, Attributes, ByteArray, Category, Customer, DecimalCents, Order, OrderLine,
-    OrderStatus, Product, Tags,
+    OrderStatus, OrderedMap, OrderedSet, Product, Tags,
 };
 
 /// Exact version pinned in engines/Cargo.toml.
@@ -112,7 +111,7 @@ impl Serializer for Attributes {
 
     fn read_data(context: &mut ReadContext) -> Result<Self, Error> {
         let len = read_len(context)?;
-        let mut map = IndexMap::with_capacity(len);
+        let mut map = OrderedMap::with_capacity_and_hasher(len, Default::default());
         for _ in 0..len {
             let k = <String as Serializer>::read_data(context)?;
             let v = <String as Serializer>::read_data(context)?;
@@ -136,7 +135,7 @@ impl Serializer for Tags {
 
     fn read_data(context: &mut ReadContext) -> Result<Self, Error> {
         let len = read_len(context)?;
-        let mut set = IndexSet::with_capacity(len);
+        let mut set = OrderedSet::with_capacity_and_hasher(len, Default::default());
         for _ in 0..len {
             set.insert(<String as Serializer>::read_data(context)?);
         }

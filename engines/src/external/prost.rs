@@ -30,12 +30,10 @@
 
 use std::sync::Arc;
 
-use indexmap::{IndexMap, IndexSet};
-
 use crate::codec::{Codec, CodecError};
 use crate::model::{
     Address, Attributes, ByteArray, Category, Customer, Decimal, Order, OrderLine, OrderStatus,
-    Product, Tags,
+    OrderedMap, OrderedSet, Product, Tags,
 };
 
 /// Exact version pinned in engines/Cargo.toml.
@@ -202,7 +200,8 @@ impl OrderMessage {
     pub fn into_order(self) -> Result<Order, CodecError> {
         let status = StatusMessage::try_from(self.status)
             .map_err(|e| CodecError::Decode(format!("order status: {e}")))?;
-        let mut attributes = IndexMap::with_capacity(self.attributes.len());
+        let mut attributes =
+            OrderedMap::with_capacity_and_hasher(self.attributes.len(), Default::default());
         for a in self.attributes {
             attributes.insert(a.key, a.value);
         }
@@ -330,7 +329,7 @@ impl ProductMessage {
             category: Arc::new(required(self.category, "Product.category")?.into_category()),
             price: Decimal::from_cents(self.price_cents),
             weight_grams: self.weight_grams,
-            tags: Tags(self.tags.into_iter().collect::<IndexSet<_>>()),
+            tags: Tags(self.tags.into_iter().collect::<OrderedSet<_>>()),
             thumbnail: ByteArray(self.thumbnail),
         })
     }

@@ -12,6 +12,7 @@ pub mod sample;
 pub use bytes::{with_serde_bytes, ByteArray, SerdeBytes};
 pub use decimal::{Decimal, DecimalCents, DecimalError};
 pub use order::{
-    Address, Attributes, Category, Customer, Order, OrderLine, OrderStatus, Product, Tags,
+    Address, Attributes, Category, Customer, FixedHasher, Order, OrderLine, OrderStatus,
+    OrderedMap, OrderedSet, Product, Tags,
 };
 pub use sample::{Sample, SampleAddress};

@@ -127,11 +127,20 @@ impl OrderStatus {
     }
 }
 
+/// The hasher of the model's maps and sets: SipHash with fixed keys. `RandomState` draws new
+/// keys in every process, so probe sequences and key comparisons, and with them instruction
+/// counts, would differ from run to run; SipHash with fixed keys costs the same per hash.
+pub type FixedHasher = std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>;
+/// An insertion-ordered map with the [`FixedHasher`].
+pub type OrderedMap<K, V> = IndexMap<K, V, FixedHasher>;
+/// An insertion-ordered set with the [`FixedHasher`].
+pub type OrderedSet<T> = IndexSet<T, FixedHasher>;
+
 /// Insertion-ordered attributes (Java's `LinkedHashMap`). Equality is order-sensitive: an engine
 /// that reorders entries does not round-trip.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct Attributes(pub IndexMap<String, String>);
+pub struct Attributes(pub OrderedMap<String, String>);
 
 impl PartialEq for Attributes {
     fn eq(&self, other: &Self) -> bool {
@@ -142,7 +151,7 @@ impl PartialEq for Attributes {
 /// An insertion-ordered set of tags (Java's `LinkedHashSet`); order-sensitive equality.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct Tags(pub IndexSet<String>);
+pub struct Tags(pub OrderedSet<String>);
 
 impl PartialEq for Tags {
     fn eq(&self, other: &Self) -> bool {

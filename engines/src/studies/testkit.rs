@@ -51,6 +51,28 @@ pub enum Misbehaviour {
     Oom,
     /// Decode recurses without bound: the thread overflows its stack.
     StackOverflow,
+    /// Nothing wrong: `ok` plus exactly [`EXTRA_INSTRUCTIONS`] more instructions per encode
+    /// (the instruction counts' known delta).
+    ExtraWork,
+}
+
+/// Instructions [`extra_work`] executes beyond its call and return: that many `nop`s.
+pub const EXTRA_INSTRUCTIONS: u64 = 10_000;
+
+/// Executes exactly [`EXTRA_INSTRUCTIONS`] `nop`s (x86_64; elsewhere nothing, and the test that
+/// counts them is x86_64 only).
+#[inline(never)]
+pub fn extra_work() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `nop`s touch no register, flag, memory or stack.
+    unsafe {
+        core::arch::asm!(
+            ".rept 10000",
+            "nop",
+            ".endr",
+            options(nomem, nostack, preserves_flags)
+        );
+    }
 }
 
 /// Never returns (a hang the guards must catch).
@@ -85,6 +107,9 @@ impl Codec<Order> for Faulty {
     fn encode(&mut self, value: &Order, out: &mut Vec<u8>) -> Result<(), CodecError> {
         if self.0 == Misbehaviour::Abort {
             std::process::abort();
+        }
+        if self.0 == Misbehaviour::ExtraWork {
+            extra_work();
         }
         Postcard {
             bytes: SerdeBytes::Native,
@@ -179,6 +204,10 @@ pub fn configs() -> Vec<Config> {
         Config {
             info: info("hang", Operation::RoundTrip),
             make: Arc::new(|| faulty(Misbehaviour::Hang)),
+        },
+        Config {
+            info: info("extra-work", Operation::RoundTrip),
+            make: Arc::new(|| faulty(Misbehaviour::ExtraWork)),
         },
         Config {
             info: info("stack-overflow", Operation::RoundTrip),

@@ -336,6 +336,116 @@ pub fn incompatibility(before: &ConfigResult, after: &ConfigResult) -> Option<St
     None
 }
 
+/// Instructions per operation before and after, exactly, and where they moved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InstructionComparison {
+    pub before_per_op: f64,
+    pub after_per_op: f64,
+    /// after - before, per operation (exact: both sides are counts).
+    pub delta_per_op: f64,
+    /// after / before.
+    pub ratio: f64,
+    /// Functions by the change of their inclusive instructions per operation, largest first
+    /// (from both sides' `instructions.folded`); empty without both profiles.
+    pub moved: Vec<InstructionMove>,
+}
+
+/// One function's inclusive instructions per operation before and after.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InstructionMove {
+    pub function: String,
+    pub before_per_op: f64,
+    pub after_per_op: f64,
+    pub delta_per_op: f64,
+    /// The same of its self instructions (where its own code ran).
+    pub self_delta_per_op: f64,
+}
+
+/// Functions whose instructions per operation moved, by |inclusive change| (then name).
+/// Counts are exact, so every change is real: functions with no change are left out, and the
+/// list is cut at `limit`. Left out too: the measured loop itself (its change is the total),
+/// and callers that only pass a callee's change on (a callee moved by at least 95% of the
+/// caller's inclusive change, in the same direction), so the list starts at the function
+/// where the work changed, not at the chain of frames above it.
+pub fn instruction_moves(
+    before: &Folded,
+    before_ops: u64,
+    after: &Folded,
+    after_ops: u64,
+    limit: usize,
+) -> Vec<InstructionMove> {
+    let (b, a) = (compute(before, None, None), compute(after, None, None));
+    let per = |h: &Hotspots, ops: u64| -> BTreeMap<String, (f64, f64)> {
+        h.rows
+            .iter()
+            .map(|r| {
+                (
+                    r.function.clone(),
+                    (
+                        r.total_samples as f64 / ops.max(1) as f64,
+                        r.self_samples as f64 / ops.max(1) as f64,
+                    ),
+                )
+            })
+            .collect()
+    };
+    let (pb, pa) = (per(&b, before_ops), per(&a, after_ops));
+    let names: BTreeSet<&String> = pb.keys().chain(pa.keys()).collect();
+    // Caller -> callees, and the loop frames (the first frame below the root), of both sides.
+    let mut callees: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut loops: BTreeSet<String> = BTreeSet::new();
+    for f in [before, after] {
+        for (frames, _) in f.iter() {
+            let funcs = frames.get(1..).unwrap_or(&[]);
+            if let Some(first) = funcs.first() {
+                loops.insert(first.to_string());
+            }
+            for w in funcs.windows(2) {
+                if w[0] != w[1] {
+                    callees
+                        .entry(w[0].to_string())
+                        .or_default()
+                        .insert(w[1].to_string());
+                }
+            }
+        }
+    }
+    let delta_of = |f: &str| pa.get(f).map_or(0.0, |x| x.0) - pb.get(f).map_or(0.0, |x| x.0);
+    let passes_on = |f: &str| {
+        let d = delta_of(f);
+        callees.get(f).is_some_and(|cs| {
+            cs.iter().any(|c| {
+                let dc = delta_of(c);
+                dc.signum() == d.signum() && dc.abs() >= 0.95 * d.abs()
+            })
+        })
+    };
+    let mut moves: Vec<InstructionMove> = names
+        .into_iter()
+        .map(|f| {
+            let (bt, bs) = pb.get(f).copied().unwrap_or((0.0, 0.0));
+            let (at, as_) = pa.get(f).copied().unwrap_or((0.0, 0.0));
+            InstructionMove {
+                function: f.clone(),
+                before_per_op: bt,
+                after_per_op: at,
+                delta_per_op: at - bt,
+                self_delta_per_op: as_ - bs,
+            }
+        })
+        .filter(|m| m.delta_per_op != 0.0 || m.self_delta_per_op != 0.0)
+        .filter(|m| !loops.contains(&m.function) && !passes_on(&m.function))
+        .collect();
+    moves.sort_by(|x, y| {
+        y.delta_per_op
+            .abs()
+            .total_cmp(&x.delta_per_op.abs())
+            .then_with(|| x.function.cmp(&y.function))
+    });
+    moves.truncate(limit);
+    moves
+}
+
 /// Everything `compare` says about one configuration (written as `compare.json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConfigComparison {
@@ -361,6 +471,12 @@ pub struct ConfigComparison {
     pub out_dir: String,
     pub diff_svg: Option<String>,
     pub diff_reverse_svg: Option<String>,
+    /// Instructions per operation (when both sides have an instructions recording).
+    #[serde(default)]
+    pub instructions: Option<InstructionComparison>,
+    /// The differential flame graph of instructions, when drawn.
+    #[serde(default)]
+    pub instructions_diff_svg: Option<String>,
     /// What is missing or odd (a failed side, no profile, ...).
     pub notes: Vec<String>,
 }
@@ -373,6 +489,7 @@ pub fn compare_results(
     after: &ConfigResult,
     profiles: Option<(&Folded, &Folded)>,
     pair_ratios: Option<&[f64]>,
+    instruction_profiles: Option<(&Folded, &Folded)>,
 ) -> ConfigComparison {
     let mut notes = Vec::new();
     for (side, r) in [("before", before), ("after", after)] {
@@ -406,6 +523,19 @@ pub fn compare_results(
         out_dir: String::new(),
         diff_svg: None,
         diff_reverse_svg: None,
+        instructions: match (&before.instructions, &after.instructions) {
+            (Some(b), Some(a)) => Some(InstructionComparison {
+                before_per_op: b.per_op,
+                after_per_op: a.per_op,
+                delta_per_op: a.per_op - b.per_op,
+                ratio: a.per_op / b.per_op,
+                moved: instruction_profiles
+                    .map(|(fb, fa)| instruction_moves(fb, b.ops, fa, a.ops, 20))
+                    .unwrap_or_default(),
+            }),
+            _ => None,
+        },
+        instructions_diff_svg: None,
         notes,
     }
 }

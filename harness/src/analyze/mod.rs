@@ -1,5 +1,7 @@
 //! Reading profiles: folded stacks, hotspot tables, findings.
 
+pub mod callgrind;
+pub mod check;
 pub mod compare;
 pub mod folded;
 pub mod hotspots;

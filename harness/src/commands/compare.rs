@@ -9,7 +9,7 @@ use anyhow::Result;
 
 use crate::analyze::compare::{compact_name, ConfigComparison, ShareKind};
 use crate::misuse;
-use crate::render::table::format_ns;
+use crate::render::table::{format_ns, format_thousands};
 use crate::run::compare::{compare_configs, compare_runs, open, Report, Side};
 
 pub fn run(before: &Path, after: &Path, out: Option<&Path>, json: bool) -> Result<ExitCode> {
@@ -97,6 +97,26 @@ fn render(report: &Report) -> String {
         );
     }
     for c in cmps {
+        if let Some(i) = &c.instructions {
+            let _ = writeln!(
+                s,
+                "\ninstructions per operation ({}): {} -> {} ({:+.1}, {:.4}x), exact",
+                c.after,
+                format_thousands(i.before_per_op, 1),
+                format_thousands(i.after_per_op, 1),
+                i.delta_per_op,
+                i.ratio
+            );
+            for m in i.moved.iter().take(10) {
+                let _ = writeln!(
+                    s,
+                    "  {:>+14.1} incl  {:>+14.1} self  {}",
+                    m.delta_per_op,
+                    m.self_delta_per_op,
+                    compact_name(&m.function)
+                );
+            }
+        }
         if let Some(m) = c.moved.as_ref().filter(|m| !m.is_empty()) {
             let _ = writeln!(s, "\nmoved in {} ({} of them):", c.after, m.len());
             for f in m.iter().take(10) {

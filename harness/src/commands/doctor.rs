@@ -8,9 +8,10 @@
 //! - Load averages, the frequency governor and steal time (over the measurement), where the
 //!   kernel shows them.
 //!
-//! From the A/A pair ratios it estimates a default run's ratio precision: the half-width of
-//! [min, max] of 6 pair ratios is about 1.27 standard deviations of their logarithm (the
-//! expected range of 6 normal values is 2.53 of them).
+//! From the A/A pair ratios it estimates a default run's ratio precision: a default run's ratio
+//! interval is [3rd, 10th] of 12 pair ratios, whose half-width is about 0.79 standard
+//! deviations of their logarithm (the expected 3rd and 10th of 12 normal values lie 0.79 of
+//! them from the middle).
 
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
@@ -177,9 +178,9 @@ pub fn run(json: bool) -> Result<ExitCode> {
     if steal.is_some_and(|s| s > 1.0) {
         advice.push("the hypervisor steals CPU time: expect drift".into());
     }
-    let expected = 127.0 * sd;
+    let expected = 79.0 * sd;
     advice.push(format!(
-        "a default run (6 processes per configuration) can expect ratio intervals of about ±{expected:.1}%; a ratio within that of 1 is within noise"
+        "a default run (12 processes per configuration) can expect ratio intervals of about ±{expected:.1}%; a ratio within that of 1 is within noise"
     ));
     let doc = Doctor {
         reference: reference::REFERENCE,

@@ -14,14 +14,36 @@ use crate::misuse;
 use crate::model::ConfigResult;
 use crate::render::table::format_thousands;
 
+/// Which profile of a configuration folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProfileKind {
+    Cpu,
+    Alloc,
+    Instructions,
+}
+
+impl ProfileKind {
+    pub fn file(self) -> &'static str {
+        match self {
+            ProfileKind::Cpu => layout::CPU_FOLDED,
+            ProfileKind::Alloc => layout::ALLOC_FOLDED,
+            ProfileKind::Instructions => layout::INSTRUCTIONS_FOLDED,
+        }
+    }
+
+    pub fn unit(self) -> &'static str {
+        match self {
+            ProfileKind::Cpu => "samples",
+            ProfileKind::Alloc => "bytes",
+            ProfileKind::Instructions => "instructions",
+        }
+    }
+}
+
 /// The folded file PATH names (a configuration folder or a folded file) and the configuration
 /// folder it belongs to, if any.
-pub fn resolve(path: &Path, alloc: bool) -> Result<(PathBuf, Option<PathBuf>)> {
-    let file_name = if alloc {
-        layout::ALLOC_FOLDED
-    } else {
-        layout::CPU_FOLDED
-    };
+pub fn resolve(path: &Path, kind: ProfileKind) -> Result<(PathBuf, Option<PathBuf>)> {
+    let file_name = kind.file();
     if path.is_dir() {
         let file = path.join(file_name);
         if !file.is_file() {
@@ -58,7 +80,7 @@ pub fn run(
     path: &Path,
     top: usize,
     matching: Option<&str>,
-    alloc: bool,
+    kind: ProfileKind,
     json: bool,
 ) -> Result<ExitCode> {
     let matching = match matching {
@@ -67,7 +89,7 @@ pub fn run(
         ),
         None => None,
     };
-    let (file, dir) = resolve(path, alloc)?;
+    let (file, dir) = resolve(path, kind)?;
     let folded = load(&file)?;
     let engine = dir
         .and_then(|d| std::fs::read(d.join(layout::RESULT_JSON)).ok())
@@ -78,13 +100,13 @@ pub fn run(
     if json {
         println!("{}", serde_json::to_string_pretty(&table)?);
     } else {
-        print!("{}", render(&table, &file, alloc, engine.is_some()));
+        print!("{}", render(&table, &file, kind, engine.is_some()));
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn render(t: &Hotspots, file: &Path, alloc: bool, marked: bool) -> String {
-    let unit = if alloc { "bytes" } else { "samples" };
+fn render(t: &Hotspots, file: &Path, kind: ProfileKind, marked: bool) -> String {
+    let unit = kind.unit();
     let mut s = format!(
         "{}: {} {unit}\n",
         file.display(),

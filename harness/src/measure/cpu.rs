@@ -165,23 +165,32 @@ impl ProfilingTimer {
     }
 }
 
+/// Duration of one CPU-recording batch, in milliseconds.
+pub const CPU_BATCH_MS: u64 = 100;
+
+/// Sampled/unsampled pairs for the overhead figure (`--quick`: 8). 24 pairs of 100 ms batches
+/// put its interval within about ±0.5% on a quiet machine.
+pub const OVERHEAD_PAIRS: usize = 24;
+
 /// Samples `w` as `settings` say; `root` names the configuration (the flame graph's root frame).
 ///
-/// The recording alternates sampled and unsampled batches of the same size (S U, U S, S U, ...:
-/// the order flips every pair, so drift and "second in line" effects cancel), disarming the
-/// sampler's timer for the unsampled ones. Each pair gives one ratio sampled/unsampled of
+/// The recording starts with [`OVERHEAD_PAIRS`] pairs of sampled and unsampled batches of the
+/// same size (S U, U S, S U, ...: the order flips every pair, so drift and "second in line"
+/// effects cancel), disarming the sampler's timer for the unsampled ones, then samples every
+/// batch until the target. Each pair gives one ratio sampled/unsampled of
 /// thread CPU time per operation, and the profiler's overhead is the median of those ratios
 /// with its order-statistics interval: the same process, the same minutes, no drift between
 /// two phases.
 pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<CpuRecording> {
     let (ops, took) = warm_up(w, Duration::from_millis(settings.warmup_ms.min(300)))
         .map_err(|e| anyhow!("{e}"))?;
-    // At least 25 ms per batch: the timer ticks at kernel-tick granularity, and short sampled
-    // batches lose more of the requested rate at their edges.
+    // Long batches: the timer fires at kernel ticks, and each sampled batch loses about one
+    // tick's worth of the requested rate at its edges (25 ms batches got ~155-170 Hz of 199).
     let per_batch = ops_per_batch(
         took.as_nanos() as f64 / ops as f64,
-        Duration::from_millis(settings.batch_ms.max(25)),
+        Duration::from_millis(CPU_BATCH_MS),
     );
+    let overhead_pairs = if settings.quick { 8 } else { OVERHEAD_PAIRS };
     let hz = settings.frequency_hz.max(1);
     let target = settings.cpu_samples.max(1);
     let cap = Duration::from_secs(settings.cpu_time_cap_s.max(1));
@@ -199,9 +208,19 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
     let mut sampled_ns = 0.0;
     let mut next_check = target as f64 / f64::from(hz);
     loop {
-        let sampled_first = pairs.len() % 2 == 0;
+        // The first `overhead_pairs` pairs alternate sampled and unsampled batches; after them
+        // every batch is sampled, until the target.
+        let pairing = pairs.len() < overhead_pairs;
+        let sampled_first = pairs.len() % 2 == 0 || !pairing;
         let mut pair = [0.0; 2];
-        for on in [sampled_first, !sampled_first] {
+        let order: &[bool] = if !pairing {
+            &[true]
+        } else if sampled_first {
+            &[true, false]
+        } else {
+            &[false, true]
+        };
+        for &on in order {
             if on {
                 timer.arm();
             }
@@ -219,7 +238,9 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
                 pair[1] = cpu;
             }
         }
-        pairs.push(pair[0] / pair[1]);
+        if pairing {
+            pairs.push(pair[0] / pair[1]);
+        }
         if wall.elapsed() >= cap {
             break;
         }

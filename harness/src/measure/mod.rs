@@ -35,6 +35,47 @@ use crate::render::flame::{flame_svg, Kind};
 /// a parent can check a binary (of another revision, say) before it drives it.
 pub const PROTOCOL: u32 = 2;
 
+/// The job of an instrumented worker, read from a file in its folder (`--job`), so that its
+/// command line is the same length in every run: the length of the arguments moves the stack,
+/// which can change instruction counts.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Job {
+    pub config: String,
+    pub recording: Recording,
+    pub settings: Settings,
+}
+
+/// Size of a job file: padded with spaces to this, so that reading it allocates the same in
+/// every run (the heap's layout, like the stack's, can move instruction counts: malloc's own
+/// work and `memcpy`'s alignment paths depend on it).
+pub const JOB_FILE_BYTES: usize = 8192;
+/// Capacity of the job's configuration name, likewise.
+const JOB_NAME_CAPACITY: usize = 256;
+
+impl Job {
+    /// Writes the job to `path`, padded to [`JOB_FILE_BYTES`].
+    pub fn write(&self, path: &Path) -> Result<()> {
+        let mut bytes = serde_json::to_vec(self)?;
+        if bytes.len() > JOB_FILE_BYTES {
+            anyhow::bail!("a job of {} bytes does not fit a job file", bytes.len());
+        }
+        bytes.resize(JOB_FILE_BYTES, b' ');
+        write_atomic(path, &bytes)
+    }
+
+    /// Reads a job file written by [`Job::write`].
+    pub fn read(path: &Path) -> Result<Job> {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let mut job: Job = serde_json::from_slice(&bytes)
+            .with_context(|| format!("{} is not a job file", path.display()))?;
+        let mut name = String::with_capacity(JOB_NAME_CAPACITY.max(job.config.len()));
+        name.push_str(&job.config);
+        job.config = name;
+        Ok(job)
+    }
+}
+
 /// The recordings a configuration gets, each in its own child.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -42,6 +83,8 @@ pub enum Recording {
     Timing,
     Cpu,
     Alloc,
+    /// Under `valgrind --tool=callgrind`: one uncounted pass, then whole counted passes.
+    Instructions,
 }
 
 impl Recording {
@@ -50,6 +93,7 @@ impl Recording {
             Recording::Timing => "timing",
             Recording::Cpu => "cpu",
             Recording::Alloc => "alloc",
+            Recording::Instructions => "instructions",
         }
     }
 
@@ -67,6 +111,9 @@ pub struct WorkerReport {
     pub shares_references: Option<bool>,
     /// The timing recording: one process's figures.
     pub timing: Option<ProcessTiming>,
+    /// The instructions recording: operations in the counted call of the measured loop.
+    #[serde(default)]
+    pub counted_ops: Option<u64>,
     pub cpu: Option<CpuStats>,
     pub alloc: Option<AllocStats>,
     pub error: Option<String>,
@@ -74,8 +121,23 @@ pub struct WorkerReport {
 
 /// Runs one recording of `config_name` and writes its report into `dir`.
 pub fn run(config_name: &str, recording: Recording, dir: &Path, settings: &Settings) -> Result<()> {
-    let config = serprof_engines::studies::find(config_name)
-        .ok_or_else(|| anyhow!("unknown configuration {config_name}"))?;
+    let config = if recording == Recording::Instructions {
+        // Every configuration's registry entry stays allocated: freeing all but the one chosen
+        // would leave the heap in a state that depends on which one it is, and malloc's work in
+        // the counted loop with it (measured: ~50 instructions per operation between two testkit
+        // twins). Kept, the heap below the workload is the same for every configuration.
+        let all = serprof_engines::studies::all();
+        let found = all
+            .iter()
+            .flat_map(|s| &s.configs)
+            .find(|c| c.info.name() == config_name)
+            .cloned();
+        std::mem::forget(all);
+        found
+    } else {
+        serprof_engines::studies::find(config_name)
+    }
+    .ok_or_else(|| anyhow!("unknown configuration {config_name}"))?;
     let mut report = WorkerReport::default();
     let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<()> {
         let _span = tracing::info_span!("verify", config = config_name).entered();
@@ -104,6 +166,15 @@ pub fn run(config_name: &str, recording: Recording, dir: &Path, settings: &Setti
             Recording::Alloc => {
                 let _span = tracing::info_span!("alloc", config = config_name).entered();
                 report.alloc = Some(record_alloc(w.as_mut(), settings, config_name, dir)?);
+            }
+            Recording::Instructions => {
+                // Exactly two calls of the measured loop, each dumped by callgrind when it
+                // returns (`--dump-after`): one pass uncounted, then the counted passes.
+                let pass = w.dataset_len() as u64;
+                w.run(pass).map_err(|e| anyhow!("{e}"))?;
+                let n = pass * settings.instruction_passes.max(1);
+                w.run(n).map_err(|e| anyhow!("{e}"))?;
+                report.counted_ops = Some(n);
             }
         }
         Ok(())

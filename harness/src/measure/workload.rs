@@ -201,6 +201,15 @@ impl<T: Value> Measured for Workload<T> {
     }
 }
 
+/// The measured loop function of `operation`, as valgrind names it (legacy demangling: no
+/// generic arguments, so every instantiation is one function).
+pub fn loop_function(operation: Operation) -> &'static str {
+    match operation {
+        Operation::RoundTrip => "serprof::measure::workload::roundtrip_loop",
+        Operation::Serialize | Operation::Decode => "serprof::measure::workload::serialize_loop",
+    }
+}
+
 /// Builds the workload of `config`: its codec on its dataset.
 pub fn workload(config: &Config) -> Result<Box<dyn Measured>, CodecError> {
     let op = config.info.operation;

@@ -12,6 +12,6 @@ pub mod stats;
 
 pub use config_id::ConfigId;
 pub use manifest::{EngineVersion, Machine, RunManifest, BUFFER_POLICY, GIT_REV, RUSTC};
-pub use result::{AllocStats, ConfigResult, CpuStats, ProfileSummary, Share};
+pub use result::{AllocStats, ConfigResult, CpuStats, InstructionStats, ProfileSummary, Share};
 pub use settings::Settings;
 pub use stats::TimeStats;

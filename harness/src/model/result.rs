@@ -49,6 +49,25 @@ pub struct CpuStats {
     pub overhead: Option<RatioStats>,
 }
 
+/// Instruction counts of the measured loop, from `valgrind --tool=callgrind` (the
+/// `instructions` recording). Exact and repeatable on one machine; counted on valgrind's
+/// emulated CPU, whose CPUID can steer a library to another code path than a native run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InstructionStats {
+    /// Instructions per operation: `total / ops`.
+    pub per_op: f64,
+    /// Operations counted: whole passes over the dataset after one uncounted pass.
+    pub ops: u64,
+    /// Instructions executed inside the measured loop (callgrind's `Ir` of the counted call).
+    pub total: u64,
+    /// The function whose call was counted (`serprof::measure::workload::roundtrip_loop`).
+    pub loop_fn: String,
+    /// `valgrind --version`.
+    pub tool_version: String,
+    /// Wall seconds the instrumented child took.
+    pub seconds: f64,
+}
+
 /// A function's share of samples.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Share {
@@ -99,6 +118,9 @@ pub struct ConfigResult {
     pub cpu: Option<CpuStats>,
     #[serde(default)]
     pub profile: Option<ProfileSummary>,
+    /// Instructions per operation under callgrind (`run --instructions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<InstructionStats>,
     #[serde(default)]
     pub warnings: Vec<String>,
     /// What went wrong, or null.
@@ -129,6 +151,7 @@ impl ConfigResult {
             alloc: None,
             cpu: None,
             profile: None,
+            instructions: None,
             warnings: Vec::new(),
             error: None,
             corrupt: None,

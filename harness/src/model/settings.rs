@@ -9,8 +9,11 @@ use serde::{Deserialize, Serialize};
 pub struct Settings {
     /// A smoke run: fewer processes and batches, ~300 CPU samples. Default is false.
     pub quick: bool,
-    /// Independent timing processes per configuration, run in interleaved rounds. Default is 6:
-    /// [min, max] of 6 process medians is a 96.9% interval for the median (quick: 3, 75%).
+    /// Independent timing processes per configuration, run in interleaved rounds. Default is 12:
+    /// [3rd, 10th] of 12 process medians is a 96.1% interval for the median (quick: 5, whose
+    /// [min, max] covers 93.8%). Measured here, consecutive processes of one binary pinned to
+    /// one CPU read 27 to 47 µs for the same serde_json round trip, so many short processes
+    /// beat few long ones.
     #[serde(default = "default_processes")]
     pub processes: usize,
     /// The CPU every timing and CPU child is pinned to (`sched_setaffinity`); `None`: not pinned.
@@ -20,9 +23,9 @@ pub struct Settings {
     /// Seed of the shuffled order of each round of timing processes.
     #[serde(default)]
     pub seed: u64,
-    /// Warm-up of each child before it measures, in milliseconds. Default is 200 (quick: 100).
+    /// Warm-up of each child before it measures, in milliseconds. Default is 100 (quick: 50).
     pub warmup_ms: u64,
-    /// Timed batches per timing process. Default is 10 (quick: 5).
+    /// Timed batches per timing process. Default is 8 (quick: 5).
     pub batches: usize,
     /// Target duration of one batch, in milliseconds. Default is 25 (quick: 10).
     pub batch_ms: u64,
@@ -37,6 +40,13 @@ pub struct Settings {
     pub cpu_samples: u64,
     /// Wall-clock cap on one CPU recording, in seconds. Default is 60 (quick: 15).
     pub cpu_time_cap_s: u64,
+    /// Count instructions under callgrind (`--instructions`). Default is false.
+    #[serde(default)]
+    pub instructions: bool,
+    /// Passes over the dataset the instructions recording counts (after one uncounted pass).
+    /// Default is 2.
+    #[serde(default = "default_instruction_passes")]
+    pub instruction_passes: u64,
     /// Record allocations. Default is true.
     pub alloc: bool,
     /// One allocation stack is sampled every this many allocated bytes. Default is 64 KiB.
@@ -56,16 +66,18 @@ impl Settings {
     pub fn defaults() -> Settings {
         Settings {
             quick: false,
-            processes: 6,
+            processes: 12,
             pin_cpu: None,
             seed: 0,
-            warmup_ms: 200,
-            batches: 10,
+            warmup_ms: 100,
+            batches: 8,
             batch_ms: 25,
             cpu: true,
             frequency_hz: 199,
             cpu_samples: 1000,
             cpu_time_cap_s: 60,
+            instructions: false,
+            instruction_passes: 2,
             alloc: true,
             alloc_sample_bytes: 64 * 1024,
             alloc_min_ms: 500,
@@ -78,8 +90,8 @@ impl Settings {
     pub fn quick() -> Settings {
         Settings {
             quick: true,
-            processes: 3,
-            warmup_ms: 100,
+            processes: 5,
+            warmup_ms: 50,
             batches: 5,
             batch_ms: 10,
             cpu_samples: 300,
@@ -88,6 +100,10 @@ impl Settings {
             ..Settings::defaults()
         }
     }
+}
+
+fn default_instruction_passes() -> u64 {
+    2
 }
 
 fn default_processes() -> usize {

@@ -12,6 +12,8 @@ pub enum Kind {
     Cpu,
     /// Allocated bytes (memory palette).
     Alloc,
+    /// Executed instructions under callgrind (I/O palette).
+    Instructions,
 }
 
 /// Renders folded `text` as an SVG flame graph. The SVG's built-in search (Ctrl-F / the
@@ -24,10 +26,12 @@ pub fn flame_svg(text: &str, kind: Kind, title: &str, subtitle: &str) -> Result<
     opts.colors = match kind {
         Kind::Cpu => Palette::Basic(BasicPalette::Hot),
         Kind::Alloc => Palette::Basic(BasicPalette::Mem),
+        Kind::Instructions => Palette::Basic(BasicPalette::Io),
     };
     opts.count_name = match kind {
         Kind::Cpu => "samples".into(),
         Kind::Alloc => "bytes".into(),
+        Kind::Instructions => "instructions".into(),
     };
     let mut out = Vec::new();
     flamegraph::from_lines(&mut opts, text.lines(), &mut out)
@@ -39,10 +43,23 @@ pub fn flame_svg(text: &str, kind: Kind, title: &str, subtitle: &str) -> Result<
 /// of `before` normalised to the total of `after`): the shape is `after`'s, red where a frame
 /// grew, blue where it shrank.
 pub fn diff_svg(before: &str, after: &str, title: &str, subtitle: &str) -> Result<Vec<u8>> {
+    diff_svg_of(before, after, title, subtitle, true, "samples")
+}
+
+/// Like [`diff_svg`]; with `normalize` false the counts are compared as they are (instructions
+/// per operation, which are exact), so a frame that grew is red without the rest looking shrunk.
+pub fn diff_svg_of(
+    before: &str,
+    after: &str,
+    title: &str,
+    subtitle: &str,
+    normalize: bool,
+    count_name: &str,
+) -> Result<Vec<u8>> {
     let mut folded = Vec::new();
     inferno::differential::from_readers(
         inferno::differential::Options {
-            normalize: true,
+            normalize,
             strip_hex: false,
         },
         before.as_bytes(),
@@ -55,7 +72,7 @@ pub fn diff_svg(before: &str, after: &str, title: &str, subtitle: &str) -> Resul
     opts.title = title.to_string();
     opts.subtitle = Some(subtitle.to_string());
     opts.deterministic = true;
-    opts.count_name = "samples".into();
+    opts.count_name = count_name.into();
     let mut out = Vec::new();
     flamegraph::from_lines(&mut opts, text.lines(), &mut out)
         .context("inferno could not render the differential flame graph")?;

@@ -176,6 +176,8 @@ pub fn render(results: &[ConfigResult]) -> String {
         // (the byte-array code in `bytes`, the discovery work in `reflection`).
         let question = info.as_ref().and_then(|s| s.question.clone());
         let match_regex = question.as_ref().map(|q| q.frames.as_str());
+        let counted = group.iter().any(|r| r.instructions.is_some());
+        let instr_header = if counted { "     instr/op" } else { "" };
         let match_header = if match_regex.is_some() {
             " match %"
         } else {
@@ -183,7 +185,7 @@ pub fn render(results: &[ConfigResult]) -> String {
         };
         let _ = writeln!(
             out,
-            "{:<26} {:>10} {:>23} {:>11} {:>9} {:>10} {:<31}{match_header}  top self-time",
+            "{:<26} {:>10} {:>23} {:>11} {:>9} {:>10}{instr_header} {:<31}{match_header}  top self-time",
             "configuration",
             "time/op",
             "95% CI",
@@ -228,6 +230,11 @@ pub fn render(results: &[ConfigResult]) -> String {
                 .and_then(|p| p.top_self.as_ref())
                 .map(|s| format!("{:.0}% {}", s.percent, short_name(&s.function)))
                 .unwrap_or_default();
+            let instr = match (&r.instructions, counted) {
+                (Some(i), _) => format!(" {:>12}", format_thousands(i.per_op, 1)),
+                (None, true) => format!(" {:>12}", "-"),
+                (None, false) => String::new(),
+            };
             let share = match (
                 match_regex,
                 r.profile.as_ref().and_then(|p| p.match_percent),
@@ -238,7 +245,7 @@ pub fn render(results: &[ConfigResult]) -> String {
             };
             let _ = writeln!(
                 out,
-                "{:<26} {time:>10} {ci:>23} {payload:>11} {allocs:>9} {bytes:>10} {ratio:<31}{share}  {top}",
+                "{:<26} {time:>10} {ci:>23} {payload:>11} {allocs:>9} {bytes:>10}{instr} {ratio:<31}{share}  {top}",
                 r.config
             );
         }
@@ -285,6 +292,12 @@ pub fn render(results: &[ConfigResult]) -> String {
             .filter(|r| r.study == study)
             .filter_map(|r| r.profile.as_ref().map(|p| p.finding.as_str()))
             .collect();
+        if counted {
+            let _ = writeln!(
+                out,
+                "  instr/op = instructions per operation under callgrind (exact; valgrind's emulated CPU; work done, not time)"
+            );
+        }
         if let (Some(re), false) = (match_regex, findings.is_empty()) {
             let _ = writeln!(
                 out,

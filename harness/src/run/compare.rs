@@ -42,7 +42,7 @@ use crate::layout::{self, read_json, write_atomic, write_json};
 use crate::misuse;
 use crate::model::ab::AbRecord;
 use crate::model::{ConfigResult, RunManifest};
-use crate::render::flame::diff_svg;
+use crate::render::flame::{diff_svg, diff_svg_of};
 use crate::render::table::format_thousands;
 
 /// What a side of the comparison is.
@@ -139,10 +139,15 @@ fn ab_pair_ratios(before: &Path, after: &Path) -> Result<Option<Vec<f64>>> {
 /// A configuration's CPU profile: `None` (with a note) when it has none or an empty one; a
 /// corrupt file is a misuse error naming it.
 fn profile(dir: &Path, notes: &mut Vec<String>) -> Result<Option<Folded>> {
-    let file = dir.join(layout::CPU_FOLDED);
+    folded_file(dir, layout::CPU_FOLDED, notes)
+}
+
+/// A configuration's folded profile `name`, as [`profile`] reads the CPU one.
+fn folded_file(dir: &Path, name: &str, notes: &mut Vec<String>) -> Result<Option<Folded>> {
+    let file = dir.join(name);
     if !file.exists() {
         notes.push(format!(
-            "no cpu.folded in {}: no moved functions or flame graphs",
+            "no {name} in {}: no moved functions or flame graphs from it",
             dir.display()
         ));
         return Ok(None);
@@ -182,11 +187,25 @@ fn compare_dirs(
         (Some(b), Some(a)) => Some((b, a)),
         _ => None,
     };
+    // The instruction profiles, when both sides were counted.
+    let counted = before.instructions.is_some() && after.instructions.is_some();
+    let instruction_profiles = if counted {
+        match (
+            folded_file(before_dir, layout::INSTRUCTIONS_FOLDED, &mut notes)?,
+            folded_file(after_dir, layout::INSTRUCTIONS_FOLDED, &mut notes)?,
+        ) {
+            (Some(b), Some(a)) => Some((b, a)),
+            _ => None,
+        }
+    } else {
+        None
+    };
     let mut cmp = compare_results(
         before,
         after,
         profiles.as_ref().map(|(b, a)| (b, a)),
         pairs.as_deref(),
+        instruction_profiles.as_ref().map(|(b, a)| (b, a)),
     );
     cmp.notes.extend(notes);
     cmp.before_dir = before_dir.display().to_string();
@@ -242,6 +261,49 @@ fn compare_dirs(
                     .notes
                     .push(format!("{file} not drawn: {}", crate::error::one_line(&e))),
             }
+        }
+    }
+    if let (Some((b, a)), Some(bi), Some(ai)) = (
+        &instruction_profiles,
+        &before.instructions,
+        &after.instructions,
+    ) {
+        // Per operation on both sides, so the counts compare as they are.
+        let root = if cmp.before == cmp.after {
+            cmp.after.clone()
+        } else {
+            format!("{} vs {}", cmp.before, cmp.after)
+        };
+        let per_op = |f: &Folded, ops: u64| {
+            let mut scaled = with_root(f, &root);
+            for v in scaled.stacks.values_mut() {
+                *v = (*v as f64 / ops.max(1) as f64).round() as u64;
+            }
+            scaled.to_text()
+        };
+        let svg = diff_svg_of(
+            &per_op(b, bi.ops),
+            &per_op(a, ai.ops),
+            &format!("{} -> {}: instructions per operation", cmp.before, cmp.after),
+            &format!(
+                "red: more instructions in AFTER, blue: fewer; {} -> {} per operation, not normalised",
+                format_thousands(bi.per_op, 1),
+                format_thousands(ai.per_op, 1)
+            ),
+            false,
+            "instructions",
+        );
+        match svg {
+            Ok(bytes) => {
+                let file = out.join(layout::INSTRUCTIONS_DIFF_SVG);
+                write_atomic(&file, &bytes)?;
+                cmp.instructions_diff_svg = Some(file.display().to_string());
+            }
+            Err(e) => cmp.notes.push(format!(
+                "{} not drawn: {}",
+                layout::INSTRUCTIONS_DIFF_SVG,
+                crate::error::one_line(&e)
+            )),
         }
     }
     write_json(&out.join(layout::COMPARE_JSON), &cmp)?;

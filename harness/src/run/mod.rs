@@ -7,6 +7,7 @@
 pub mod compare;
 pub mod corrupt;
 pub mod executor;
+pub mod instructions;
 pub mod placement;
 pub mod plan;
 pub mod progress;
@@ -77,6 +78,10 @@ pub fn run(req: &RunRequest) -> Result<RunOutcome> {
 
 /// Runs the request, every recording made by `exec`.
 pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
+    if req.resume.is_none() && req.settings.instructions {
+        // Before any folder is made: a missing valgrind is a one-line misuse, nothing left.
+        executor::valgrind_version()?;
+    }
     interrupt::install();
     let (run_dir, mut manifest, configs) = match &req.resume {
         Some(dir) => {
@@ -133,6 +138,12 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
     let progress = progress::Progress::new(configs.len() as u64, show_bars, req.quiet);
     let session_start = utc_rfc3339(SystemTime::now());
     let settings = manifest.settings.clone();
+    // The instructions recording needs valgrind: a one-line misuse error before anything runs.
+    let valgrind = if settings.instructions {
+        Some(executor::valgrind_version()?)
+    } else {
+        None
+    };
 
     // Configurations a resumed run already finished are kept as they are.
     let mut results: Vec<Option<ConfigResult>> = Vec::new();
@@ -172,6 +183,14 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
         let mut result = std::mem::replace(&mut timings[k], ConfigResult::new(&config.info));
         if result.error.is_none() {
             profile_config(exec, config, &dir, &settings, &progress, &mut result);
+        }
+        if let (None, Some(version)) = (&result.error, &valgrind) {
+            progress.recording(&config.info.name(), "instructions (callgrind)");
+            match instructions::record(exec, config, &dir, &settings, version) {
+                Ok(Ok(stats)) => result.instructions = Some(stats),
+                Ok(Err(why)) => result.error = Some(why),
+                Err(e) => result.error = Some(crate::error::one_line(&e)),
+            }
         }
         if interrupt::interrupted() {
             // The recording in flight was cut short: its configuration is not finished.
@@ -520,6 +539,7 @@ mod tests {
 
     fn request(out: &Path) -> RunRequest {
         let mut settings = Settings::quick();
+        settings.processes = 3;
         settings.cpu = false;
         settings.alloc = false;
         RunRequest {

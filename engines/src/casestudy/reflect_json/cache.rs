@@ -8,19 +8,21 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
+
+use crate::model::FixedHasher;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
 /// Property lists of type `P` by type, discovered at most once per type.
 pub struct PropertyCache<P> {
-    lists: RwLock<HashMap<TypeId, Arc<[P]>>>,
+    lists: RwLock<HashMap<TypeId, Arc<[P]>, FixedHasher>>,
     introspections: AtomicUsize,
 }
 
 impl<P> Default for PropertyCache<P> {
     fn default() -> Self {
         PropertyCache {
-            lists: RwLock::new(HashMap::new()),
+            lists: RwLock::new(HashMap::default()),
             introspections: AtomicUsize::new(0),
         }
     }

@@ -1,0 +1,143 @@
+//! The instructions recording's parent side: after the instrumented worker (see
+//! [`super::executor::instrumented`]) has run, read callgrind's dump of the counted call, check
+//! that it holds exactly that call of the measured loop, and write the figures,
+//! `instructions.folded` and `instructions.svg`. Parsing runs here, natively, not in the
+//! instrumented child (where it would run 50 times slower).
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use serprof_engines::studies::Config;
+
+use super::executor::{callgrind_dumps, Executor, Outcome};
+use crate::analyze::callgrind::{base_name, FoldOptions, Profile};
+use crate::analyze::folded::Folded;
+use crate::layout::{self, write_atomic};
+use crate::measure::workload::loop_function;
+use crate::measure::Recording;
+use crate::model::{InstructionStats, Settings};
+use crate::render::flame::{flame_svg, Kind};
+
+/// Runs the instrumented worker of `config` in `dir` and reads its counts.
+pub fn record(
+    exec: &dyn Executor,
+    config: &Config,
+    dir: &Path,
+    settings: &Settings,
+    tool_version: &str,
+) -> Result<std::result::Result<InstructionStats, String>> {
+    let id = super::config_id(config);
+    let started = Instant::now();
+    let outcome = exec.record(&id, Recording::Instructions, dir, settings)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let ops = match outcome {
+        Outcome::Reported(r) => match (r.error, r.counted_ops) {
+            (Some(e), _) => return Ok(Err(e)),
+            (None, Some(ops)) => ops,
+            (None, None) => return Ok(Err("the instructions child counted nothing".into())),
+        },
+        Outcome::Crashed(why) => return Ok(Err(why)),
+    };
+    let loop_fn = loop_function(config.info.operation);
+    let stats = read_counts(
+        dir,
+        &config.info.name(),
+        loop_fn,
+        ops,
+        tool_version,
+        seconds,
+    );
+    let _ = std::fs::remove_file(dir.join(layout::INSTRUCTIONS_JOB));
+    for dump in callgrind_dumps(dir) {
+        let _ = std::fs::remove_file(dump);
+    }
+    stats.map(Ok)
+}
+
+/// The counted dump: the one written after the second (counted) call of the loop, which
+/// callgrind names `<out>.2` (`.1` is the uncounted pass; the file without a number is what
+/// ran after, at exit).
+fn counted_dump(dir: &Path) -> Result<std::path::PathBuf> {
+    let path = dir.join(format!("{}.2", layout::CALLGRIND_OUT));
+    if !path.is_file() {
+        bail!(
+            "callgrind wrote no dump of the counted call ({} is missing): the measured loop was not called twice",
+            path.display()
+        );
+    }
+    Ok(path)
+}
+
+/// Reads the counted dump, checks it, writes the profile files; the figures.
+pub fn read_counts(
+    dir: &Path,
+    name: &str,
+    loop_fn: &str,
+    ops: u64,
+    tool_version: &str,
+    seconds: f64,
+) -> Result<InstructionStats> {
+    let path = counted_dump(dir)?;
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let profile = Profile::parse(&text)
+        .map_err(|e| anyhow::anyhow!("{}: not a callgrind file: {e}", path.display()))?;
+    let ir = profile
+        .event("Ir")
+        .with_context(|| format!("{} counts no instructions (Ir)", path.display()))?;
+    let total = profile.total(ir);
+    let loops: Vec<usize> = (0..profile.functions.len())
+        .filter(|&i| {
+            base_name(&profile.functions[i].name) == loop_fn
+                && profile.functions[i].inclusive[ir] > 0
+        })
+        .collect();
+    if loops.is_empty() || total == 0 {
+        bail!("callgrind counted nothing inside {loop_fn}: the toggle pattern matched no function");
+    }
+    let inside: u64 = loops
+        .iter()
+        .map(|&i| profile.functions[i].inclusive[ir])
+        .sum();
+    if inside != total {
+        bail!("callgrind counted {total} instructions, {inside} of them inside {loop_fn}: the dump holds more than the counted call");
+    }
+    let folded = profile.folded(&FoldOptions {
+        event: ir,
+        roots: Some(loops),
+        ..FoldOptions::default()
+    });
+    let mut ours = Folded::default();
+    for (stack, count) in &folded.stacks {
+        let frames: Vec<&str> = stack.split(';').collect();
+        ours.add(name, &frames, *count);
+    }
+    let folded_text = ours.to_text();
+    write_atomic(
+        &dir.join(layout::INSTRUCTIONS_FOLDED),
+        folded_text.as_bytes(),
+    )?;
+    let per_op = total as f64 / ops as f64;
+    let subtitle = format!(
+        "{} instructions per operation over {ops} operations (callgrind, {tool_version}; valgrind's emulated CPU)",
+        crate::render::table::format_thousands(per_op, 1)
+    );
+    let svg = flame_svg(
+        &folded_text,
+        Kind::Instructions,
+        &format!("{name} (instructions)"),
+        &subtitle,
+    )?;
+    write_atomic(&dir.join(layout::INSTRUCTIONS_SVG), &svg)?;
+    std::fs::copy(&path, dir.join(layout::INSTRUCTIONS_CALLGRIND))
+        .with_context(|| format!("cannot keep {}", path.display()))?;
+    Ok(InstructionStats {
+        per_op,
+        ops,
+        total,
+        loop_fn: loop_fn.to_string(),
+        tool_version: tool_version.to_string(),
+        seconds,
+    })
+}
