@@ -13,9 +13,10 @@ use plotters::style::RGBColor;
 use serprof_engines::studies::Format;
 
 use crate::analyze::hotspots::short_name;
+use crate::model::ConfigResult;
 use crate::render::report_data::{Row, StudyData};
 use crate::render::report_page::{esc, href};
-use crate::render::table::{format_ns, format_thousands};
+use crate::render::table::{format_ns, format_thousands, paired_ratio};
 
 /// Bar and swatch colours by format.
 const JSON_COLOR: RGBColor = RGBColor(0x3b, 0x6e, 0xa8);
@@ -76,6 +77,7 @@ enum Col {
     Allocs,
     AllocBytes,
     MatchShare,
+    Instructions,
     TopSelf,
     /// The study's own figure with this index in [`Extras::varying`].
     Extra(usize),
@@ -132,6 +134,9 @@ fn columns(rows: &[Row], extras: &Extras) -> Vec<Col> {
     if any(&|r| r.result.alloc.is_some()) {
         cols.extend([Col::Allocs, Col::AllocBytes]);
     }
+    if any(&|r| r.result.instructions.is_some()) {
+        cols.push(Col::Instructions);
+    }
     let profile = |r: &Row| r.result.profile.clone();
     if any(&|r| profile(r).and_then(|p| p.match_percent).is_some()) {
         cols.push(Col::MatchShare);
@@ -160,6 +165,7 @@ fn header_cell(col: Col, study: &StudyData, extras: &Extras) -> String {
         Col::Allocs => "allocs/op".into(),
         Col::AllocBytes => "alloc B/op".into(),
         Col::MatchShare => match_header(study).into(),
+        Col::Instructions => "instr/op".into(),
         Col::TopSelf => return "<th class=\"name\">top self-time</th>".into(),
         Col::Extra(i) => {
             let key = &extras.varying[i];
@@ -171,6 +177,10 @@ fn header_cell(col: Col, study: &StudyData, extras: &Extras) -> String {
 
 /// Writes the study's table, and the line of figures every configuration shares.
 pub fn write_table(out: &mut String, study: &StudyData, reference_ns: Option<f64>) {
+    let reference =
+        study.rows.iter().map(|r| &r.result).find(|r| {
+            r.time_ns.as_ref().map(|t| t.median) == reference_ns && reference_ns.is_some()
+        });
     let extras = extras(&study.rows);
     let cols = columns(&study.rows, &extras);
     out.push_str(
@@ -192,7 +202,7 @@ pub fn write_table(out: &mut String, study: &StudyData, reference_ns: Option<f64
             );
         }
         for row in rows {
-            table_row(out, row, &cols, &extras, reference_ns);
+            table_row(out, row, &cols, &extras, reference_ns, reference);
         }
     }
     out.push_str("</tbody></table></div>\n");
@@ -255,6 +265,7 @@ fn table_row(
     cols: &[Col],
     extras: &Extras,
     reference_ns: Option<f64>,
+    reference: Option<&ConfigResult>,
 ) {
     let failed = row.result.error.is_some();
     let _ = write!(
@@ -278,12 +289,18 @@ fn table_row(
         return;
     }
     for &c in cols {
-        out.push_str(&cell(c, row, extras, reference_ns));
+        out.push_str(&cell(c, row, extras, reference_ns, reference));
     }
     out.push_str("</tr>\n");
 }
 
-fn cell(col: Col, row: &Row, extras: &Extras, reference_ns: Option<f64>) -> String {
+fn cell(
+    col: Col,
+    row: &Row,
+    extras: &Extras,
+    reference_ns: Option<f64>,
+    reference: Option<&ConfigResult>,
+) -> String {
     let r = &row.result;
     let dash = || "<td>-</td>".to_string();
     match col {
@@ -295,10 +312,26 @@ fn cell(col: Col, row: &Row, extras: &Extras, reference_ns: Option<f64>) -> Stri
                 format_ns(t.median)
             )
         }),
-        Col::Ratio => match (r.time_ns.as_ref(), reference_ns) {
-            (Some(t), Some(base)) if base > 0.0 => format!("<td>{:.2}×</td>", t.median / base),
-            _ => dash(),
-        },
+        Col::Ratio => {
+            match (r.time_ns.as_ref(), reference_ns) {
+                (Some(t), Some(base)) if base > 0.0 => {
+                    // From per-round pairs with their interval when both sides have processes.
+                    match reference.and_then(|b| paired_ratio(r, b)) {
+                        Some(q) if !reference.is_some_and(|b| std::ptr::eq(b, r)) => {
+                            format!(
+                        "<td>{:.2}× <span class=\"muted small\">[{:.2}, {:.2}]{}</span></td>",
+                        q.ratio,
+                        q.ci95[0],
+                        q.ci95[1],
+                        if q.within_noise() { " within noise" } else { "" }
+                    )
+                        }
+                        _ => format!("<td>{:.2}×</td>", t.median / base),
+                    }
+                }
+                _ => dash(),
+            }
+        }
         Col::Ci => r.time_ns.as_ref().map_or_else(dash, |t| {
             format!(
                 "<td class=\"muted\">{} – {}</td>",
@@ -320,6 +353,9 @@ fn cell(col: Col, row: &Row, extras: &Extras, reference_ns: Option<f64>) -> Stri
             .as_ref()
             .and_then(|p| p.match_percent)
             .map_or_else(dash, |p| format!("<td>{p:.1}%</td>")),
+        Col::Instructions => r.instructions.as_ref().map_or_else(dash, |i| {
+            format!("<td>{}</td>", format_thousands(i.per_op, 0))
+        }),
         Col::Extra(i) => {
             let key = &extras.varying[i];
             row.extra
