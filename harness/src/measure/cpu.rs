@@ -63,17 +63,6 @@ pub struct CpuRecording {
     pub overhead: Option<RatioStats>,
 }
 
-/// CPU time of this process, in seconds.
-pub fn process_cpu_seconds() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid out-pointer; CLOCK_PROCESS_CPUTIME_ID is always available on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
 /// Folds a pprof report: the root frame (pprof's thread name) becomes `root`, frames run root
 /// first, names are sanitised (see [`Folded::add`]). Also used by the criterion benches' profiler.
 ///

@@ -48,7 +48,7 @@ pub fn allowed_cpus() -> Vec<usize> {
     }
 }
 
-/// Pins the calling thread to `cpus` (all of them when empty is not allowed: returns false).
+/// Pins the calling thread to `cpus`; false when `cpus` is empty or the kernel refuses.
 pub fn pin_thread(cpus: &[usize]) -> bool {
     if cpus.is_empty() {
         return false;

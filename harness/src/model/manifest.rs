@@ -95,8 +95,8 @@ pub struct Health {
     pub loadavg: [f64; 3],
     /// `scaling_governor` per CPU, where the kernel exposes it.
     pub governor: Vec<String>,
-    /// Share of CPU time stolen by the hypervisor over the measurement, in percent, where
-    /// `/proc/stat` has it.
+    /// Share of CPU time stolen by the hypervisor since boot, in percent, where `/proc/stat`
+    /// has it (`serprof doctor` gives it over its own measurement).
     pub steal_percent: Option<f64>,
 }
 

@@ -187,8 +187,10 @@ impl RatioStats {
 }
 
 impl TimeStats {
-    /// Summarises the `batches` of one process (ns per operation each), as `serprof ab` and
-    /// files of one process do. `None` when there are no batches.
+    /// Summarises the `batches` of one process (ns per operation each): the shape of files
+    /// from serprof before 0.2, which tests build to exercise the fallbacks for them. `None`
+    /// when there are no batches.
+    #[cfg(test)]
     pub fn from_batches(batches: Vec<f64>, ops_per_batch: u64) -> Option<TimeStats> {
         let mut sorted = batches.clone();
         sorted.retain(|x| x.is_finite());
@@ -234,9 +236,11 @@ pub fn median(values: &[f64]) -> f64 {
     median_sorted(&v)
 }
 
-/// A 95% confidence interval for the median of a sorted sample: the order statistics at ranks
+/// (Used by [`TimeStats::from_batches`].) A 95% confidence interval for the median of a sorted
+/// sample: the order statistics at ranks
 /// n/2 -+ 1.96 sqrt(n)/2 (normal approximation to the binomial). With fewer than 6 values the
 /// interval is the whole range.
+#[cfg(test)]
 pub fn median_ci95(sorted: &[f64]) -> [f64; 2] {
     let n = sorted.len();
     if n < 6 {
