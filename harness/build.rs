@@ -11,15 +11,27 @@ fn output(cmd: &str, args: &[&str]) -> Option<String> {
 }
 
 fn main() {
-    let rev = output("git", &["rev-parse", "--short=7", "HEAD"]).unwrap_or_else(|| "nogit".into());
-    let dirty = output("git", &["status", "--porcelain", "--untracked-files=no"]).is_some();
+    // `serprof before-after` builds copies of the source without a `.git` of their own and
+    // names the revision it built here.
+    let given = std::env::var("SERPROF_BUILD_REV")
+        .ok()
+        .filter(|s| !s.is_empty());
+    let rev = given.clone().unwrap_or_else(|| {
+        let rev =
+            output("git", &["rev-parse", "--short=7", "HEAD"]).unwrap_or_else(|| "nogit".into());
+        let dirty = output("git", &["status", "--porcelain", "--untracked-files=no"]).is_some();
+        format!("{rev}{}", if dirty { "+dirty" } else { "" })
+    });
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let rustc_version = output(&rustc, &["--version"]).unwrap_or_else(|| "unknown".into());
-    println!(
-        "cargo:rustc-env=SERPROF_GIT_REV={rev}{}",
-        if dirty { "+dirty" } else { "" }
-    );
+    println!("cargo:rustc-env=SERPROF_GIT_REV={rev}");
     println!("cargo:rustc-env=SERPROF_RUSTC={rustc_version}");
-    println!("cargo:rerun-if-changed=../.git/HEAD");
-    println!("cargo:rerun-if-changed=../.git/index");
+    println!("cargo:rerun-if-env-changed=SERPROF_BUILD_REV");
+    // Only paths that exist: cargo reruns a build script on every build when one is missing,
+    // which would rebuild the harness each time in a copy without `.git`.
+    for path in ["../.git/HEAD", "../.git/index"] {
+        if given.is_none() && std::path::Path::new(path).exists() {
+            println!("cargo:rerun-if-changed={path}");
+        }
+    }
 }

@@ -40,6 +40,10 @@ pub enum Command {
     },
     /// Measure configurations: verify, time, sample CPU, count allocations; write a run folder.
     Run(RunArgs),
+    /// Before/after of a change: build two revisions of serprof (or the working tree, or an
+    /// engine crate patched with a local checkout), time them in alternating processes on one
+    /// CPU, count their instructions, and compare: verdicts, moved functions, flame graphs.
+    BeforeAfter(Box<commands::before_after::BeforeAfterArgs>),
     /// Hot spots of a profile: self and total share per function.
     Hotspots {
         /// A configuration folder (e.g. snapshots/latest/formats/serde_json) or a .folded file.
@@ -317,6 +321,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::List { json } => commands::list::run(json),
         Command::Run(args) => commands::run::run(&args),
+        Command::BeforeAfter(args) => commands::before_after::run(&args),
         Command::Hotspots {
             path,
             top,

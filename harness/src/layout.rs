@@ -58,6 +58,14 @@ pub const COMPARE_DIR: &str = "compare";
 /// What `serprof ab` measured, in its folder; its two sides' folders.
 pub const AB_JSON: &str = "ab.json";
 pub const AB_SIDES: [&str; 2] = ["A", "B"];
+/// What `serprof before-after` concluded (record, table, page), and its two sides' run folders,
+/// in its folder.
+pub const BEFORE_AFTER_JSON: &str = "before-after.json";
+pub const BEFORE_AFTER_TXT: &str = "before-after.txt";
+pub const BEFORE_AFTER_HTML: &str = "before-after.html";
+pub const BEFORE_AFTER_SIDES: [&str; 2] = ["before", "after"];
+/// The default parent folder of before-after folders, under the run folders' parent.
+pub const BEFORE_AFTER_DIR: &str = "before-after";
 /// The link to the newest complete run.
 pub const LATEST: &str = "latest";
 /// The corrupt study: one line per input, and the reproducer folder.
@@ -175,14 +183,21 @@ pub fn create_run_dir(out: &Path) -> Result<PathBuf> {
 /// when taken) and returns it: the one naming rule of run folders (`serprof ab` renames its
 /// finished folder onto the reserved name).
 pub fn reserve_run_name(out: &Path, started: SystemTime, suffix: &str) -> Result<PathBuf> {
-    let base = format!(
-        "{}-{}{suffix}",
-        utc_stamp(started),
-        GIT_REV.replace('+', "-")
-    );
+    reserve_dir(
+        out,
+        &format!(
+            "{}-{}{suffix}",
+            utc_stamp(started),
+            GIT_REV.replace('+', "-")
+        ),
+    )
+}
+
+/// Creates the empty folder `out/<base>` (with `-2`, `-3` ... when taken) and returns it.
+pub fn reserve_dir(out: &Path, base: &str) -> Result<PathBuf> {
     for n in 1.. {
         let name = if n == 1 {
-            base.clone()
+            base.to_string()
         } else {
             format!("{base}-{n}")
         };

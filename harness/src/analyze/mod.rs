@@ -1,5 +1,6 @@
 //! Reading profiles: folded stacks, hotspot tables, findings.
 
+pub mod before_after;
 pub mod callgrind;
 pub mod check;
 pub mod compare;

@@ -2,6 +2,7 @@
 //! call the layers below, and print.
 
 pub mod ab;
+pub mod before_after;
 pub mod check;
 pub mod codec_io;
 pub mod compare;

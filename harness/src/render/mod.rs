@@ -1,5 +1,6 @@
 //! Pictures and tables derived from the records: flame graphs and text tables.
 
+pub mod before_after;
 pub mod charts;
 pub mod corrupt_table;
 pub mod flame;

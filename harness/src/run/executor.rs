@@ -73,6 +73,11 @@ impl ChildProcesses {
 /// The worker protocol of the serprof binary `exe` (`serprof __protocol`). A binary from before
 /// protocols were numbered has no such command: that is an error naming it.
 pub fn protocol_of(exe: &Path) -> Result<u32> {
+    identity_of(exe).map(|(protocol, _)| protocol)
+}
+
+/// The worker protocol and the git revision the serprof binary `exe` reports of itself.
+pub fn identity_of(exe: &Path) -> Result<(u32, String)> {
     let out = Command::new(exe)
         .arg("__protocol")
         .stdin(Stdio::null())
@@ -85,10 +90,11 @@ pub fn protocol_of(exe: &Path) -> Result<u32> {
             exe.display()
         )
     })?;
-    doc["protocol"]
+    let protocol = doc["protocol"]
         .as_u64()
         .map(|p| p as u32)
-        .with_context(|| format!("{} reports no protocol number", exe.display()))
+        .with_context(|| format!("{} reports no protocol number", exe.display()))?;
+    Ok((protocol, doc["git_rev"].as_str().unwrap_or("").to_string()))
 }
 
 /// Address space an instrumented child gets beyond `--memory-cap`, in MiB. Measured here, a

@@ -4,6 +4,7 @@
 //! soon as a configuration finishes, so a later failure or Ctrl-C loses nothing), compares each
 //! study's before/after steps ([`compare`]) and writes the report.
 
+pub mod before_after;
 pub mod compare;
 pub mod corrupt;
 pub mod executor;
@@ -11,6 +12,7 @@ pub mod instructions;
 pub mod placement;
 pub mod plan;
 pub mod progress;
+pub mod sides;
 
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
@@ -108,26 +110,7 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
             }
             let placed = placement::place(&req.cpu)?;
             settings.pin_cpu = placed.cpu;
-            let manifest = RunManifest {
-                serprof_version: env!("CARGO_PKG_VERSION").into(),
-                git_rev: GIT_REV.into(),
-                rustc: RUSTC.into(),
-                engines: engine_versions(&configs),
-                machine: Machine::this(),
-                settings,
-                buffer_policy: BUFFER_POLICY.into(),
-                unwinder: crate::measure::cpu::UNWINDER.into(),
-                command: std::env::args().collect(),
-                configs: configs.iter().map(config_id).collect(),
-                start: utc_rfc3339(SystemTime::now()),
-                end: None,
-                complete: false,
-                failed: Vec::new(),
-                warnings: Vec::new(),
-                sessions: Vec::new(),
-                placement: Some(placed),
-                health: Some(placement::health()),
-            };
+            let manifest = new_manifest(&configs, settings, placed);
             (run_dir, manifest, configs)
         }
     };
@@ -231,14 +214,7 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
     progress.done();
 
     let finished = results.len() == configs.len() && !interrupt::interrupted();
-    manifest.failed = results
-        .iter()
-        .filter_map(|r| r.error.as_ref().map(|e| format!("{}: {e}", r.name())))
-        .collect();
-    manifest.warnings = results
-        .iter()
-        .flat_map(|r| r.warnings.iter().map(move |w| format!("{}: {w}", r.name())))
-        .collect();
+    record_outcomes(&mut manifest, &results.iter().collect::<Vec<_>>());
     manifest.end = Some(utc_rfc3339(SystemTime::now()));
     manifest.complete = finished;
     write_json(&run_dir.join(layout::RUN_JSON), &manifest)?;
@@ -261,6 +237,47 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
         manifest,
         results,
     })
+}
+
+/// A manifest's list of failed configurations and of warnings, from their results.
+pub fn record_outcomes(manifest: &mut RunManifest, results: &[&ConfigResult]) {
+    manifest.failed = results
+        .iter()
+        .filter_map(|r| r.error.as_ref().map(|e| format!("{}: {e}", r.name())))
+        .collect();
+    manifest.warnings = results
+        .iter()
+        .flat_map(|r| r.warnings.iter().map(move |w| format!("{}: {w}", r.name())))
+        .collect();
+}
+
+/// The manifest of a new run of `configs`, as this binary writes it (a before/after side
+/// overwrites the revision with its own).
+pub fn new_manifest(
+    configs: &[Config],
+    settings: Settings,
+    placed: crate::model::manifest::Placement,
+) -> RunManifest {
+    RunManifest {
+        serprof_version: env!("CARGO_PKG_VERSION").into(),
+        git_rev: GIT_REV.into(),
+        rustc: RUSTC.into(),
+        engines: engine_versions(configs),
+        machine: Machine::this(),
+        settings,
+        buffer_policy: BUFFER_POLICY.into(),
+        unwinder: crate::measure::cpu::UNWINDER.into(),
+        command: std::env::args().collect(),
+        configs: configs.iter().map(config_id).collect(),
+        start: utc_rfc3339(SystemTime::now()),
+        end: None,
+        complete: false,
+        failed: Vec::new(),
+        warnings: Vec::new(),
+        sessions: Vec::new(),
+        placement: Some(placed),
+        health: Some(placement::health()),
+    }
 }
 
 /// Compares each before/after step of the studies in this run with the step before it
@@ -348,14 +365,44 @@ pub fn time_in_rounds(
     settings: &Settings,
     progress: &progress::Progress,
 ) -> Vec<ConfigResult> {
-    let mut results: Vec<ConfigResult> =
-        configs.iter().map(|c| ConfigResult::new(&c.info)).collect();
-    let mut processes: Vec<Vec<ProcessTiming>> = vec![Vec::new(); configs.len()];
-    let rounds = settings.processes.max(1);
-    for (round, order) in schedule(configs.len(), rounds, settings.seed)
+    let units: Vec<Unit> = configs
         .iter()
-        .enumerate()
-    {
+        .map(|&config| Unit {
+            exec,
+            config,
+            dir: config_dir(run_dir, &config.info.study, &config.info.config),
+            label: config.info.name(),
+        })
+        .collect();
+    let rounds = schedule(configs.len(), settings.processes.max(1), settings.seed);
+    time_units(&units, &rounds, settings, progress)
+}
+
+/// One thing to time: a configuration as one executor's children run it, into one folder.
+pub struct Unit<'a> {
+    pub exec: &'a dyn Executor,
+    pub config: &'a Config,
+    pub dir: PathBuf,
+    /// How progress names it.
+    pub label: String,
+}
+
+/// Times `units` in the given rounds: `rounds[r]` is the order of round r (indexes into
+/// `units`), and every process it runs is recorded with round r, which is what pairs processes
+/// for ratios. A unit whose process fails is not timed again.
+pub fn time_units(
+    units: &[Unit],
+    rounds: &[Vec<usize>],
+    settings: &Settings,
+    progress: &progress::Progress,
+) -> Vec<ConfigResult> {
+    let mut results: Vec<ConfigResult> = units
+        .iter()
+        .map(|u| ConfigResult::new(&u.config.info))
+        .collect();
+    let mut processes: Vec<Vec<ProcessTiming>> = vec![Vec::new(); units.len()];
+    let total = rounds.len();
+    for (round, order) in rounds.iter().enumerate() {
         for &i in order {
             if interrupt::interrupted() {
                 return results;
@@ -364,17 +411,21 @@ pub fn time_in_rounds(
             if result.error.is_some() {
                 continue;
             }
-            let config = configs[i];
-            let dir = config_dir(run_dir, &config.info.study, &config.info.config);
-            if let Err(e) = std::fs::create_dir_all(&dir) {
-                result.error = Some(format!("cannot create {}: {e}", dir.display()));
+            let unit = &units[i];
+            if let Err(e) = std::fs::create_dir_all(&unit.dir) {
+                result.error = Some(format!("cannot create {}: {e}", unit.dir.display()));
                 continue;
             }
             progress.recording(
-                &config.info.name(),
-                &format!("timing process {}/{rounds}", round + 1),
+                &unit.label,
+                &format!("timing process {}/{total}", round + 1),
             );
-            match exec.record(&config_id(config), Recording::Timing, &dir, settings) {
+            match unit.exec.record(
+                &config_id(unit.config),
+                Recording::Timing,
+                &unit.dir,
+                settings,
+            ) {
                 Ok(Outcome::Reported(report)) => {
                     let r = *report;
                     result.verified = r.verified;
@@ -416,6 +467,30 @@ pub fn schedule(n: usize, rounds: usize, seed: u64) -> Vec<Vec<usize>> {
                 order.swap(i, rng.below(i + 1));
             }
             order
+        })
+        .collect()
+}
+
+/// The rounds of a before/after comparison of `n` configurations: units `2i` (before) and
+/// `2i + 1` (after) are configuration i's two sides. Each round visits the configurations in
+/// [`schedule`]'s shuffled order, and runs a configuration's two sides back to back, before
+/// first in even rounds and after first in odd ones (A B, B A, A B, ...), so that neither side
+/// always runs second (warmer caches, a drift of the clock within the round).
+pub fn alternating_pairs(n: usize, rounds: usize, seed: u64) -> Vec<Vec<usize>> {
+    schedule(n, rounds, seed)
+        .into_iter()
+        .enumerate()
+        .map(|(r, order)| {
+            order
+                .into_iter()
+                .flat_map(|i| {
+                    if r % 2 == 0 {
+                        [2 * i, 2 * i + 1]
+                    } else {
+                        [2 * i + 1, 2 * i]
+                    }
+                })
+                .collect()
         })
         .collect()
 }

@@ -1,0 +1,146 @@
+//! `serprof before-after REV_BEFORE [REV_AFTER] [--patch CRATE=PATH]... [run's selection and
+//! measurement flags]`: builds both sides ([`crate::run::sides`]), measures them in alternating
+//! rounds and compares them ([`crate::run::before_after`]), and prints the table (or, with
+//! `--json`, the record).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::commands::run::RunArgs;
+use crate::layout;
+use crate::misuse;
+use crate::run::before_after::{self, Request};
+use crate::run::sides::{self, Patch, SideSpec, Source};
+
+#[derive(Debug, clap::Args)]
+pub struct BeforeAfterArgs {
+    /// The before side: a git revision of serprof (HEAD~1, a branch, a commit).
+    pub before: String,
+    /// The after side: a git revision; omitted, the working tree as it is, uncommitted and
+    /// untracked (not ignored) files included.
+    pub after: Option<String>,
+    /// Build the after side with the dependency CRATE replaced by the checkout at PATH (repeat
+    /// for more). An `=` pin on CRATE is changed to the checkout's version in the side's copy
+    /// of the source, never in yours.
+    #[arg(long = "patch", value_name = "CRATE=PATH")]
+    pub patch: Vec<String>,
+    /// The same for the before side.
+    #[arg(long = "patch-before", value_name = "CRATE=PATH")]
+    pub patch_before: Vec<String>,
+    /// The build cache: side sources, binaries, and the CARGO_TARGET_DIR both sides share
+    /// (default: $SERPROF_BA_CACHE, else <repo>/target/before-after).
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+    /// Do not count instructions (by default both sides are counted under callgrind when
+    /// valgrind is installed; the moved functions come from those exact counts).
+    #[arg(long)]
+    pub no_instructions: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
+    if args.run.resume.is_some() {
+        misuse!("before-after cannot --resume; run it again (both builds are cached)");
+    }
+    let mut settings = args.run.settings()?;
+    settings.instructions = !args.no_instructions;
+    let cwd = std::env::current_dir()?;
+    let repo = sides::repo_root(&cwd)?;
+    let cache = match &args.cache {
+        Some(c) => c.clone(),
+        None => sides::default_cache(&repo),
+    };
+    let cache = if cache.is_absolute() {
+        cache
+    } else {
+        cwd.join(cache)
+    };
+    // The selection is checked before anything is built.
+    let (_, _) = before_after::select(&args.run.studies, &args.run.configs)?;
+    let parse =
+        |list: &[String]| -> Result<Vec<Patch>> { list.iter().map(|p| Patch::parse(p)).collect() };
+    let revision = |spec: &str| -> Result<Source> {
+        Ok(Source::Revision {
+            spec: spec.to_string(),
+            sha: sides::resolve(&repo, spec)?,
+        })
+    };
+    let specs = [
+        SideSpec {
+            label: layout::BEFORE_AFTER_SIDES[0],
+            source: revision(&args.before)?,
+            patches: parse(&args.patch_before)?,
+        },
+        SideSpec {
+            label: layout::BEFORE_AFTER_SIDES[1],
+            source: match &args.after {
+                Some(spec) => revision(spec)?,
+                None => Source::WorkingTree {
+                    head: sides::resolve(&repo, "HEAD")?,
+                },
+            },
+            patches: parse(&args.patch)?,
+        },
+    ];
+    let quiet = args.run.quiet;
+    let say = |line: &str| {
+        if !quiet {
+            sides::stderr_line(line);
+        }
+    };
+    let oldest = || sides::oldest_driveable(&repo);
+    let staged = [
+        sides::stage(&repo, &cache, &specs[0], &oldest, &say)?,
+        sides::stage(&repo, &cache, &specs[1], &oldest, &say)?,
+    ];
+    let before = sides::build(&repo, &cache, &staged[0], !quiet, &say)?;
+    let after = if staged[1].key() == staged[0].key() {
+        let mut same = before.clone();
+        same.label = specs[1].label.to_string();
+        same.build_seconds = 0.0;
+        same
+    } else {
+        sides::build(&repo, &cache, &staged[1], !quiet, &say)?
+    };
+    let mut notes = Vec::new();
+    if before.key == after.key {
+        notes.push(format!(
+            "both sides are one build ({}): an A/A comparison, which shows the noise of this machine",
+            before.describe
+        ));
+    }
+    let out = if args.run.out == std::path::Path::new("snapshots") {
+        args.run.out.join(layout::BEFORE_AFTER_DIR)
+    } else {
+        args.run.out.clone()
+    };
+    let req = Request {
+        studies: args.run.studies.clone(),
+        configs: args.run.configs.clone(),
+        settings,
+        cpu: crate::run::placement::CpuChoice::parse(args.run.cpu.as_deref())?,
+        out,
+        quiet,
+    };
+    let record = before_after::measure(&req, &before, &after, notes)?;
+    if args.run.json {
+        println!("{}", serde_json::to_string_pretty(&record)?);
+    } else {
+        print!("{}", crate::render::before_after::table(&record));
+    }
+    if !quiet {
+        eprintln!(
+            "\nbefore-after folder: {} (open {})",
+            record.out_dir,
+            layout::BEFORE_AFTER_HTML
+        );
+    }
+    Ok(if record.not_compared.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

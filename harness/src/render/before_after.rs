@@ -1,0 +1,337 @@
+//! `serprof before-after`'s table (printed, and `before-after.txt`) and page
+//! (`before-after.html`, in the report's style): the verdicts with their intervals, the exact
+//! instruction changes, the functions that moved, and links to every flame graph.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::analyze::before_after::{BeforeAfterRecord, Row, SideRecord, Verdict};
+use crate::analyze::compare::compact_name;
+use crate::layout;
+use crate::render::report_page::{esc, href, CSP, CSS, ERROR_RECORDER};
+use crate::render::table::{format_ns, format_thousands};
+
+/// Rows of moved functions shown per configuration.
+const MOVED_SHOWN: usize = 8;
+
+fn ratio_text(row: &Row) -> String {
+    match &row.comparison.time {
+        Some(t) => format!("{:.3} [{:.3}, {:.3}]", t.ratio, t.ci95[0], t.ci95[1]),
+        None => "-".into(),
+    }
+}
+
+fn instructions_text(row: &Row) -> String {
+    match &row.comparison.instructions {
+        Some(i) => format!(
+            "{} -> {} ({:+.1}, {:.4}x)",
+            format_thousands(i.before_per_op, 1),
+            format_thousands(i.after_per_op, 1),
+            i.delta_per_op,
+            i.ratio
+        ),
+        None => "-".into(),
+    }
+}
+
+fn side_line(s: &SideRecord) -> String {
+    let mut line = format!("{:<6} {}  [{}]", s.label, s.describe, s.git_rev);
+    for n in &s.notes {
+        let _ = write!(line, "\n       note: {n}");
+    }
+    line
+}
+
+/// The text table.
+pub fn table(r: &BeforeAfterRecord) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{}", side_line(&r.before));
+    let _ = writeln!(s, "{}\n", side_line(&r.after));
+    let w = r
+        .rows
+        .iter()
+        .map(|x| x.config.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(13);
+    let _ = writeln!(
+        s,
+        "{:<w$} {:>10} {:>10} {:>24} {:>13}  instructions/op before -> after (delta, ratio)",
+        "configuration", "before", "after", "after/before [95% CI]", "verdict"
+    );
+    for row in &r.rows {
+        let (b, a) = match &row.comparison.time {
+            Some(t) => (format_ns(t.before_ns), format_ns(t.after_ns)),
+            None => ("-".into(), "-".into()),
+        };
+        let _ = writeln!(
+            s,
+            "{:<w$} {b:>10} {a:>10} {:>24} {:>13}  {}",
+            row.config,
+            ratio_text(row),
+            row.verdict.as_str(),
+            instructions_text(row)
+        );
+    }
+    for row in &r.rows {
+        let moved = row.instruction_moves();
+        if !moved.is_empty() {
+            let _ = writeln!(
+                s,
+                "\nmoved in {} (instructions per operation, exact):",
+                row.config
+            );
+            for m in moved.iter().take(MOVED_SHOWN) {
+                let _ = writeln!(
+                    s,
+                    "  {:>+14.1} incl  {:>+14.1} self  {}",
+                    m.delta_per_op,
+                    m.self_delta_per_op,
+                    compact_name(&m.function)
+                );
+            }
+        }
+        if !row.cpu_alarms.is_empty() {
+            let _ = writeln!(
+                s,
+                "\nCPU share moved in {} (past the A/A threshold):",
+                row.config
+            );
+            for m in &row.cpu_alarms {
+                let _ = writeln!(
+                    s,
+                    "  {:>5.1}% -> {:>5.1}% {:>+6.1}  z={:>+6.1}  {}",
+                    m.before_percent,
+                    m.after_percent,
+                    m.delta_pp,
+                    m.z,
+                    compact_name(&m.function)
+                );
+            }
+        }
+        for n in &row.comparison.notes {
+            let _ = writeln!(s, "note ({}): {n}", row.config);
+        }
+    }
+    let moved_any = r
+        .rows
+        .iter()
+        .any(|x| !x.cpu_alarms.is_empty() || !x.instruction_moves().is_empty());
+    if !moved_any && !r.rows.is_empty() {
+        let _ = writeln!(s, "\nno function moved");
+    }
+    for n in &r.not_compared {
+        let _ = writeln!(s, "not compared: {n}");
+    }
+    for n in &r.notes {
+        let _ = writeln!(s, "note: {n}");
+    }
+    if let Some(t) = r.rows.iter().find_map(|x| x.comparison.time.as_ref()) {
+        let _ = writeln!(s, "\nratio: {}", t.method);
+    }
+    let _ = writeln!(
+        s,
+        "moved: {}; {}",
+        r.instruction_move_rule, r.cpu_alarm_rule
+    );
+    let _ = writeln!(s, "measured in {:.0} s", r.measure_seconds);
+    s
+}
+
+/// `path` relative to `dir`, for a link (`None` when it is not inside).
+fn rel(dir: &Path, path: &str) -> Option<String> {
+    Path::new(path)
+        .strip_prefix(dir)
+        .ok()
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+}
+
+fn link(out: &mut String, target: Option<String>, text: &str) {
+    if let Some(t) = target {
+        let _ = write!(out, "<a href=\"{}\">{}</a> ", href(&t), esc(text));
+    }
+}
+
+fn verdict_badge(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Faster => "badge ok",
+        Verdict::Slower => "badge bad",
+        Verdict::WithinNoise => "badge",
+        Verdict::NotTimed => "badge warn",
+    }
+}
+
+/// The page, with links relative to `dir` (the before-after folder).
+pub fn page(r: &BeforeAfterRecord, dir: &Path) -> String {
+    let mut out = String::with_capacity(32 * 1024);
+    let title = format!(
+        "serprof before-after · {} → {}",
+        r.before.describe, r.after.describe
+    );
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n<title>{}</title>\n{ERROR_RECORDER}\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n",
+        esc(&title)
+    );
+    let _ = writeln!(out, "<h1>before-after</h1>");
+    out.push_str("<dl class=\"kv\">\n");
+    for s in [&r.before, &r.after] {
+        let _ = write!(
+            out,
+            "<dt>{}</dt><dd>{} <span class=\"muted small\">({}, built in {:.0} s)</span> ",
+            esc(&s.label),
+            esc(&s.describe),
+            esc(&s.git_rev),
+            s.build_seconds
+        );
+        let run = if s.label == r.before.label {
+            &r.before_run
+        } else {
+            &r.after_run
+        };
+        link(
+            &mut out,
+            rel(dir, run).map(|p| format!("{p}/{}", layout::REPORT_HTML)),
+            "report",
+        );
+        for n in &s.notes {
+            let _ = write!(out, "<br><span class=\"small\">{}</span>", esc(n));
+        }
+        out.push_str("</dd>\n");
+    }
+    out.push_str("</dl>\n");
+    out.push_str("<div class=\"table-wrap\"><table>\n<thead><tr><th class=\"name\">configuration</th><th>before</th><th>after</th><th>after/before [95% CI]</th><th>verdict</th><th>instructions/op</th><th>payload Δ</th><th>bytes/op Δ</th><th class=\"name\">flame graphs</th></tr></thead>\n<tbody>\n");
+    for row in &r.rows {
+        let c = &row.comparison;
+        let (b, a) = match &c.time {
+            Some(t) => (format_ns(t.before_ns), format_ns(t.after_ns)),
+            None => ("-".into(), "-".into()),
+        };
+        let pct =
+            |d: &Option<crate::analyze::compare::Delta>| match d.as_ref().and_then(|d| d.percent) {
+                Some(p) => format!("{p:+.1}%"),
+                None => "-".into(),
+            };
+        let _ = write!(
+            out,
+            "<tr id=\"{}\"><th class=\"name\">{}</th><td>{}</td><td>{}</td><td>{}</td><td><span class=\"{}\">{}</span></td><td>{}</td><td>{}</td><td>{}</td><td class=\"text\">",
+            esc(&row.config),
+            esc(&row.config),
+            esc(&b),
+            esc(&a),
+            esc(&ratio_text(row)),
+            verdict_badge(row.verdict),
+            row.verdict.as_str(),
+            esc(&instructions_text(row)),
+            pct(&c.payload_bytes),
+            pct(&c.bytes_per_op)
+        );
+        link(
+            &mut out,
+            c.diff_svg.as_deref().and_then(|p| rel(dir, p)),
+            "cpu diff",
+        );
+        link(
+            &mut out,
+            c.diff_reverse_svg.as_deref().and_then(|p| rel(dir, p)),
+            "cpu diff (reverse)",
+        );
+        link(
+            &mut out,
+            c.instructions_diff_svg.as_deref().and_then(|p| rel(dir, p)),
+            "instructions diff",
+        );
+        for (side, run) in [("before", &r.before_run), ("after", &r.after_run)] {
+            let base = rel(dir, run).map(|p| format!("{p}/{}", row.config));
+            for file in [layout::CPU_SVG, layout::ALLOC_SVG, layout::INSTRUCTIONS_SVG] {
+                let exists = Path::new(run).join(&row.config).join(file).is_file();
+                if exists {
+                    link(
+                        &mut out,
+                        base.as_ref().map(|b| format!("{b}/{file}")),
+                        &format!("{side} {file}"),
+                    );
+                }
+            }
+        }
+        out.push_str("</td></tr>\n");
+    }
+    out.push_str("</tbody></table></div>\n");
+    for row in &r.rows {
+        let moved = row.instruction_moves();
+        if moved.is_empty() && row.cpu_alarms.is_empty() && row.comparison.notes.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "<h3>{}</h3>", esc(&row.config));
+        if !moved.is_empty() {
+            out.push_str("<div class=\"table-wrap\"><table><thead><tr><th class=\"name\">function (instructions per operation, exact)</th><th>before</th><th>after</th><th>Δ inclusive</th><th>Δ self</th></tr></thead><tbody>\n");
+            for m in moved.iter().take(MOVED_SHOWN) {
+                let _ = writeln!(
+                    out,
+                    "<tr><td class=\"text\"><code>{}</code></td><td>{}</td><td>{}</td><td>{:+.1}</td><td>{:+.1}</td></tr>",
+                    esc(&compact_name(&m.function)),
+                    format_thousands(m.before_per_op, 1),
+                    format_thousands(m.after_per_op, 1),
+                    m.delta_per_op,
+                    m.self_delta_per_op
+                );
+            }
+            out.push_str("</tbody></table></div>\n");
+        }
+        if !row.cpu_alarms.is_empty() {
+            out.push_str("<p>CPU share moved past the A/A threshold:</p><ul class=\"findings\">\n");
+            for m in &row.cpu_alarms {
+                let _ = writeln!(
+                    out,
+                    "<li><code>{}</code>: {:.1}% → {:.1}% ({:+.1} points, z = {:.1})</li>",
+                    esc(&compact_name(&m.function)),
+                    m.before_percent,
+                    m.after_percent,
+                    m.delta_pp,
+                    m.z
+                );
+            }
+            out.push_str("</ul>\n");
+        }
+        if !row.comparison.notes.is_empty() {
+            out.push_str("<ul class=\"warnings\">\n");
+            for n in &row.comparison.notes {
+                let _ = writeln!(out, "<li>{}</li>", esc(n));
+            }
+            out.push_str("</ul>\n");
+        }
+    }
+    if !r.not_compared.is_empty() || !r.notes.is_empty() {
+        out.push_str("<ul class=\"warnings\">\n");
+        for n in r
+            .not_compared
+            .iter()
+            .map(|n| format!("not compared: {n}"))
+            .chain(r.notes.iter().cloned())
+        {
+            let _ = writeln!(out, "<li>{}</li>", esc(&n));
+        }
+        out.push_str("</ul>\n");
+    }
+    let method = r
+        .rows
+        .iter()
+        .find_map(|x| x.comparison.time.as_ref())
+        .map(|t| t.method.clone())
+        .unwrap_or_default();
+    let _ = write!(
+        out,
+        "<footer><p>ratio: {}</p><p>moved: {}; {}</p><p>measured in {:.0} s · {} timing processes per side and configuration, alternating A B / B A by round, pinned to CPU {}</p></footer>\n</main>\n</body>\n</html>\n",
+        esc(&method),
+        esc(&r.instruction_move_rule),
+        esc(&r.cpu_alarm_rule),
+        r.measure_seconds,
+        r.settings.processes,
+        r.settings
+            .pin_cpu
+            .map_or_else(|| "none".to_string(), |c| c.to_string())
+    );
+    out
+}

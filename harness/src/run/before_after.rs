@@ -1,0 +1,298 @@
+//! `serprof before-after`'s measurement: two built sides ([`super::sides`]) measured as one
+//! run, and compared.
+//!
+//! - Timing: every configuration's two sides alternate in whole-process rounds (before then
+//!   after in even rounds, after then before in odd ones: A B, B A, ...), on the one CPU the
+//!   start probe chose, through [`super::time_units`] and [`super::alternating_pairs`]. A
+//!   round's two processes run back to back, so the ratio of a pair sees one state of the
+//!   machine; the ratio per configuration is the median of the rounds' pair ratios, with the
+//!   order-statistics interval (the same rule as the ratios of a run).
+//! - Then per configuration and side: one CPU recording, one allocation recording and (with
+//!   valgrind) one instructions recording, each by that side's own binary.
+//! - Each side is written as an ordinary run folder (`before/`, `after/`: its report, flame
+//!   graphs, `run.json` with the side's revision), and [`super::compare::compare_runs`] compares
+//!   them into the folder itself: `<study>/<config>/compare.json`, `diff.svg`,
+//!   `diff-reverse.svg`, `instructions-diff.svg`, and the summary `compare.json`.
+//! - On top: `before-after.json` (the verdicts and the sides), `before-after.txt` (the table
+//!   printed) and `before-after.html`.
+//!
+//! Each side's binary is driven through the worker protocol, which it reports
+//! (`serprof __protocol`) and which is checked before anything runs.
+
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime};
+
+use anyhow::{Context, Result};
+use serprof_engines::studies::{self, Config, StudyKind};
+
+use super::executor::ChildProcesses;
+use super::{config_id, placement, plan, progress, Unit};
+use crate::analyze::before_after::{
+    cpu_alarm_rule, BeforeAfterRecord, Row, SideRecord, INSTRUCTION_MOVE_RULE,
+};
+use crate::layout::{self, config_dir, utc_rfc3339, write_atomic, write_json};
+use crate::misuse;
+use crate::model::manifest::Session;
+use crate::model::{ConfigResult, RunManifest, Settings};
+use crate::process::interrupt;
+
+/// What to measure, once both sides are built.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub studies: Vec<String>,
+    pub configs: Vec<String>,
+    pub settings: Settings,
+    pub cpu: placement::CpuChoice,
+    /// The parent folder of the before-after folder.
+    pub out: PathBuf,
+    pub quiet: bool,
+}
+
+/// The selection of a before-after: measured studies only (the corrupt study has no timing to
+/// compare), and a note when some were left out.
+pub fn select(studies_: &[String], globs: &[String]) -> Result<(Vec<Config>, Vec<String>)> {
+    let all = plan::select(studies_, globs)?;
+    let measured =
+        |c: &Config| studies::find_info(&c.info.study).map(|s| s.kind) != Some(StudyKind::Corrupt);
+    let left: Vec<String> = all
+        .iter()
+        .filter(|c| !measured(c))
+        .map(|c| c.info.name())
+        .collect();
+    let configs: Vec<Config> = all.into_iter().filter(measured).collect();
+    if configs.is_empty() {
+        misuse!("the selection holds no measured configuration (the corrupt study is not timed; give --study or --config)");
+    }
+    let mut notes = Vec::new();
+    if !left.is_empty() {
+        notes.push(format!(
+            "left out (not timed, nothing to compare): {}",
+            left.join(", ")
+        ));
+    }
+    Ok((configs, notes))
+}
+
+/// Checks that a side's binary speaks this serprof's worker protocol.
+pub fn driver(side: &SideRecord) -> Result<ChildProcesses> {
+    ChildProcesses::of(Path::new(&side.exe)).map_err(|e| {
+        crate::error::misuse_err(format!(
+            "the {} side ({}) cannot be driven: {}",
+            side.label,
+            side.describe,
+            crate::error::one_line(&e)
+        ))
+    })
+}
+
+/// Measures both sides and writes the before-after folder. Failures of a configuration are
+/// recorded in its row, never returned as errors.
+pub fn measure(
+    req: &Request,
+    before: &SideRecord,
+    after: &SideRecord,
+    mut notes: Vec<String>,
+) -> Result<BeforeAfterRecord> {
+    let (configs, selection_notes) = select(&req.studies, &req.configs)?;
+    notes.extend(selection_notes);
+    let execs = [driver(before)?, driver(after)?];
+    let mut settings = req.settings.clone();
+    let valgrind = if settings.instructions {
+        match super::executor::valgrind_version() {
+            Ok(v) => Some(v),
+            Err(_) => {
+                settings.instructions = false;
+                notes.push("no instruction counts: valgrind is not installed (apt-get install valgrind); the moved list then has only CPU-share alarms".into());
+                None
+            }
+        }
+    } else {
+        None
+    };
+    interrupt::install();
+    let started = Instant::now();
+    std::fs::create_dir_all(&req.out)
+        .with_context(|| format!("cannot create {}", req.out.display()))?;
+    let name = format!(
+        "{}-{}-vs-{}",
+        layout::utc_stamp(SystemTime::now()),
+        before.git_rev.replace('+', "-"),
+        after.git_rev.replace('+', "-")
+    );
+    let dir = layout::reserve_dir(&req.out, &name)?;
+    if settings.seed == 0 {
+        settings.seed = placement::clock_seed();
+    }
+    let placed = placement::place(&req.cpu)?;
+    settings.pin_cpu = placed.cpu;
+    let sides = [before, after];
+    let run_dirs = [
+        dir.join(layout::BEFORE_AFTER_SIDES[0]),
+        dir.join(layout::BEFORE_AFTER_SIDES[1]),
+    ];
+    let mut manifests: Vec<RunManifest> = Vec::new();
+    for (side, run_dir) in sides.iter().zip(&run_dirs) {
+        std::fs::create_dir_all(run_dir)
+            .with_context(|| format!("cannot create {}", run_dir.display()))?;
+        let mut m = super::new_manifest(&configs, settings.clone(), placed.clone());
+        m.git_rev = side.git_rev.clone();
+        write_json(&run_dir.join(layout::RUN_JSON), &m)?;
+        manifests.push(m);
+    }
+    let session_start = utc_rfc3339(SystemTime::now());
+    let show_bars = !req.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let progress = progress::Progress::new(2 * configs.len() as u64, show_bars, req.quiet);
+
+    // Timing: the sides of each configuration alternate in whole-process rounds.
+    let mut units = Vec::new();
+    for config in &configs {
+        for (k, exec) in execs.iter().enumerate() {
+            units.push(Unit {
+                exec,
+                config,
+                dir: config_dir(&run_dirs[k], &config.info.study, &config.info.config),
+                label: format!("{} {}", sides[k].label, config.info.name()),
+            });
+        }
+    }
+    let rounds = super::alternating_pairs(configs.len(), settings.processes.max(1), settings.seed);
+    let mut results = super::time_units(&units, &rounds, &settings, &progress);
+
+    // Then each side's recordings and result.json.
+    for (u, unit) in units.iter().enumerate() {
+        if interrupt::interrupted() {
+            break;
+        }
+        let result = &mut results[u];
+        if result.error.is_none() {
+            super::profile_config(
+                unit.exec,
+                unit.config,
+                &unit.dir,
+                &settings,
+                &progress,
+                result,
+            );
+        }
+        if let (None, Some(version)) = (&result.error, &valgrind) {
+            progress.recording(&unit.label, "instructions (callgrind)");
+            match super::instructions::record(unit.exec, unit.config, &unit.dir, &settings, version)
+            {
+                Ok(Ok(stats)) => result.instructions = Some(stats),
+                Ok(Err(why)) => result.error = Some(why),
+                Err(e) => result.error = Some(crate::error::one_line(&e)),
+            }
+        }
+        if interrupt::interrupted() {
+            break;
+        }
+        std::fs::create_dir_all(&unit.dir)
+            .with_context(|| format!("cannot create {}", unit.dir.display()))?;
+        write_json(&unit.dir.join(layout::RESULT_JSON), &*result)?;
+        progress.finish_config(result);
+    }
+    progress.done();
+    let finished = !interrupt::interrupted();
+    for (k, m) in manifests.iter_mut().enumerate() {
+        let mine: Vec<&ConfigResult> = results.iter().skip(k).step_by(2).collect();
+        finish_manifest(m, &mine, &session_start, finished);
+        write_json(&run_dirs[k].join(layout::RUN_JSON), m)?;
+        if let Err(e) = crate::render::report::write(&run_dirs[k]) {
+            notes.push(format!(
+                "the {} side's report.html was not written: {}",
+                sides[k].label,
+                crate::error::one_line(&e)
+            ));
+        }
+    }
+    if !finished {
+        notes.push("interrupted: the configurations not finished are not compared".into());
+    }
+
+    let mut rows = Vec::new();
+    let mut not_compared = Vec::new();
+    let both: Vec<&Config> = configs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| {
+            [2 * i, 2 * i + 1].iter().all(|&u| {
+                units[u].dir.join(layout::RESULT_JSON).is_file() && results[u].time_ns.is_some()
+            })
+        })
+        .map(|(_, c)| c)
+        .collect();
+    for (i, config) in configs.iter().enumerate() {
+        if !both.iter().any(|c| config_id(c) == config_id(config)) {
+            let why: Vec<String> = [2 * i, 2 * i + 1]
+                .iter()
+                .filter_map(|&u| {
+                    results[u]
+                        .error
+                        .as_ref()
+                        .map(|e| format!("{} side: {e}", sides[u % 2].label))
+                })
+                .collect();
+            not_compared.push(format!(
+                "{}: {}",
+                config.info.name(),
+                if why.is_empty() {
+                    "not finished".to_string()
+                } else {
+                    why.join("; ")
+                }
+            ));
+        }
+    }
+    if !both.is_empty() {
+        let report = super::compare::compare_runs(
+            (run_dirs[0].clone(), &manifests[0]),
+            (run_dirs[1].clone(), &manifests[1]),
+            Some(&dir),
+        )?;
+        rows = report.comparisons.into_iter().map(Row::new).collect();
+        rows.retain(|r: &Row| both.iter().any(|c| c.info.name() == r.config));
+    }
+    let record = BeforeAfterRecord {
+        before: before.clone(),
+        after: after.clone(),
+        out_dir: dir.display().to_string(),
+        before_run: run_dirs[0].display().to_string(),
+        after_run: run_dirs[1].display().to_string(),
+        settings,
+        rows,
+        not_compared,
+        cpu_alarm_rule: cpu_alarm_rule(),
+        instruction_move_rule: INSTRUCTION_MOVE_RULE.into(),
+        measure_seconds: started.elapsed().as_secs_f64(),
+        notes,
+    };
+    write_json(&dir.join(layout::BEFORE_AFTER_JSON), &record)?;
+    write_atomic(
+        &dir.join(layout::BEFORE_AFTER_TXT),
+        crate::render::before_after::table(&record).as_bytes(),
+    )?;
+    write_atomic(
+        &dir.join(layout::BEFORE_AFTER_HTML),
+        crate::render::before_after::page(&record, &dir).as_bytes(),
+    )?;
+    layout::update_latest(&req.out, &dir)?;
+    Ok(record)
+}
+
+/// Closes a side's manifest: its session, failures, warnings, end.
+fn finish_manifest(m: &mut RunManifest, results: &[&ConfigResult], start: &str, finished: bool) {
+    let now = utc_rfc3339(SystemTime::now());
+    m.sessions.push(Session {
+        start: start.to_string(),
+        end: now.clone(),
+        git_rev: m.git_rev.clone(),
+        kept: Vec::new(),
+        measured: results
+            .iter()
+            .map(|r| crate::model::ConfigId::new(&r.study, &r.config))
+            .collect(),
+    });
+    super::record_outcomes(m, results);
+    m.end = Some(now);
+    m.complete = finished && results.len() == m.configs.len();
+}
