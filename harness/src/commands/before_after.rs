@@ -30,7 +30,7 @@ pub struct BeforeAfterArgs {
     #[arg(long = "patch-before", value_name = "CRATE=PATH")]
     pub patch_before: Vec<String>,
     /// The build cache: side sources, binaries, and the CARGO_TARGET_DIR both sides share
-    /// (default: $SERPROF_BA_CACHE, else <repo>/target/before-after).
+    /// (default: $SERPROF_BA_CACHE, else ~/.cache/serprof/before-after; not inside a folder with a .cargo/config.toml).
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
     /// Do not count instructions (by default both sides are counted under callgrind when
@@ -51,13 +51,14 @@ pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
     let repo = sides::repo_root(&cwd)?;
     let cache = match &args.cache {
         Some(c) => c.clone(),
-        None => sides::default_cache(&repo),
+        None => sides::default_cache(),
     };
     let cache = if cache.is_absolute() {
         cache
     } else {
         cwd.join(cache)
     };
+    sides::check_cache(&cache)?;
     // The selection is checked before anything is built.
     let (_, _) = before_after::select(&args.run.studies, &args.run.configs)?;
     let parse =

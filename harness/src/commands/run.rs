@@ -26,7 +26,7 @@ pub struct RunArgs {
     /// Requested CPU sampling rate in Hz (the kernel tick caps it near 250 Hz here).
     #[arg(long, value_name = "HZ")]
     pub frequency: Option<u32>,
-    /// CPU samples to collect per configuration (default 2,000; --quick 300).
+    /// CPU samples to collect per configuration (default 1,000; --quick 300).
     #[arg(long, value_name = "N")]
     pub cpu_samples: Option<u64>,
     /// Skip the CPU recording.
@@ -54,7 +54,7 @@ pub struct RunArgs {
     /// recorded in run.json).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// Timed batches per timing process (default 10; --quick 5).
+    /// Timed batches per timing process (default 8; --quick 5).
     #[arg(long, value_name = "N")]
     pub batches: Option<usize>,
     /// Kill a worker child after this many seconds (default 300).

@@ -2,7 +2,8 @@
 //! or the working tree as it is), which dependencies it builds from a local checkout
 //! (`--patch CRATE=PATH`), and its release build in the shared cache.
 //!
-//! The cache (default `<repo>/target/before-after`, or `$SERPROF_BA_CACHE`, or `--cache`):
+//! The cache (default `~/.cache/serprof/before-after`, or `$SERPROF_BA_CACHE`, or `--cache`;
+//! never inside a folder with a `.cargo/config.toml`, which cargo would merge into the builds):
 //! - `target/`: one `CARGO_TARGET_DIR` for every side, so dependencies compile once and serve
 //!   every revision and invocation whose `Cargo.lock` agrees; the two workspace crates compile
 //!   per side source folder (their path is part of cargo's fingerprint) and stay fresh there;
@@ -166,12 +167,42 @@ fn git(dir: &Path, args: &[&str]) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// The default cache: `$SERPROF_BA_CACHE`, else `<repo>/target/before-after`.
-pub fn default_cache(repo: &Path) -> PathBuf {
-    match std::env::var_os("SERPROF_BA_CACHE") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => repo.join("target").join(crate::layout::BEFORE_AFTER_DIR),
+/// The default cache: `$SERPROF_BA_CACHE`, else `$XDG_CACHE_HOME/serprof/before-after` (or
+/// `~/.cache/...`). Not inside the repository: cargo merges the `.cargo/config.toml` of every
+/// folder above the one it builds in, so a side built under the repository would get the
+/// repository's `rustflags` twice and compile every dependency anew (see [`check_cache`]).
+pub fn default_cache() -> PathBuf {
+    if let Some(p) = std::env::var_os("SERPROF_BA_CACHE").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
     }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("serprof").join(crate::layout::BEFORE_AFTER_DIR)
+}
+
+/// A cache inside a folder with a `.cargo/config.toml` (other than cargo's home) is refused:
+/// cargo would merge that file into every side's build.
+pub fn check_cache(cache: &Path) -> Result<()> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    for dir in cache.ancestors() {
+        for name in ["config.toml", "config"] {
+            let file = dir.join(".cargo").join(name);
+            if file.is_file() && home.as_deref() != Some(&dir.join(".cargo")) {
+                misuse!(
+                    "the before-after cache {} is inside {}, whose {} cargo would merge into every side's build: give a --cache outside it",
+                    cache.display(),
+                    dir.display(),
+                    file.display()
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A stable 64-bit FNV-1a hash, for cache keys.
@@ -260,7 +291,8 @@ pub fn stage(
     let src = cache.join("src").join(&key);
     std::fs::create_dir_all(cache.join("src"))
         .with_context(|| format!("cannot create {}", cache.display()))?;
-    let _lock = CacheLock::take(cache)?;
+    // One source folder at a time, without waiting for another invocation's build.
+    let _lock = CacheLock::take(&cache.join("src").join(format!(".{key}.lock")))?;
     say(&format!("{}: source {}", spec.label, spec.describe()));
     match &spec.source {
         Source::Revision { sha, .. } => extract_revision(repo, sha, &src)?,
@@ -301,7 +333,9 @@ pub fn build(
     say: &dyn Fn(&str),
 ) -> Result<SideRecord> {
     let spec = &staged.spec;
-    let _lock = CacheLock::take(cache)?;
+    let _lock = CacheLock::take(&cache.join(".build.lock"))?;
+    // The source too: a concurrent stage of the same key must not rewrite it mid-build.
+    let _source = CacheLock::take(&cache.join("src").join(format!(".{}.lock", staged.key)))?;
     seed_target(repo, cache, say);
     say(&format!(
         "{}: cargo build --release -p serprof (target {})",
@@ -430,19 +464,19 @@ fn build_rev(spec: &SideSpec) -> String {
     )
 }
 
-/// An exclusive lock on the cache (`flock` on `<cache>/.lock`), held while a side is extracted,
-/// built and copied out.
+/// An exclusive lock (`flock`) on a file of the cache: `src/.<key>.lock` while a side's source
+/// is staged or built, `.build.lock` while a side is built and its binary copied out (the next
+/// build overwrites `target/release/serprof`).
 struct CacheLock(std::fs::File);
 
 impl CacheLock {
-    fn take(cache: &Path) -> Result<CacheLock> {
+    fn take(path: &Path) -> Result<CacheLock> {
         use std::os::fd::AsRawFd;
-        let path = cache.join(".lock");
         let file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
-            .open(&path)
+            .open(path)
             .with_context(|| format!("cannot open {}", path.display()))?;
         // SAFETY: flock on a descriptor this struct owns; it is released when the file closes.
         if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {

@@ -1,0 +1,447 @@
+//! `serprof before-after`, end to end, in scratch clones of this repository:
+//! - misuse is a one-line error with exit 2 before anything is built (outside a repository, a
+//!   bad revision, a bad `--patch`, a crate not in the graph, a patch cargo would not use, a
+//!   revision too old to drive);
+//! - a revision that gives one `bytes_json` codec a known amount of extra work in a non-inlined
+//!   function: the instruction growth is reported for that configuration only, with that
+//!   function at the top of the moved list;
+//! - the `base64` crate patched with a copy of its pinned source whose decoder does extra work
+//!   and whose version is past the pin: it builds with the pin relaxed and says so, and the
+//!   instructions grow inside `base64`.
+//!
+//! The builds share one cache (`$SERPROF_BA_CACHE`, default `$TMPDIR/serprof-before-after-tests`),
+//! seeded from the workspace's release build when there is one, so the commit both tests start
+//! from is built once. Needs git, valgrind and cargo's registry copy of base64; without them
+//! the tests say so and pass, except valgrind in CI (`CI=true`). Timing verdicts are printed,
+//! never asserted.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as StdCommand;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// The two tests that build and measure run one at a time: their timing children would share a
+/// CPU otherwise, and their verdicts are printed for the record.
+static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn cache() -> PathBuf {
+    match std::env::var_os("SERPROF_BA_CACHE") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        // Outside the workspace: cargo would merge its .cargo/config.toml into the sides' builds.
+        _ => std::env::temp_dir().join("serprof-before-after-tests"),
+    }
+}
+
+fn serprof(dir: &Path) -> Command {
+    let mut c = Command::cargo_bin("serprof").unwrap();
+    c.env_remove("RUST_LOG")
+        .env("SERPROF_BA_CACHE", cache())
+        .current_dir(dir);
+    c
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = StdCommand::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=serprof test",
+            "-c",
+            "user.email=test@serprof",
+        ])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A clone of this repository at its HEAD, or `None` (with the reason printed) when the
+/// workspace is not a git repository.
+fn scratch_clone() -> Option<tempfile::TempDir> {
+    let ws = workspace();
+    let inside = StdCommand::new("git")
+        .arg("-C")
+        .arg(&ws)
+        .args(["rev-parse", "--git-dir"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !inside {
+        eprintln!("skipped: {} is not a git repository", ws.display());
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let clone = dir.path().join("serprof");
+    let out = StdCommand::new("git")
+        .args(["clone", "-q", "--no-hardlinks"])
+        .arg(&ws)
+        .arg(&clone)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(dir)
+}
+
+fn clone_path(dir: &tempfile::TempDir) -> PathBuf {
+    dir.path().join("serprof")
+}
+
+fn have_valgrind() -> bool {
+    let ok = StdCommand::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "valgrind is missing in CI: scripts/test installs it"
+        );
+        eprintln!("skipped: valgrind is not installed (scripts/test installs it)");
+    }
+    ok
+}
+
+/// Runs the command, expecting exit 2 with one line on stderr containing `needle`.
+fn misuse(mut cmd: Command, needle: &str) {
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("serprof: error:"))
+        .collect();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(errors.len(), 1, "one error line: {stderr}");
+    assert!(errors[0].contains(needle), "{needle:?} in {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// A minimal crate named `name` at `version` in `dir`.
+fn fake_crate(dir: &Path, name: &str, version: &str) -> PathBuf {
+    let root = dir.join(format!("{name}-{version}"));
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        format!("[package]\nname = \"{name}\"\nversion = \"{version}\"\nedition = \"2021\"\n"),
+    )
+    .unwrap();
+    std::fs::write(root.join("src/lib.rs"), "").unwrap();
+    root
+}
+
+#[test]
+fn misuse_is_one_line_and_exit_2_before_any_build() {
+    let outside = tempfile::tempdir().unwrap();
+    misuse(
+        {
+            let mut c = serprof(outside.path());
+            c.args(["before-after", "HEAD"]);
+            c
+        },
+        "git repository",
+    );
+    let Some(scratch) = scratch_clone() else {
+        return;
+    };
+    let repo = clone_path(&scratch);
+    let ba = |args: &[&str]| {
+        let mut c = serprof(&repo);
+        c.arg("before-after")
+            .args(args)
+            .args(["--quick", "--quiet"]);
+        c
+    };
+    misuse(ba(&["no-such-revision"]), "is not a git revision");
+    let inside = repo.join("target").join("cache");
+    misuse(
+        ba(&["HEAD", "--cache", &inside.display().to_string()]),
+        "cargo would merge into every side's build",
+    );
+    misuse(ba(&["HEAD", "--patch", "base64"]), "give CRATE=PATH");
+    misuse(
+        ba(&["HEAD", "--patch", "base64=/no/such/checkout"]),
+        "is not a crate checkout",
+    );
+    misuse(ba(&["HEAD", "--study", "no-such-study"]), "unknown study");
+    let crates = tempfile::tempdir().unwrap();
+    let stranger = fake_crate(crates.path(), "serprof-no-such-crate", "0.1.0");
+    misuse(
+        ba(&[
+            "HEAD",
+            "HEAD",
+            "--patch",
+            &format!("serprof-no-such-crate={}", stranger.display()),
+        ]),
+        "is not in serprof's dependency graph",
+    );
+    // itoa is in the graph only through serde_json (`^1`): a 0.0.1 checkout is not used.
+    let unused = fake_crate(crates.path(), "itoa", "0.0.1");
+    misuse(
+        ba(&[
+            "HEAD",
+            "HEAD",
+            "--patch",
+            &format!("itoa={}", unused.display()),
+        ]),
+        "cargo does not use it",
+    );
+    // The first commit of the repository predates the numbered worker protocol.
+    let root = git(&repo, &["rev-list", "--max-parents=0", "HEAD"]);
+    let root = root.lines().last().unwrap_or_default().to_string();
+    if git(&repo, &["rev-parse", "--is-shallow-repository"]) == "false" {
+        misuse(ba(&[&root, "HEAD"]), "the oldest revision that works is");
+    }
+}
+
+/// Runs `before-after` with `--json` and returns its record, printing the table's verdicts.
+fn before_after(repo: &Path, args: &[&str]) -> (Value, String) {
+    let out_dir = repo.join("snapshots-test");
+    let out = serprof(repo)
+        .arg("before-after")
+        .args(args)
+        .args(["--quick", "--no-alloc", "--json", "--out"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "before-after failed: {stderr}");
+    let record: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for row in record["rows"].as_array().unwrap() {
+        let t = &row["comparison"]["time"];
+        eprintln!(
+            "timing verdict {}: {} ({} [{}, {}])",
+            row["config"], row["verdict"], t["ratio"], t["ci95"][0], t["ci95"][1]
+        );
+    }
+    (record, stderr)
+}
+
+fn row<'a>(record: &'a Value, config: &str) -> &'a Value {
+    record["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["config"] == config)
+        .unwrap_or_else(|| panic!("no row {config}: {record}"))
+}
+
+/// Inserts `insert` after the first line of `file` that contains `anchor`.
+fn insert_after(file: &Path, anchor: &str, insert: &str) {
+    let text = std::fs::read_to_string(file).unwrap();
+    let at = text
+        .find(anchor)
+        .unwrap_or_else(|| panic!("{anchor:?} not in {}: update this test", file.display()));
+    let end = at + text[at..].find('\n').unwrap() + 1;
+    let new = format!("{}{insert}\n{}", &text[..end], &text[end..]);
+    std::fs::write(file, new).unwrap();
+}
+
+/// A non-inlined function that executes a fixed loop; `name` is its name.
+fn extra_work_fn(name: &str) -> String {
+    format!(
+        "\n/// Extra work added by serprof's before-after test.\n#[inline(never)]\npub fn {name}(seed: usize) -> usize {{\n    let mut a = seed;\n    for i in 0..1000 {{\n        a = std::hint::black_box(a.wrapping_mul(31).wrapping_add(i));\n    }}\n    a\n}}\n"
+    )
+}
+
+#[test]
+fn a_revision_with_extra_work_in_one_codec_moves_that_function_only() {
+    if !have_valgrind() {
+        return;
+    }
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(scratch) = scratch_clone() else {
+        return;
+    };
+    let repo = clone_path(&scratch);
+    let file = repo.join("engines/src/casestudy/bytes_json/base64/two_pass.rs");
+    insert_after(
+        &file,
+        "let (digits, body_end) = validate(input, start)?;",
+        "    let _ = serprof_test_extra_work(start);",
+    );
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push_str(&extra_work_fn("serprof_test_extra_work"));
+    std::fs::write(&file, text).unwrap();
+    git(
+        &repo,
+        &["commit", "-qam", "extra work in the two-pass decoder"],
+    );
+
+    let changed = "bytes/json-base64-twopass";
+    let untouched = "bytes/json-decimal";
+    let (record, _) = before_after(
+        &repo,
+        &["HEAD~1", "HEAD", "--config", changed, "--config", untouched],
+    );
+    let grown = &row(&record, changed)["comparison"]["instructions"];
+    let delta = grown["delta_per_op"].as_f64().unwrap();
+    assert!(
+        delta >= 1000.0,
+        "at least one instruction per iteration: {grown}"
+    );
+    let top = grown["moved"][0]["function"].as_str().unwrap();
+    assert!(
+        top.contains("serprof_test_extra_work"),
+        "the new function tops the moved list: {grown}"
+    );
+    assert!(grown["moved"][0]["self_delta_per_op"].as_f64().unwrap() >= 1000.0);
+    let same = &row(&record, untouched)["comparison"]["instructions"];
+    assert_eq!(same["delta_per_op"], 0.0, "{same}");
+    assert_eq!(same["moved"].as_array().unwrap().len(), 0, "{same}");
+    // The folder holds the record, the page and each configuration's comparison.
+    let out = PathBuf::from(record["out_dir"].as_str().unwrap());
+    for f in [
+        "before-after.json",
+        "before-after.html",
+        "before-after.txt",
+        "compare.json",
+    ] {
+        assert!(out.join(f).is_file(), "{f} in {}", out.display());
+    }
+    let cfg = out.join(changed);
+    for f in [
+        "compare.json",
+        "diff.svg",
+        "diff-reverse.svg",
+        "instructions-diff.svg",
+    ] {
+        assert!(cfg.join(f).is_file(), "{f} in {}", cfg.display());
+    }
+    let page = std::fs::read_to_string(out.join("before-after.html")).unwrap();
+    assert!(
+        page.contains("serprof_test_extra_work"),
+        "moved function on the page"
+    );
+    assert!(page.contains("instructions-diff.svg"), "linked flame graph");
+}
+
+/// The registry copy of the crate `name` at the version the workspace locks.
+fn registry_copy(name: &str) -> Option<PathBuf> {
+    let out = StdCommand::new("cargo")
+        .current_dir(workspace())
+        .args(["metadata", "--format-version", "1"])
+        .output()
+        .ok()?;
+    let doc: Value = serde_json::from_slice(&out.stdout).ok()?;
+    doc["packages"]
+        .as_array()?
+        .iter()
+        .filter(|p| {
+            p["name"] == name
+                && p["source"]
+                    .as_str()
+                    .is_some_and(|s| s.starts_with("registry"))
+        })
+        .filter_map(|p| {
+            Some(
+                PathBuf::from(p["manifest_path"].as_str()?)
+                    .parent()?
+                    .to_path_buf(),
+            )
+        })
+        .find(|d| d.join("src/lib.rs").is_file())
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_patched_base64_past_the_pin_grows_inside_base64() {
+    if !have_valgrind() {
+        return;
+    }
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(source) = registry_copy("base64") else {
+        eprintln!("skipped: no registry copy of base64 (run `cargo fetch` first)");
+        return;
+    };
+    let Some(scratch) = scratch_clone() else {
+        return;
+    };
+    let repo = clone_path(&scratch);
+    let copy = scratch.path().join("base64-copy");
+    copy_tree(&source, &copy);
+    // A version past the pin, and extra work on every decode.
+    let manifest = copy.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let pinned = text
+        .lines()
+        .find_map(|l| l.strip_prefix("version = \""))
+        .and_then(|v| v.strip_suffix('"'))
+        .expect("the package version")
+        .to_string();
+    let mut parts: Vec<u64> = pinned.split('.').map(|p| p.parse().unwrap()).collect();
+    *parts.last_mut().unwrap() += 1;
+    let past: Vec<String> = parts.iter().map(u64::to_string).collect();
+    let past = past.join(".");
+    std::fs::write(
+        &manifest,
+        text.replacen(
+            &format!("version = \"{pinned}\""),
+            &format!("version = \"{past}\""),
+            1,
+        ),
+    )
+    .unwrap();
+    insert_after(
+        &copy.join("src/engine/general_purpose/decode.rs"),
+        ") -> Result<DecodeMetadata, DecodeSliceError> {",
+        "    let _ = crate::serprof_patch_extra_work(input.len());",
+    );
+    let lib = copy.join("src/lib.rs");
+    let mut text = std::fs::read_to_string(&lib).unwrap();
+    text.push_str(&extra_work_fn("serprof_patch_extra_work"));
+    std::fs::write(&lib, text).unwrap();
+
+    let config = "bytes/json-base64-crate";
+    let (record, stderr) = before_after(
+        &repo,
+        &[
+            "HEAD",
+            "HEAD",
+            "--patch",
+            &format!("base64={}", copy.display()),
+            "--config",
+            config,
+        ],
+    );
+    assert!(
+        stderr.contains(&format!("base64 {past} is past serprof's pin"))
+            && stderr.contains("relaxed"),
+        "{stderr}"
+    );
+    let patch = &record["after"]["patches"][0];
+    assert_eq!(patch["version"], past.as_str());
+    assert!(!patch["relaxed"].as_array().unwrap().is_empty(), "{patch}");
+    assert!(record["before"]["patches"].as_array().unwrap().is_empty());
+    let grown = &row(&record, config)["comparison"]["instructions"];
+    assert!(grown["delta_per_op"].as_f64().unwrap() >= 1000.0, "{grown}");
+    let top = grown["moved"][0]["function"].as_str().unwrap();
+    assert!(top.starts_with("base64::"), "inside base64: {grown}");
+}
