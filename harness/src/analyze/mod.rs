@@ -5,3 +5,4 @@ pub mod check;
 pub mod compare;
 pub mod folded;
 pub mod hotspots;
+pub mod sources;

@@ -211,6 +211,10 @@ fn record_cpu(
     let text = rec.folded.to_text();
     write_atomic(&dir.join(layout::CPU_FOLDED), text.as_bytes())?;
     write_atomic(&dir.join(layout::CPU_PB), &rec.pprof)?;
+    write_atomic(
+        &dir.join(layout::CPU_SOURCES),
+        rec.sources.to_text().as_bytes(),
+    )?;
     let subtitle = format!(
         "{} samples at {:.0} Hz effective ({} Hz requested), serprof {}",
         rec.samples,
@@ -259,9 +263,13 @@ fn record_alloc(
         "alloc loop"
     );
     outcome.map_err(|e| anyhow!("{e}"))?;
-    let (folded, samples) = alloc::take_stacks(name);
+    let (folded, samples, sources) = alloc::take_stacks_with_sources(name);
     let text = folded.to_text();
     write_atomic(&dir.join(layout::ALLOC_FOLDED), text.as_bytes())?;
+    write_atomic(
+        &dir.join(layout::ALLOC_SOURCES),
+        sources.to_text().as_bytes(),
+    )?;
     if folded.total() > 0 {
         let subtitle = format!(
             "{} stacks sampled every {} allocated bytes over {} operations, serprof {}",
