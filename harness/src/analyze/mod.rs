@@ -6,3 +6,4 @@ pub mod compare;
 pub mod folded;
 pub mod hotspots;
 pub mod sources;
+pub mod views;

@@ -8,3 +8,4 @@ pub mod report_data;
 pub mod report_page;
 pub mod report_table;
 pub mod table;
+pub mod tree;
