@@ -41,6 +41,10 @@ pub const CPU_PB: &str = "cpu.pb";
 pub const CPU_SOURCES: &str = "cpu.sources";
 pub const ALLOC_SOURCES: &str = "alloc.sources";
 pub const INSTRUCTIONS_SOURCES: &str = "instructions.sources";
+/// Each profile in speedscope's file format.
+pub const CPU_SPEEDSCOPE: &str = "cpu.speedscope.json";
+pub const ALLOC_SPEEDSCOPE: &str = "alloc.speedscope.json";
+pub const INSTRUCTIONS_SPEEDSCOPE: &str = "instructions.speedscope.json";
 /// The allocation profile: folded stacks (bytes) and flame graph.
 pub const ALLOC_FOLDED: &str = "alloc.folded";
 pub const ALLOC_SVG: &str = "alloc.svg";

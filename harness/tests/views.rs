@@ -3,10 +3,10 @@
 //! recomputed here from the folded files on their own, with none of serprof's code.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod common;
-use common::have_valgrind;
+use common::{have_valgrind, run_once};
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -15,37 +15,6 @@ fn serprof() -> Command {
     let mut c = Command::cargo_bin("serprof").unwrap();
     c.env_remove("RUST_LOG");
     c
-}
-
-/// One small run of the two configurations the views are checked on; its run folder.
-fn run_once(out: &Path, extra: &[&str], configs: &[&str]) -> PathBuf {
-    let mut c = serprof();
-    c.args([
-        "run",
-        "--quick",
-        "--quiet",
-        "--json",
-        "--processes",
-        "1",
-        "--batches",
-        "2",
-        "--cpu-samples",
-        "300",
-    ])
-    .args(extra)
-    .arg("--out")
-    .arg(out);
-    for cfg in configs {
-        c.args(["--config", cfg]);
-    }
-    let o = c.output().unwrap();
-    assert!(
-        o.status.success(),
-        "run failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
-    PathBuf::from(doc["run_dir"].as_str().expect("run_dir in the run's JSON"))
 }
 
 fn json_of(args: &[&str]) -> Value {

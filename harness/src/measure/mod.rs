@@ -28,6 +28,7 @@ use crate::layout::{self, write_atomic, write_json};
 use crate::model::stats::ProcessTiming;
 use crate::model::{AllocStats, CpuStats, Settings};
 use crate::render::flame::{flame_svg, Kind};
+use crate::render::speedscope::{speedscope_json, Unit};
 
 /// The version of the parent-worker protocol: the command line of `serprof __worker` and the
 /// report it writes. A parent passes the version it speaks with `--protocol`; a worker of
@@ -215,6 +216,15 @@ fn record_cpu(
         &dir.join(layout::CPU_SOURCES),
         rec.sources.to_text().as_bytes(),
     )?;
+    write_atomic(
+        &dir.join(layout::CPU_SPEEDSCOPE),
+        &speedscope_json(
+            &rec.folded,
+            &rec.sources,
+            &format!("{name} (CPU samples)"),
+            Unit::None,
+        ),
+    )?;
     let subtitle = format!(
         "{} samples at {:.0} Hz effective ({} Hz requested), serprof {}",
         rec.samples,
@@ -269,6 +279,15 @@ fn record_alloc(
     write_atomic(
         &dir.join(layout::ALLOC_SOURCES),
         sources.to_text().as_bytes(),
+    )?;
+    write_atomic(
+        &dir.join(layout::ALLOC_SPEEDSCOPE),
+        &speedscope_json(
+            &folded,
+            &sources,
+            &format!("{name} (allocated bytes)"),
+            Unit::Bytes,
+        ),
     )?;
     if folded.total() > 0 {
         let subtitle = format!(

@@ -7,5 +7,6 @@ pub mod report;
 pub mod report_data;
 pub mod report_page;
 pub mod report_table;
+pub mod speedscope;
 pub mod table;
 pub mod tree;

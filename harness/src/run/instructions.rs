@@ -19,6 +19,7 @@ use crate::measure::workload::loop_function;
 use crate::measure::Recording;
 use crate::model::{InstructionStats, Settings};
 use crate::render::flame::{flame_svg, Kind};
+use crate::render::speedscope::{speedscope_json, Unit};
 
 /// Runs the instrumented worker of `config` in `dir` and reads its counts.
 pub fn record(
@@ -122,6 +123,15 @@ pub fn read_counts(
     write_atomic(
         &dir.join(layout::INSTRUCTIONS_SOURCES),
         sources.to_text().as_bytes(),
+    )?;
+    write_atomic(
+        &dir.join(layout::INSTRUCTIONS_SPEEDSCOPE),
+        &speedscope_json(
+            &ours,
+            &sources,
+            &format!("{name} (instructions)"),
+            Unit::None,
+        ),
     )?;
     let folded_text = ours.to_text();
     write_atomic(
