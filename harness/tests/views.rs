@@ -9,6 +9,7 @@ mod common;
 use common::{have_valgrind, run_once};
 
 use assert_cmd::Command;
+use pprof::protos::Message;
 use serde_json::Value;
 
 fn serprof() -> Command {
@@ -223,6 +224,35 @@ fn backtraces_tree_by_crate_and_sites_on_real_profiles() {
         serde_core["self_samples"].as_u64(),
         Some(leaf_in_serde_core)
     );
+
+    // cpu.pb has the frames of cpu.folded: every sample's leaf function and count, decoded
+    // from the protobuf, gives the same self counts as the folded file's leaves.
+    let pb = std::fs::read(sj.join("cpu.pb")).unwrap();
+    let profile = pprof::protos::Profile::decode(pb.as_slice()).unwrap();
+    let name_of: HashMap<u64, &str> = profile
+        .function
+        .iter()
+        .map(|f| (f.id, profile.string_table[f.name as usize].as_str()))
+        .collect();
+    let mut pb_self: HashMap<String, u64> = HashMap::new();
+    let mut pb_frames = std::collections::BTreeSet::new();
+    for sample in &profile.sample {
+        let names: Vec<&str> = sample.location_id.iter().map(|l| name_of[l]).collect();
+        *pb_self.entry(names[0].to_string()).or_insert(0) += sample.value[0] as u64;
+        pb_frames.extend(names);
+    }
+    let mut folded_self: HashMap<String, u64> = HashMap::new();
+    let mut folded_frames = std::collections::BTreeSet::new();
+    for (frames, n) in folded_lines(&sj.join("cpu.folded")) {
+        *folded_self
+            .entry(frames.last().unwrap().clone())
+            .or_insert(0) += n;
+        folded_frames.extend(frames[1..].to_vec());
+    }
+    assert_eq!(pb_self, folded_self);
+    let folded_frames: std::collections::BTreeSet<&str> =
+        folded_frames.iter().map(String::as_str).collect();
+    assert_eq!(pb_frames, folded_frames, "no inline chain in cpu.pb");
 
     // Allocation sites: no site is Vec or String growth, and the bytes add up.
     let sites = json_of(&[

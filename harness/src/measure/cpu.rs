@@ -10,7 +10,6 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
-use pprof::protos::Message;
 
 use super::timing::timed_batch;
 use super::workload::{ops_per_batch, warm_up, Measured};
@@ -18,6 +17,7 @@ use crate::analyze::folded::Folded;
 use crate::analyze::sources::Sources;
 use crate::model::stats::{median, RatioStats};
 use crate::model::Settings;
+use crate::render::pprof::{cpu_pprof, Timing};
 
 /// Libraries whose samples pprof-rs drops.
 ///
@@ -52,7 +52,8 @@ pub struct CpuRecording {
     pub folded: Folded,
     /// Each folded frame's source file and library.
     pub sources: Sources,
-    /// pprof protobuf (uncompressed), period from the effective rate.
+    /// pprof protobuf (uncompressed) of the folded stacks' frames, period from the effective
+    /// rate.
     pub pprof: Vec<u8>,
     pub samples: u64,
     pub requested_hz: f64,
@@ -343,19 +344,27 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
     } else {
         0.0
     };
-    let mut profile = report.pprof().context("cannot build the pprof protobuf")?;
-    if effective_hz > 0.0 {
-        let period = (1e9 / effective_hz).round() as i64;
-        profile.period = period;
-        for s in profile.sample.iter_mut() {
-            if let Some(v0) = s.value.first().copied() {
-                if s.value.len() > 1 {
-                    s.value[1] = v0 * period;
-                }
-            }
-        }
-    }
-    let pprof = profile.encode_to_vec();
+    // Written from the folded stacks, not by pprof-rs (whose export names frames by the
+    // inline chain of each key's first sample): `go tool pprof` sees cpu.folded's frames.
+    let period_ns = if effective_hz > 0.0 {
+        (1e9 / effective_hz).round() as i64
+    } else {
+        1_000_000_000 / i64::from(hz)
+    };
+    let time_nanos = report
+        .timing
+        .start_time
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64);
+    let pprof = cpu_pprof(
+        &folded,
+        &sources,
+        Timing {
+            period_ns,
+            time_nanos,
+            duration_nanos: (cpu_seconds * 1e9) as i64,
+        },
+    );
     Ok(CpuRecording {
         folded,
         sources,

@@ -3,6 +3,7 @@
 pub mod charts;
 pub mod corrupt_table;
 pub mod flame;
+pub mod pprof;
 pub mod report;
 pub mod report_data;
 pub mod report_page;
