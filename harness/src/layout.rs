@@ -41,6 +41,9 @@ pub const CPU_PB: &str = "cpu.pb";
 pub const CPU_SOURCES: &str = "cpu.sources";
 pub const ALLOC_SOURCES: &str = "alloc.sources";
 pub const INSTRUCTIONS_SOURCES: &str = "instructions.sources";
+/// A configuration's CPU profile views (hot spots, backtraces, call trees), linked from the
+/// report.
+pub const VIEWS_HTML: &str = "views.html";
 /// Each profile in speedscope's file format.
 pub const CPU_SPEEDSCOPE: &str = "cpu.speedscope.json";
 pub const ALLOC_SPEEDSCOPE: &str = "alloc.speedscope.json";

@@ -11,3 +11,4 @@ pub mod report_table;
 pub mod speedscope;
 pub mod table;
 pub mod tree;
+pub mod views_page;
