@@ -2,6 +2,7 @@
 """Cross-check serprof's CPU shares against Linux perf on the same workload.
 
 usage: scripts/perf-crosscheck.py CONFIG REGEX [--seconds S] [--serprof PATH]
+       scripts/perf-crosscheck.py --top5 [GLOB...] [--serprof PATH] [--samples N]
 
 1. `serprof run --config CONFIG --no-alloc` records the configuration with pprof-rs (setitimer
    sampling, frame-pointer unwinding) and `serprof hotspots --match REGEX` gives the inclusive
@@ -14,6 +15,14 @@ Both shares count only samples inside serprof's measured loop (`roundtrip_loop` 
 `serialize_loop`), so verification and dataset generation do not dilute either side.
 Prints both shares and their difference in percentage points; exits 1 when they differ by more
 than --tolerance points (default 10), 2 on misuse.
+
+--top5: for every `formats` and `bytes` configuration (or those matching the GLOBs), the CPU
+worker itself (`serprof __worker --recording cpu`) runs under `perf record -e cpu-clock
+--call-graph dwarf`, so pprof-rs and perf sample the same process at the same time. For
+serprof's five functions with most self samples inside the measured loop, prints both self
+shares and their difference; perf samples taken inside pprof-rs's signal handler (the
+sampler's own work, which pprof-rs cannot see) are left out of perf's shares and reported.
+Prints the worst difference; exits 1 when it is over --tolerance points.
 """
 
 import argparse
@@ -33,10 +42,11 @@ def die(msg, code=2):
     sys.exit(code)
 
 
-def perf_stacks(perf_data):
-    """Yields (frames, weight) from `perf script`, frames leaf first."""
+def perf_stacks(perf_data, inline=True):
+    """Yields (frames, weight) from `perf script`, frames leaf first; without `inline`, physical
+    frames only (as serprof's cpu.folded has them)."""
     out = subprocess.run(
-        ["perf", "script", "-i", perf_data, "-F", "comm,tid,time,event,ip,sym"],
+        ["perf", "script", "-i", perf_data, "-F", "comm,tid,time,event,ip,sym"] + ([] if inline else ["--no-inline"]),
         check=True, capture_output=True, text=True, errors="replace",
     ).stdout
     frames = []
@@ -53,7 +63,104 @@ def perf_stacks(perf_data):
                 frames.append(sym)
 
 
+HASH = re.compile(r"::h[0-9a-f]{16}$|\.(constprop|isra|part|cold)\.\d+$")
+HANDLER = re.compile(r"perf_signal_handler|backtrace::backtrace|_Unwind_|__restore_rt")
+
+
+def loop_self(stacks):
+    """Self counts per leaf function of stacks (leaf first) inside the measured loop."""
+    counts, total = {}, 0
+    for frames, w in stacks:
+        if not any(LOOP.search(f) for f in frames):
+            continue
+        total += w
+        leaf = HASH.sub("", frames[0])
+        counts[leaf] = counts.get(leaf, 0) + w
+    return counts, total
+
+
+def top5(args):
+    import fnmatch
+    if shutil.which("perf") is None:
+        die("perf is not installed (Debian: apt-get install linux-perf)")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    exe = args.serprof or os.path.join(root, "target", "release", "serprof")
+    listing = json.loads(subprocess.run([exe, "list", "--json"], check=True, capture_output=True, text=True).stdout)
+    names = [c["name"] if "/" in c["name"] else f"{s['study']}/{c['name']}"
+             for s in listing["studies"] for c in s["configs"]]
+    globs = args.configs or ["formats/*", "bytes/*"]
+    configs = [n for n in names if any(fnmatch.fnmatch(n, g) for g in globs)]
+    if not configs:
+        die(f"no configuration matches {globs}")
+    tmp = tempfile.mkdtemp(prefix="serprof-perf-")
+    worst = worst_rust = (0.0, None)
+    try:
+        probe = subprocess.run([exe, "run", "--config", configs[0], "--no-alloc", "--no-cpu", "--quick",
+                                "--processes", "1", "--quiet", "--json", "--out", tmp], capture_output=True, text=True)
+        if probe.returncode == 2:
+            die(probe.stderr.strip())
+        settings = json.load(open(os.path.join(json.loads(probe.stdout)["run_dir"], "run.json")))["settings"]
+        settings.update(cpu=True, cpu_samples=args.samples)
+        for config in configs:
+            wdir = os.path.join(tmp, config.replace("/", "_"))
+            os.makedirs(wdir)
+            perf_data = os.path.join(wdir, "perf.data")
+            rec = subprocess.run(
+                ["perf", "record", "-q", "-e", "cpu-clock", "-F", "199", "--call-graph", "dwarf,32768", "-o", perf_data,
+                 "--", exe, "__worker", "--protocol", "2", "--config", config, "--recording", "cpu", "--dir", wdir,
+                 "--settings", json.dumps(settings)], capture_output=True, text=True)
+            if rec.returncode != 0:
+                print(f"{config}: perf record failed: {rec.stderr.strip()[-200:]}")
+                continue
+            ours = []
+            for line in open(os.path.join(wdir, "cpu.folded")).read().splitlines():
+                stack, count = line.rsplit(" ", 1)
+                ours.append((stack.split(";")[1:][::-1], int(count)))
+            s_self, s_total = loop_self(ours)
+            perf_all = list(perf_stacks(perf_data, inline=False))
+            in_handler = sum(w for f, w in perf_all if any(HANDLER.search(x) for x in f) and any(LOOP.search(x) for x in f))
+            p_self, p_total = loop_self([(f, w) for f, w in perf_all if not any(HANDLER.search(x) for x in f)])
+            # perf's DWARF unwinding stops inside glibc's allocator internals (_int_malloc,
+            # unlink_chunk, ...): those samples never reach the loop and are missing from
+            # perf's in-loop shares, which inflates every other function's.
+            short = sum(w for f, w in perf_all if not any(LOOP.search(x) for x in f) and len(f) <= 2)
+            print(f"{config}: serprof {s_total} samples, perf {p_total} in the loop "
+                  f"(+{in_handler} inside pprof-rs's handler; {short} perf samples not unwound past 2 frames)")
+            # The same shares over the samples whose leaf is Rust code only (a C symbol has no
+            # `::`), on both sides: what remains when perf's lost allocator samples are set aside.
+            s_rust = sum(n for f, n in s_self.items() if "::" in f)
+            p_rust = sum(n for f, n in p_self.items() if "::" in f)
+            print("  serprof    perf    diff | Rust-leaf shares: serprof perf diff")
+            for fn, n in sorted(s_self.items(), key=lambda kv: -kv[1])[:5]:
+                a = 100.0 * n / max(s_total, 1)
+                b = 100.0 * p_self.get(fn, 0) / max(p_total, 1)
+                rust = ""
+                if "::" in fn:
+                    ra = 100.0 * n / max(s_rust, 1)
+                    rb = 100.0 * p_self.get(fn, 0) / max(p_rust, 1)
+                    rust = f"{ra:6.1f}% {rb:6.1f}% {ra - rb:+6.1f}"
+                    if abs(ra - rb) > abs(worst_rust[0]):
+                        worst_rust = (ra - rb, f"{config} {fn}")
+                print(f"  {a:6.1f}% {b:6.1f}% {a - b:+6.1f} | {rust:>24}  {fn}")
+                if abs(a - b) > abs(worst[0]):
+                    worst = (a - b, f"{config} {fn}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"worst difference: {worst[0]:+.1f} points ({worst[1]})")
+    print(f"worst difference among Rust leaves, renormalised: {worst_rust[0]:+.1f} points ({worst_rust[1]})")
+    sys.exit(0 if abs(worst[0]) <= args.tolerance else 1)
+
+
 def main():
+    if "--top5" in sys.argv:
+        ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        ap.add_argument("--top5", action="store_true")
+        ap.add_argument("configs", nargs="*")
+        ap.add_argument("--serprof", default=None)
+        ap.add_argument("--samples", type=int, default=1000, help="CPU samples per recording (default 1000)")
+        ap.add_argument("--tolerance", type=float, default=5.0, help="allowed difference in points (default 5)")
+        top5(ap.parse_args())
+        return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("config")
     ap.add_argument("regex")

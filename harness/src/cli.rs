@@ -51,7 +51,8 @@ pub enum Command {
         /// Rows to show.
         #[arg(long, default_value_t = 20)]
         top: usize,
-        /// Also print the inclusive share of samples whose stack has a frame matching REGEX.
+        /// Also print the inclusive share of samples whose stack has a frame matching REGEX
+        /// (with --lines: only lines of functions matching REGEX).
         #[arg(long = "match", value_name = "REGEX")]
         matching: Option<String>,
         /// Use the allocation profile (alloc.folded, bytes) instead of the CPU profile.
@@ -61,7 +62,54 @@ pub enum Command {
         /// deterministic shares of executed instructions.
         #[arg(long)]
         instructions: bool,
+        /// The merged caller tree (backtraces) of the frames matching REGEX, each path's share
+        /// of the matched samples.
+        #[arg(long, value_name = "REGEX", conflicts_with_all = ["lines"])]
+        backtraces: Option<String>,
+        /// Group frames by function, module or crate (from the functions' source files).
+        #[arg(long, value_enum, default_value_t = ByArg::Function)]
+        by: ByArg,
+        /// The hottest source lines, from the instructions recording (instructions, not time).
+        #[arg(long, conflicts_with_all = ["alloc", "sites"])]
+        lines: bool,
+        /// With --alloc: allocation hot spots by allocating site (the first frame that is not
+        /// allocation plumbing: the allocator, Vec/String growth, core and alloc).
+        #[arg(long, requires = "alloc")]
+        sites: bool,
+        /// With --backtraces: leave out paths under PCT of the matched samples.
+        #[arg(long, value_name = "PCT", default_value_t = 0.5)]
+        min: f64,
+        /// With --backtraces: levels of callers shown.
+        #[arg(long, value_name = "N", default_value_t = 30)]
+        depth: usize,
         /// Print one JSON document instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The top-down call tree of a profile: total and self share per node, single-call chains
+    /// folded into one line.
+    Tree {
+        /// A configuration folder or a .folded file.
+        path: PathBuf,
+        /// Only stacks through a frame matching REGEX, each started at its outermost match.
+        #[arg(long, value_name = "REGEX")]
+        focus: Option<String>,
+        /// Levels of nodes shown (a folded chain is one level).
+        #[arg(long, value_name = "N", default_value_t = 12)]
+        depth: usize,
+        /// Leave out nodes under PCT of the profile.
+        #[arg(long, value_name = "PCT", default_value_t = 1.0)]
+        min: f64,
+        /// Group frames by function, module or crate (from the functions' source files).
+        #[arg(long, value_enum, default_value_t = ByArg::Function)]
+        by: ByArg,
+        /// Use the allocation profile (alloc.folded, bytes).
+        #[arg(long, conflicts_with = "instructions")]
+        alloc: bool,
+        /// Use the instruction profile (instructions.folded).
+        #[arg(long)]
+        instructions: bool,
+        /// Print one JSON document instead of a tree.
         #[arg(long)]
         json: bool,
     },
@@ -317,6 +365,47 @@ fn check_protocol(protocol: u32) -> Result<()> {
     Ok(())
 }
 
+/// `--by` on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ByArg {
+    Function,
+    Module,
+    Crate,
+}
+
+impl From<ByArg> for crate::analyze::sources::By {
+    fn from(b: ByArg) -> Self {
+        use crate::analyze::sources::By;
+        match b {
+            ByArg::Function => By::Function,
+            ByArg::Module => By::Module,
+            ByArg::Crate => By::Crate,
+        }
+    }
+}
+
+fn profile_kind(alloc: bool, instructions: bool) -> commands::hotspots::ProfileKind {
+    use commands::hotspots::ProfileKind;
+    match (alloc, instructions) {
+        (true, _) => ProfileKind::Alloc,
+        (_, true) => ProfileKind::Instructions,
+        _ => ProfileKind::Cpu,
+    }
+}
+
+fn limits(min: f64, depth: usize) -> Result<crate::analyze::views::Limits> {
+    if !(0.0..=100.0).contains(&min) {
+        crate::misuse!("--min {min} is not a share between 0 and 100");
+    }
+    if depth == 0 {
+        crate::misuse!("--depth 0 shows nothing: give 1 or more");
+    }
+    Ok(crate::analyze::views::Limits {
+        min_percent: min,
+        depth,
+    })
+}
+
 fn dispatch(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::List { json } => commands::list::run(json),
@@ -328,16 +417,49 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             matching,
             alloc,
             instructions,
+            backtraces,
+            by,
+            lines,
+            sites,
+            min,
+            depth,
             json,
         } => {
-            use commands::hotspots::ProfileKind;
-            let kind = match (alloc, instructions) {
-                (true, _) => ProfileKind::Alloc,
-                (_, true) => ProfileKind::Instructions,
-                _ => ProfileKind::Cpu,
+            let req = commands::hotspots::Request {
+                path: &path,
+                top,
+                matching: matching.as_deref(),
+                kind: profile_kind(alloc, instructions || lines),
+                by: by.into(),
+                backtraces: backtraces.as_deref(),
+                lines,
+                sites,
+                limits: limits(min, depth)?,
+                json,
             };
-            commands::hotspots::run(&path, top, matching.as_deref(), kind, json)
+            if lines {
+                commands::lines::run(&req)
+            } else {
+                commands::hotspots::run(&req)
+            }
         }
+        Command::Tree {
+            path,
+            focus,
+            depth,
+            min,
+            by,
+            alloc,
+            instructions,
+            json,
+        } => commands::tree::run(&commands::tree::Request {
+            path: &path,
+            focus: focus.as_deref(),
+            kind: profile_kind(alloc, instructions),
+            by: by.into(),
+            limits: limits(min, depth)?,
+            json,
+        }),
         Command::Dataset { order, stats, json } => commands::dataset::run(order, stats, json),
         Command::Encode { config, order } => commands::codec_io::encode(&config, order),
         Command::Decode { config, file } => commands::codec_io::decode(&config, file.as_deref()),

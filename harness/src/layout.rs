@@ -7,6 +7,7 @@
 //! ```text
 //! <out>/<run-id>/               run.json, report.html
 //!   <study>/<config>/           result.json, cpu.folded, cpu.svg, cpu.pb, alloc.folded, alloc.svg
+//!                               (cpu.sources, alloc.sources, instructions.sources: files)
 //!                               (corrupt study: outcomes.jsonl, repro/)
 //!   compare/<before-run>/...    compare.json, diff.svg, diff-reverse.svg
 //! <out>/latest -> <run-id>
@@ -35,6 +36,18 @@ pub const REPORT_HTML: &str = "report.html";
 pub const CPU_FOLDED: &str = "cpu.folded";
 pub const CPU_SVG: &str = "cpu.svg";
 pub const CPU_PB: &str = "cpu.pb";
+/// Where each function of a profile is: `function<TAB>source file<TAB>library` per line, next to
+/// its folded stacks (`analyze::sources`).
+pub const CPU_SOURCES: &str = "cpu.sources";
+pub const ALLOC_SOURCES: &str = "alloc.sources";
+pub const INSTRUCTIONS_SOURCES: &str = "instructions.sources";
+/// A configuration's CPU profile views (hot spots, backtraces, call trees), linked from the
+/// report.
+pub const VIEWS_HTML: &str = "views.html";
+/// Each profile in speedscope's file format.
+pub const CPU_SPEEDSCOPE: &str = "cpu.speedscope.json";
+pub const ALLOC_SPEEDSCOPE: &str = "alloc.speedscope.json";
+pub const INSTRUCTIONS_SPEEDSCOPE: &str = "instructions.speedscope.json";
 /// The allocation profile: folded stacks (bytes) and flame graph.
 pub const ALLOC_FOLDED: &str = "alloc.folded";
 pub const ALLOC_SVG: &str = "alloc.svg";

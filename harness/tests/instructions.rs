@@ -6,7 +6,9 @@
 //! CI (`CI=true`), where a missing valgrind fails them.
 
 use std::path::{Path, PathBuf};
-use std::process::Command as StdCommand;
+
+mod common;
+use common::have_valgrind;
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -15,21 +17,6 @@ fn serprof() -> Command {
     let mut c = Command::cargo_bin("serprof").unwrap();
     c.env_remove("RUST_LOG");
     c
-}
-
-fn have_valgrind() -> bool {
-    let ok = StdCommand::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "valgrind is missing in CI: scripts/test installs it"
-        );
-        eprintln!("skipped: valgrind is not installed (scripts/test installs it)");
-    }
-    ok
 }
 
 fn read_json(p: &Path) -> Value {

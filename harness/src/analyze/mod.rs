@@ -6,3 +6,5 @@ pub mod check;
 pub mod compare;
 pub mod folded;
 pub mod hotspots;
+pub mod sources;
+pub mod views;

@@ -8,11 +8,14 @@ use regex::Regex;
 
 use crate::analyze::folded::Folded;
 use crate::analyze::hotspots::{compute, Hotspots};
+use crate::analyze::sources::{By, Sources};
+use crate::analyze::views::{allocation_sites, backtraces, regroup, Backtraces, Limits};
 use crate::error::misuse_err;
 use crate::layout;
 use crate::misuse;
 use crate::model::ConfigResult;
 use crate::render::table::format_thousands;
+use crate::render::tree::{tree_text, Chain};
 
 /// Which profile of a configuration folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,6 +31,24 @@ impl ProfileKind {
             ProfileKind::Cpu => layout::CPU_FOLDED,
             ProfileKind::Alloc => layout::ALLOC_FOLDED,
             ProfileKind::Instructions => layout::INSTRUCTIONS_FOLDED,
+        }
+    }
+
+    /// The side table of source files next to the folded stacks.
+    pub fn sources_file(self) -> &'static str {
+        match self {
+            ProfileKind::Cpu => layout::CPU_SOURCES,
+            ProfileKind::Alloc => layout::ALLOC_SOURCES,
+            ProfileKind::Instructions => layout::INSTRUCTIONS_SOURCES,
+        }
+    }
+
+    /// What a reader should keep in mind about the unit, for headers.
+    pub fn caveat(self) -> &'static str {
+        match self {
+            ProfileKind::Instructions => " (executed instructions, not time)",
+            ProfileKind::Alloc => " (allocated bytes, sampled)",
+            ProfileKind::Cpu => "",
         }
     }
 
@@ -76,36 +97,133 @@ pub fn load(file: &Path) -> Result<Folded> {
     Ok(folded)
 }
 
-pub fn run(
-    path: &Path,
-    top: usize,
-    matching: Option<&str>,
-    kind: ProfileKind,
-    json: bool,
-) -> Result<ExitCode> {
-    let matching = match matching {
-        Some(m) => Some(
-            Regex::new(m).map_err(|e| misuse_err(format!("invalid --match regex {m:?}: {e}")))?,
-        ),
-        None => None,
-    };
+/// What `serprof hotspots` was asked for.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    pub path: &'a Path,
+    pub top: usize,
+    pub matching: Option<&'a str>,
+    pub kind: ProfileKind,
+    pub by: By,
+    /// `--backtraces REGEX`: the merged caller tree of the matching frames instead of the list.
+    pub backtraces: Option<&'a str>,
+    /// `--lines`: the hottest source lines of the instructions recording instead (run by
+    /// `commands::lines`).
+    pub lines: bool,
+    /// `--sites`: allocation hot spots by allocating site.
+    pub sites: bool,
+    pub limits: Limits,
+    pub json: bool,
+}
+
+/// A regex from the command line, or a one-line misuse error naming the flag.
+pub fn regex_arg(flag: &str, re: Option<&str>) -> Result<Option<Regex>> {
+    re.map(|m| {
+        Regex::new(m).map_err(|e| {
+            misuse_err(format!(
+                "invalid {flag} regex {m:?}: {}",
+                one_line_regex_error(&e)
+            ))
+        })
+    })
+    .transpose()
+}
+
+fn one_line_regex_error(e: &regex::Error) -> String {
+    e.to_string()
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty() && !l.chars().all(|c| c == '^' || c == ' '))
+        .unwrap_or("not a regex")
+        .to_string()
+}
+
+/// A profile opened for a view: the folded stacks (regrouped by `by`), the file they came
+/// from, and the configuration folder it belongs to.
+pub struct Opened {
+    pub file: PathBuf,
+    pub dir: Option<PathBuf>,
+    pub folded: Folded,
+}
+
+/// Opens the profile PATH names (cut at the allocating sites with `sites`), its frames grouped `by` function, module or crate (from the
+/// side table of source files next to it, see `analyze::sources`).
+pub fn open(path: &Path, kind: ProfileKind, by: By, sites: bool) -> Result<Opened> {
     let (file, dir) = resolve(path, kind)?;
-    let folded = load(&file)?;
+    let mut folded = load(&file)?;
+    if sites {
+        folded = allocation_sites(&folded);
+    }
+    let folded = if by == By::Function {
+        folded
+    } else {
+        let side = file
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(kind.sources_file());
+        regroup(&folded, by, &Sources::read(&side))
+    };
+    Ok(Opened { file, dir, folded })
+}
+
+pub fn run(req: &Request) -> Result<ExitCode> {
+    let matching = regex_arg("--match", req.matching)?;
+    let backtrace_re = regex_arg("--backtraces", req.backtraces)?;
+    let kind = req.kind;
+    let opened = open(req.path, kind, req.by, req.sites)?;
+    let (file, dir, folded) = (opened.file, opened.dir, opened.folded);
+    if let Some(re) = backtrace_re {
+        let b = backtraces(&folded, &re, req.limits);
+        if req.json {
+            println!("{}", serde_json::to_string_pretty(&b)?);
+        } else {
+            print!("{}", render_backtraces(&b, &file, kind, req.by));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let engine = dir
         .and_then(|d| std::fs::read(d.join(layout::RESULT_JSON)).ok())
         .and_then(|b| serde_json::from_slice::<ConfigResult>(&b).ok())
-        .and_then(|r| Regex::new(&r.engine_frames).ok());
+        .and_then(|r| Regex::new(&r.engine_frames).ok())
+        .filter(|_| req.by == By::Function);
     let mut table = compute(&folded, engine.as_ref(), matching.as_ref());
-    table.rows.truncate(top);
-    if json {
+    table.rows.truncate(req.top);
+    if req.json {
         println!("{}", serde_json::to_string_pretty(&table)?);
     } else {
-        print!("{}", render(&table, &file, kind, engine.is_some()));
+        print!("{}", render(&table, &file, kind, req.by, engine.is_some()));
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn render(t: &Hotspots, file: &Path, kind: ProfileKind, marked: bool) -> String {
+fn render_backtraces(b: &Backtraces, file: &Path, kind: ProfileKind, by: By) -> String {
+    let unit = kind.unit();
+    let mut s = format!(
+        "{}: {} {unit}; {} /{}/ in {:.1}% of them ({} {unit}){}\n",
+        file.display(),
+        format_thousands(b.total as f64, 0),
+        if by == By::Function {
+            "frames matching"
+        } else {
+            by.as_str()
+        },
+        b.regex,
+        b.matched_percent,
+        format_thousands(b.matched as f64, 0),
+        kind.caveat()
+    );
+    if b.matched == 0 {
+        s.push_str("no stack has a matching frame\n");
+        return s;
+    }
+    s.push_str(
+        "shares are of the matched samples; each stack counts once, for its innermost match\n",
+    );
+    s.push_str(&tree_text(&b.roots, unit, Chain::Stacked, false));
+    s
+}
+
+fn render(t: &Hotspots, file: &Path, kind: ProfileKind, by: By, marked: bool) -> String {
     let unit = kind.unit();
     let mut s = format!(
         "{}: {} {unit}\n",
@@ -119,8 +237,11 @@ fn render(t: &Hotspots, file: &Path, kind: ProfileKind, marked: bool) -> String 
         ));
     }
     s.push_str(&format!(
-        "{:>7} {:>8} {:>12}  function\n",
-        "self %", "total %", unit
+        "{:>7} {:>8} {:>12}  {}\n",
+        "self %",
+        "total %",
+        unit,
+        by.as_str()
     ));
     for r in &t.rows {
         let mark = if r.engine { "* " } else { "  " };

@@ -9,6 +9,8 @@ pub mod compare;
 pub mod dataset;
 pub mod doctor;
 pub mod hotspots;
+pub mod lines;
 pub mod list;
 pub mod report;
 pub mod run;
+pub mod tree;

@@ -16,7 +16,9 @@ use std::cell::{Cell, UnsafeCell};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::cpu::library_of;
 use crate::analyze::folded::Folded;
+use crate::analyze::sources::Sources;
 
 /// The counting allocator. Install it with `#[global_allocator]` (the serprof binary and the
 /// library's unit tests do).
@@ -248,8 +250,16 @@ fn allocator_frames(names: &[String]) -> usize {
 /// Takes the stacks sampled since the last call, symbolised and folded under `root`, and how
 /// many samples there were (samples past the buffer's capacity are counted, not kept).
 pub fn take_stacks(root: &str) -> (Folded, u64) {
+    let (folded, n, _) = take_stacks_with_sources(root);
+    (folded, n)
+}
+
+/// [`take_stacks`], and where each frame's function is (its source file as the debug info
+/// resolves it, inlined frames included, and the library of its address).
+pub fn take_stacks_with_sources(root: &str) -> (Folded, u64, Sources) {
     let n = STACKS.next.swap(0, Ordering::Relaxed);
     let kept = n.min(MAX_STACKS);
+    let mut sources = Sources::default();
     let mut cache: HashMap<usize, Vec<String>> = HashMap::new();
     let mut folded = Folded::default();
     for slot in 0..kept {
@@ -265,13 +275,17 @@ pub fn take_stacks(root: &str) -> (Folded, u64) {
         for &ip in &frames[..depth] {
             let syms = cache.entry(ip).or_insert_with(|| {
                 let mut v = Vec::new();
+                let addr = (ip - 1) as *mut std::ffi::c_void;
+                let library = library_of(addr);
                 // A return address points after the call: resolve the call instruction.
-                backtrace::resolve((ip - 1) as *mut std::ffi::c_void, |s| {
-                    v.push(
-                        s.name()
-                            .map(|n| format!("{n:#}"))
-                            .unwrap_or_else(|| format!("{ip:#x}")),
-                    );
+                backtrace::resolve(addr, |s| {
+                    let name = s
+                        .name()
+                        .map(|n| format!("{n:#}"))
+                        .unwrap_or_else(|| format!("{ip:#x}"));
+                    let file = s.filename().map(|f| f.to_string_lossy());
+                    sources.note(&name, file.as_deref(), library.as_deref());
+                    v.push(name);
                 });
                 if v.is_empty() {
                     v.push(format!("{ip:#x}"));
@@ -288,7 +302,7 @@ pub fn take_stacks(root: &str) -> (Folded, u64) {
         }
         folded.add(root, &stack, weight);
     }
-    (folded, n as u64)
+    (folded, n as u64, sources)
 }
 
 // SAFETY: every method forwards to `System` with the same arguments; the counting around it

@@ -10,13 +10,14 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
-use pprof::protos::Message;
 
 use super::timing::timed_batch;
 use super::workload::{ops_per_batch, warm_up, Measured};
 use crate::analyze::folded::Folded;
+use crate::analyze::sources::Sources;
 use crate::model::stats::{median, RatioStats};
 use crate::model::Settings;
+use crate::render::pprof::{cpu_pprof, Timing};
 
 /// Libraries whose samples pprof-rs drops.
 ///
@@ -49,7 +50,10 @@ pub const UNWINDER: &str = if cfg!(feature = "fp-unwind") {
 #[derive(Debug)]
 pub struct CpuRecording {
     pub folded: Folded,
-    /// pprof protobuf (uncompressed), period from the effective rate.
+    /// Each folded frame's source file and library.
+    pub sources: Sources,
+    /// pprof protobuf (uncompressed) of the folded stacks' frames, period from the effective
+    /// rate.
     pub pprof: Vec<u8>,
     pub samples: u64,
     pub requested_hz: f64,
@@ -75,19 +79,88 @@ pub struct CpuRecording {
 /// `IndexSetVisitor::visit_seq` a self share of 0.0, 3.9, 3.8, 0.0 and 0.0%. The physical
 /// function is the same for every sample of a key, so it is attributed exactly.
 pub fn fold_report(report: &pprof::Report, root: &str) -> Folded {
+    fold_report_with_sources(report, root).0
+}
+
+/// [`fold_report`], and where each frame's function is: the source file of its physical
+/// function (the last symbol's file: the innermost symbols' files are those of code inlined
+/// into it) and the library its address lies in.
+pub fn fold_report_with_sources(report: &pprof::Report, root: &str) -> (Folded, Sources) {
     let mut folded = Folded::default();
+    let mut sources = Sources::default();
     for (frames, &count) in &report.data {
         // pprof keeps frames leaf first, and the symbols of one frame innermost first: the
         // last symbol is the physical function.
-        let names: Vec<String> = frames
-            .frames
-            .iter()
-            .rev()
-            .filter_map(|symbols| symbols.last().map(|s| s.name()))
-            .collect();
+        let mut names: Vec<String> = Vec::with_capacity(frames.frames.len());
+        for symbol in frames.frames.iter().rev().filter_map(|s| s.last()) {
+            let name = symbol.name();
+            let file = symbol.filename.as_ref().map(|f| f.to_string_lossy());
+            let library = symbol.addr.and_then(library_of);
+            sources.note(&name, file.as_deref(), library.as_deref());
+            names.push(name);
+        }
         folded.add(root, &names, count.max(0) as u64);
     }
-    folded
+    (folded, sources)
+}
+
+/// The library of every physical function sampled: pprof's symbols rarely carry an address, so
+/// the sampled instruction addresses are looked up (`dladdr`) and resolved to the physical
+/// function's name as pprof names it. Only the DWARF build's frames expose their address.
+#[cfg(not(feature = "fp-unwind"))]
+fn libraries_of_frames(guard: &pprof::ProfilerGuard) -> Vec<(String, String)> {
+    let Ok(unresolved) = guard.report().build_unresolved() else {
+        return Vec::new();
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for frames in unresolved.data.keys() {
+        for frame in frames.frames.iter() {
+            let ip = frame.ip();
+            if !seen.insert(ip) {
+                continue;
+            }
+            let Some(library) = library_of(ip) else {
+                continue;
+            };
+            let mut last = None;
+            backtrace::resolve_frame(frame, |s| {
+                last = s.name().map(|n| n.as_bytes().to_vec());
+            });
+            if let Some(raw) = last {
+                let symbol = pprof::Symbol {
+                    name: Some(raw),
+                    addr: None,
+                    lineno: None,
+                    filename: None,
+                };
+                out.push((symbol.name(), library));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(feature = "fp-unwind")]
+fn libraries_of_frames(_: &pprof::ProfilerGuard) -> Vec<(String, String)> {
+    Vec::new()
+}
+
+/// The shared object an address lies in (`dladdr`), for frames of code that is not Rust.
+pub fn library_of(addr: *mut std::ffi::c_void) -> Option<String> {
+    // SAFETY: dladdr only reads the loader's tables; `info` is ours, and its `dli_fname`
+    // points into the loader's memory, valid while the object stays loaded (it is copied).
+    unsafe {
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        if libc::dladdr(addr as *const libc::c_void, &mut info) == 0 || info.dli_fname.is_null() {
+            return None;
+        }
+        Some(
+            std::ffi::CStr::from_ptr(info.dli_fname)
+                .to_string_lossy()
+                .into_owned(),
+        )
+    }
 }
 
 /// The profiling timer that pprof-rs's sampler runs on (`ITIMER_PROF`, process CPU time),
@@ -254,34 +327,47 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
     let cpu_seconds = sampled_ns / 1e9;
     // Building the report takes the profiler's lock; samples that land meanwhile are dropped by
     // pprof's signal handler, so symbolisation does not appear in the profile.
+    let libraries = libraries_of_frames(&guard);
     let report = guard
         .report()
         .build()
         .context("cannot build the pprof report")?;
     drop(guard);
 
-    let folded = fold_report(&report, root);
+    let (folded, mut sources) = fold_report_with_sources(&report, root);
+    for (name, library) in libraries {
+        sources.note(&name, None, Some(&library));
+    }
     let samples = folded.total();
     let effective_hz = if cpu_seconds > 0.0 {
         samples as f64 / cpu_seconds
     } else {
         0.0
     };
-    let mut profile = report.pprof().context("cannot build the pprof protobuf")?;
-    if effective_hz > 0.0 {
-        let period = (1e9 / effective_hz).round() as i64;
-        profile.period = period;
-        for s in profile.sample.iter_mut() {
-            if let Some(v0) = s.value.first().copied() {
-                if s.value.len() > 1 {
-                    s.value[1] = v0 * period;
-                }
-            }
-        }
-    }
-    let pprof = profile.encode_to_vec();
+    // Written from the folded stacks, not by pprof-rs (whose export names frames by the
+    // inline chain of each key's first sample): `go tool pprof` sees cpu.folded's frames.
+    let period_ns = if effective_hz > 0.0 {
+        (1e9 / effective_hz).round() as i64
+    } else {
+        1_000_000_000 / i64::from(hz)
+    };
+    let time_nanos = report
+        .timing
+        .start_time
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64);
+    let pprof = cpu_pprof(
+        &folded,
+        &sources,
+        Timing {
+            period_ns,
+            time_nanos,
+            duration_nanos: (cpu_seconds * 1e9) as i64,
+        },
+    );
     Ok(CpuRecording {
         folded,
+        sources,
         pprof,
         samples,
         requested_hz: f64::from(hz),

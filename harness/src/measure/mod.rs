@@ -28,6 +28,7 @@ use crate::layout::{self, write_atomic, write_json};
 use crate::model::stats::ProcessTiming;
 use crate::model::{AllocStats, CpuStats, Settings};
 use crate::render::flame::{flame_svg, Kind};
+use crate::render::speedscope::{speedscope_json, Unit};
 
 /// The version of the parent-worker protocol: the command line of `serprof __worker` and the
 /// report it writes. A parent passes the version it speaks with `--protocol`; a worker of
@@ -211,6 +212,19 @@ fn record_cpu(
     let text = rec.folded.to_text();
     write_atomic(&dir.join(layout::CPU_FOLDED), text.as_bytes())?;
     write_atomic(&dir.join(layout::CPU_PB), &rec.pprof)?;
+    write_atomic(
+        &dir.join(layout::CPU_SOURCES),
+        rec.sources.to_text().as_bytes(),
+    )?;
+    write_atomic(
+        &dir.join(layout::CPU_SPEEDSCOPE),
+        &speedscope_json(
+            &rec.folded,
+            &rec.sources,
+            &format!("{name} (CPU samples)"),
+            Unit::None,
+        ),
+    )?;
     let subtitle = format!(
         "{} samples at {:.0} Hz effective ({} Hz requested), serprof {}",
         rec.samples,
@@ -259,9 +273,22 @@ fn record_alloc(
         "alloc loop"
     );
     outcome.map_err(|e| anyhow!("{e}"))?;
-    let (folded, samples) = alloc::take_stacks(name);
+    let (folded, samples, sources) = alloc::take_stacks_with_sources(name);
     let text = folded.to_text();
     write_atomic(&dir.join(layout::ALLOC_FOLDED), text.as_bytes())?;
+    write_atomic(
+        &dir.join(layout::ALLOC_SOURCES),
+        sources.to_text().as_bytes(),
+    )?;
+    write_atomic(
+        &dir.join(layout::ALLOC_SPEEDSCOPE),
+        &speedscope_json(
+            &folded,
+            &sources,
+            &format!("{name} (allocated bytes)"),
+            Unit::Bytes,
+        ),
+    )?;
     if folded.total() > 0 {
         let subtitle = format!(
             "{} stacks sampled every {} allocated bytes over {} operations, serprof {}",

@@ -23,11 +23,39 @@ use serprof_engines::studies::Format;
 
 /// Writes `run_dir/report.html` from the run's files and returns its path.
 pub fn write(run_dir: &Path) -> Result<PathBuf> {
+    write_views_pages(run_dir)?;
     let data = report_data::load(run_dir)?;
     let html = render(&data)?;
     let path = run_dir.join(crate::layout::REPORT_HTML);
     crate::layout::write_atomic(&path, html.as_bytes())?;
     Ok(path)
+}
+
+/// `views.html` in every configuration folder (`<study>/<config>/` with a `result.json`) that
+/// has a CPU profile.
+fn write_views_pages(run_dir: &Path) -> Result<()> {
+    let dirs = |d: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(d)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|e| e.path())
+            .collect()
+    };
+    for study in dirs(run_dir) {
+        for config in dirs(&study) {
+            if config.join(crate::layout::RESULT_JSON).is_file() {
+                let name = format!(
+                    "{}/{}",
+                    study.file_name().unwrap_or_default().to_string_lossy(),
+                    config.file_name().unwrap_or_default().to_string_lossy()
+                );
+                crate::render::views_page::write(&config, &name)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The whole page.

@@ -21,8 +21,10 @@ use crate::layout::{self, read_json};
 use crate::model::{ConfigResult, RunManifest};
 
 /// Files of a configuration folder the report links to, with their link text, in this order.
-pub const LINKED_FILES: [(&str, &str); 3] = [
+pub const LINKED_FILES: [(&str, &str); 5] = [
     (layout::CPU_SVG, "CPU"),
+    (layout::VIEWS_HTML, "views"),
+    (layout::CPU_SPEEDSCOPE, "speedscope"),
     (layout::ALLOC_SVG, "alloc"),
     (layout::RESULT_JSON, "json"),
 ];

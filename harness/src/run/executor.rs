@@ -105,7 +105,7 @@ pub const VALGRIND_EXTRA_MIB: u64 = 1024;
 /// The command of an instrumented worker: `valgrind --tool=callgrind` counting only inside the
 /// measured loop (`--toggle-collect`), dumping after each call of it (`--dump-after`: the first
 /// dump is the uncounted pass, the second the counted one), keeping call chains 8 deep for the
-/// flame graph (`--separate-callers=8`). The environment is cleared and the worker reads its
+/// flame graph (`--separate-callers=8`), with costs per source line (`--dump-line=yes`). The environment is cleared and the worker reads its
 /// job from a file in its folder (its current directory), so that the stack, and with it the
 /// counts, do not move with the environment or the length of the arguments.
 pub fn instrumented(
@@ -139,6 +139,10 @@ pub fn instrumented(
         .arg(format!("--toggle-collect={loop_fn}"))
         .arg(format!("--dump-after={loop_fn}"))
         .arg("--separate-callers=8")
+        // Per source line costs (callgrind's default, stated: `hotspots --lines` reads them;
+        // inlined code is attributed to the inlined function's file and line through `fi=`).
+        // Per instruction addresses (`--dump-instr=yes`) are not needed for lines.
+        .arg("--dump-line=yes")
         .arg(exe)
         .arg("__worker")
         .arg("--protocol")

@@ -13,11 +13,13 @@ use serprof_engines::studies::Config;
 use super::executor::{callgrind_dumps, Executor, Outcome};
 use crate::analyze::callgrind::{base_name, FoldOptions, Profile};
 use crate::analyze::folded::Folded;
+use crate::analyze::sources::Sources;
 use crate::layout::{self, write_atomic};
 use crate::measure::workload::loop_function;
 use crate::measure::Recording;
 use crate::model::{InstructionStats, Settings};
 use crate::render::flame::{flame_svg, Kind};
+use crate::render::speedscope::{speedscope_json, Unit};
 
 /// Runs the instrumented worker of `config` in `dir` and reads its counts.
 pub fn record(
@@ -113,6 +115,24 @@ pub fn read_counts(
         let frames: Vec<&str> = stack.split(';').collect();
         ours.add(name, &frames, *count);
     }
+    let mut sources = Sources::default();
+    for f in &profile.functions {
+        let file = (f.file != "???").then_some(f.file.as_str());
+        sources.note(base_name(&f.name), file, Some(&f.object));
+    }
+    write_atomic(
+        &dir.join(layout::INSTRUCTIONS_SOURCES),
+        sources.to_text().as_bytes(),
+    )?;
+    write_atomic(
+        &dir.join(layout::INSTRUCTIONS_SPEEDSCOPE),
+        &speedscope_json(
+            &ours,
+            &sources,
+            &format!("{name} (instructions)"),
+            Unit::None,
+        ),
+    )?;
     let folded_text = ours.to_text();
     write_atomic(
         &dir.join(layout::INSTRUCTIONS_FOLDED),

@@ -1,0 +1,59 @@
+//! `serprof tree PATH`: the top-down call tree of a profile, with total and self shares.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use super::hotspots::{open, regex_arg, ProfileKind};
+use crate::analyze::sources::By;
+use crate::analyze::views::{call_tree, CallTree, Limits};
+use crate::render::table::format_thousands;
+use crate::render::tree::{tree_text, Chain};
+
+/// What `serprof tree` was asked for.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    pub path: &'a Path,
+    pub focus: Option<&'a str>,
+    pub kind: ProfileKind,
+    pub by: By,
+    pub limits: Limits,
+    pub json: bool,
+}
+
+pub fn run(req: &Request) -> Result<ExitCode> {
+    let focus = regex_arg("--focus", req.focus)?;
+    let opened = open(req.path, req.kind, req.by, false)?;
+    let tree = call_tree(&opened.folded, focus.as_ref(), req.limits);
+    if req.json {
+        println!("{}", serde_json::to_string_pretty(&tree)?);
+    } else {
+        print!("{}", render(&tree, &opened.file, req));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render(t: &CallTree, file: &Path, req: &Request) -> String {
+    let unit = req.kind.unit();
+    let mut s = format!(
+        "{}: {} {unit}{}, by {}\n",
+        file.display(),
+        format_thousands(t.total as f64, 0),
+        req.kind.caveat(),
+        req.by.as_str()
+    );
+    if let Some(f) = &t.focus {
+        s.push_str(&format!(
+            "focus /{f}/: {:.1}% of the {unit} ({}), each stack from its outermost match\n",
+            100.0 * t.focused as f64 / t.total.max(1) as f64,
+            format_thousands(t.focused as f64, 0)
+        ));
+    }
+    s.push_str(&format!(
+        "shares are of the whole profile; nodes under {}% are left out; a ▸ b: a calls only b\n",
+        req.limits.min_percent
+    ));
+    s.push_str(&tree_text(&t.roots, unit, Chain::OneLine, true));
+    s
+}

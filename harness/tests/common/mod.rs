@@ -1,0 +1,58 @@
+//! Helpers shared by the integration tests (each test crate uses some of them).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command as StdCommand;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// Whether valgrind is installed. Without it a test says so and passes, except in CI
+/// (`CI=true`), where a missing valgrind fails it.
+pub fn have_valgrind() -> bool {
+    let ok = StdCommand::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "valgrind is missing in CI: scripts/test installs it"
+        );
+        eprintln!("skipped: valgrind is not installed (scripts/test installs it)");
+    }
+    ok
+}
+
+/// One small `serprof run` (one timing process of two batches, 300 CPU samples) of `configs`
+/// into `out`, with `extra` flags; its run folder.
+pub fn run_once(out: &Path, extra: &[&str], configs: &[&str]) -> PathBuf {
+    let mut c = Command::cargo_bin("serprof").unwrap();
+    c.env_remove("RUST_LOG");
+    c.args([
+        "run",
+        "--quick",
+        "--quiet",
+        "--json",
+        "--processes",
+        "1",
+        "--batches",
+        "2",
+        "--cpu-samples",
+        "300",
+    ])
+    .args(extra)
+    .arg("--out")
+    .arg(out);
+    for cfg in configs {
+        c.args(["--config", cfg]);
+    }
+    let o = c.output().unwrap();
+    assert!(
+        o.status.success(),
+        "run failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    PathBuf::from(doc["run_dir"].as_str().expect("run_dir in the run's JSON"))
+}
