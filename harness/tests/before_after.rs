@@ -21,6 +21,9 @@ use std::process::Command as StdCommand;
 use assert_cmd::Command;
 use serde_json::Value;
 
+mod common;
+use common::have_valgrind;
+
 /// The two tests that build and measure run one at a time: their timing children would share a
 /// CPU otherwise, and their verdicts are printed for the record.
 static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -101,21 +104,6 @@ fn scratch_clone() -> Option<tempfile::TempDir> {
 
 fn clone_path(dir: &tempfile::TempDir) -> PathBuf {
     dir.path().join("serprof")
-}
-
-fn have_valgrind() -> bool {
-    let ok = StdCommand::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "valgrind is missing in CI: scripts/test installs it"
-        );
-        eprintln!("skipped: valgrind is not installed (scripts/test installs it)");
-    }
-    ok
 }
 
 /// Runs the command, expecting exit 2 with one line on stderr containing `needle`.
