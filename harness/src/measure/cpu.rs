@@ -104,46 +104,83 @@ pub fn fold_report_with_sources(report: &pprof::Report, root: &str) -> (Folded, 
     (folded, sources)
 }
 
-/// The library of every physical function sampled: pprof's symbols rarely carry an address, so
-/// the sampled instruction addresses are looked up (`dladdr`) and resolved to the physical
-/// function's name as pprof names it. Only the DWARF build's frames expose their address.
+/// A function's name as pprof names it, and its source file.
+pub type NameAndFile = (String, Option<String>);
+
+/// The physical function at `ip` as pprof names it, and its source file: `ip` is a return
+/// address (looked up one byte early, at the call), or with `exact` the instruction itself.
 #[cfg(not(feature = "fp-unwind"))]
-fn libraries_of_frames(guard: &pprof::ProfilerGuard) -> Vec<(String, String)> {
-    let Ok(unresolved) = guard.report().build_unresolved() else {
-        return Vec::new();
-    };
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
-    for frames in unresolved.data.keys() {
-        for frame in frames.frames.iter() {
-            let ip = frame.ip();
-            if !seen.insert(ip) {
-                continue;
-            }
-            let Some(library) = library_of(ip) else {
-                continue;
-            };
-            let mut last = None;
-            backtrace::resolve_frame(frame, |s| {
-                last = s.name().map(|n| n.as_bytes().to_vec());
-            });
-            if let Some(raw) = last {
-                let symbol = pprof::Symbol {
-                    name: Some(raw),
-                    addr: None,
-                    lineno: None,
-                    filename: None,
-                };
-                out.push((symbol.name(), library));
-            }
-        }
-    }
-    out
+pub fn physical_function(ip: usize, exact: bool) -> Option<NameAndFile> {
+    let mut last = None;
+    // backtrace-rs steps back one byte before the lookup: one byte on lands on `ip` itself.
+    let at = if exact { ip.wrapping_add(1) } else { ip };
+    backtrace::resolve(at as *mut std::ffi::c_void, |s| {
+        let symbol = pprof::Symbol {
+            name: s.name().map(|n| n.as_bytes().to_vec()),
+            addr: None,
+            lineno: None,
+            filename: s.filename().map(std::path::Path::to_path_buf),
+        };
+        let file = symbol
+            .filename
+            .as_ref()
+            .map(|f| f.to_string_lossy().into_owned());
+        last = Some((symbol.name(), file));
+    });
+    last
 }
 
-#[cfg(feature = "fp-unwind")]
-fn libraries_of_frames(_: &pprof::ProfilerGuard) -> Vec<(String, String)> {
-    Vec::new()
+/// [`fold_report_with_sources`] from the sampler's own table, each frame resolved here: the
+/// DWARF build's fix of pprof-rs's naming of the interrupted frame.
+///
+/// backtrace-rs looks every address up one byte early, which is right for a return address (it
+/// names the call, not the instruction after it) and wrong for the interrupted instruction,
+/// the leaf of a sample: a sample taken on a function's first instruction is named after the
+/// function laid out before it. pprof-rs resolves that way, and with its table keyed by
+/// function (see [`fold_report`]) a key whose first sample was such an entry sample gives the
+/// wrong name to every later sample of the key. Measured here against `perf record` on the
+/// same child (scripts/perf-crosscheck.py), `formats/rmp-serde`'s `any_num` read 8.3% in
+/// serprof and 23.1% in perf, with most of perf's `any_num` samples on its first two bytes. So
+/// the leaf (the frame after pprof's signal handler and the signal trampoline, as pprof-rs
+/// skips them) is looked up at its exact address, and every other frame as before.
+#[cfg(not(feature = "fp-unwind"))]
+pub fn fold_unresolved(report: &pprof::UnresolvedReport, root: &str) -> (Folded, Sources) {
+    let mut folded = Folded::default();
+    let mut sources = Sources::default();
+    // Names per (address, exact) pair: many keys share frames.
+    let mut cache: std::collections::HashMap<(usize, bool), Option<NameAndFile>> =
+        std::collections::HashMap::new();
+    let mut resolve = |frame: &backtrace::Frame, exact: bool| {
+        cache
+            .entry((frame.ip() as usize, exact))
+            .or_insert_with(|| physical_function(frame.ip() as usize, exact))
+            .clone()
+    };
+    for (frames, &count) in &report.data {
+        let all: &[backtrace::Frame] = &frames.frames;
+        // pprof-rs drops its signal handler's frame and the one after it (the trampoline); the
+        // frame after those is the interrupted one.
+        let handler = all.iter().position(|f| {
+            resolve(f, false).is_some_and(|(n, _)| {
+                matches!(n.as_str(), "perf_signal_handler" | "_perf_signal_handler")
+            })
+        });
+        let (start, leaf) = match handler {
+            Some(h) => (h + 2, h + 2),
+            None => (0, 0),
+        };
+        let mut names: Vec<String> = Vec::with_capacity(all.len());
+        for (i, frame) in all.iter().enumerate().skip(start).rev() {
+            let Some((name, file)) = resolve(frame, i == leaf) else {
+                continue;
+            };
+            let library = library_of(frame.ip());
+            sources.note(&name, file.as_deref(), library.as_deref());
+            names.push(name);
+        }
+        folded.add(root, &names, count.max(0) as u64);
+    }
+    (folded, sources)
 }
 
 /// The shared object an address lies in (`dladdr`), for frames of code that is not Rust.
@@ -327,17 +364,27 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
     let cpu_seconds = sampled_ns / 1e9;
     // Building the report takes the profiler's lock; samples that land meanwhile are dropped by
     // pprof's signal handler, so symbolisation does not appear in the profile.
-    let libraries = libraries_of_frames(&guard);
-    let report = guard
-        .report()
-        .build()
-        .context("cannot build the pprof report")?;
-    drop(guard);
-
-    let (folded, mut sources) = fold_report_with_sources(&report, root);
-    for (name, library) in libraries {
-        sources.note(&name, None, Some(&library));
-    }
+    #[cfg(not(feature = "fp-unwind"))]
+    let (folded, sources, started) = {
+        let unresolved = guard
+            .report()
+            .build_unresolved()
+            .context("cannot build the pprof report")?;
+        drop(guard);
+        let start = unresolved.timing.start_time;
+        let (folded, sources) = fold_unresolved(&unresolved, root);
+        (folded, sources, start)
+    };
+    #[cfg(feature = "fp-unwind")]
+    let (folded, sources, started) = {
+        let report = guard
+            .report()
+            .build()
+            .context("cannot build the pprof report")?;
+        drop(guard);
+        let (folded, sources) = fold_report_with_sources(&report, root);
+        (folded, sources, report.timing.start_time)
+    };
     let samples = folded.total();
     let effective_hz = if cpu_seconds > 0.0 {
         samples as f64 / cpu_seconds
@@ -351,9 +398,7 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
     } else {
         1_000_000_000 / i64::from(hz)
     };
-    let time_nanos = report
-        .timing
-        .start_time
+    let time_nanos = started
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i64);
     let pprof = cpu_pprof(
@@ -377,4 +422,43 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
         median_ns_unsampled: median(&unsampled),
         overhead: RatioStats::of_pairs(&pairs),
     })
+}
+
+#[cfg(all(test, not(feature = "fp-unwind")))]
+mod tests {
+    use super::physical_function;
+
+    #[inline(never)]
+    fn first_of_two(x: u64) -> u64 {
+        std::hint::black_box(x.wrapping_mul(3))
+    }
+
+    #[inline(never)]
+    fn second_of_two(x: u64) -> u64 {
+        std::hint::black_box(x.wrapping_add(7))
+    }
+
+    #[test]
+    fn an_interrupted_instruction_is_named_by_its_own_function() {
+        assert_eq!(first_of_two(1) + second_of_two(1), 11);
+        // A sample on a function's very first instruction: the exact lookup names it, whatever
+        // is laid out before it.
+        for (f, name) in [
+            (first_of_two as fn(u64) -> u64, "first_of_two"),
+            (second_of_two as fn(u64) -> u64, "second_of_two"),
+        ] {
+            let entry = f as usize;
+            let (found, _) = physical_function(entry, true).expect("symbolised");
+            assert!(found.ends_with(name), "{found} at the entry of {name}");
+            // One byte in, as a return address would be looked up, it is the function too.
+            let (inside, _) = physical_function(entry + 1, false).expect("symbolised");
+            assert!(inside.ends_with(name), "{inside}");
+            // The return-address lookup of the entry itself steps back out of the function.
+            let before = physical_function(entry, false).map(|(n, _)| n);
+            assert!(
+                before.as_deref().is_none_or(|n| !n.ends_with(name)),
+                "{before:?}"
+            );
+        }
+    }
 }
