@@ -113,6 +113,27 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Draw a profile's flame graph again, optionally with every stack started at a frame
+    /// (`--from-loop`: the measured loop, leaving out the harness frames under it).
+    Flame {
+        /// A configuration folder or a .folded file.
+        path: PathBuf,
+        /// Start every stack at its first frame matching REGEX.
+        #[arg(long, value_name = "REGEX", conflicts_with = "from_loop")]
+        from: Option<String>,
+        /// Start every stack at the measured loop (`serprof::measure::workload::*_loop`).
+        #[arg(long)]
+        from_loop: bool,
+        /// Use the allocation profile (alloc.folded, bytes).
+        #[arg(long, conflicts_with = "instructions")]
+        alloc: bool,
+        /// Use the instruction profile (instructions.folded).
+        #[arg(long)]
+        instructions: bool,
+        /// Write the SVG to FILE (default: stdout).
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// The Order dataset as Jackson-mapping JSON (one Order per line), or its facts.
     Dataset {
         /// Print only Order N (0 to 199).
@@ -443,6 +464,20 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
                 commands::hotspots::run(&req)
             }
         }
+        Command::Flame {
+            path,
+            from,
+            from_loop,
+            alloc,
+            instructions,
+            out,
+        } => commands::flame::run(
+            &path,
+            profile_kind(alloc, instructions),
+            from.as_deref(),
+            from_loop,
+            out.as_deref(),
+        ),
         Command::Tree {
             path,
             focus,

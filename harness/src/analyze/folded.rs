@@ -112,6 +112,25 @@ impl Folded {
         Ok(folded)
     }
 
+    /// The profile with each stack started at its first frame (below the root) matching
+    /// `from`: the root, then that frame and what it called. Stacks without such a frame are
+    /// kept whole, so the total is the same.
+    pub fn starting_at(&self, from: &regex::Regex) -> Folded {
+        let mut out = Folded::default();
+        for (frames, count) in self.iter() {
+            let Some((root, rest)) = frames.split_first() else {
+                continue;
+            };
+            let cut = rest.iter().position(|f| from.is_match(f)).unwrap_or(0);
+            let stack = std::iter::once(*root)
+                .chain(rest[cut..].iter().copied())
+                .collect::<Vec<_>>()
+                .join(";");
+            *out.stacks.entry(stack).or_insert(0) += count;
+        }
+        out
+    }
+
     /// Iterates over stacks as frame lists (root first) with counts.
     pub fn iter(&self) -> impl Iterator<Item = (Vec<&str>, u64)> {
         self.stacks
@@ -123,6 +142,20 @@ impl Folded {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_profile_started_at_a_frame_keeps_the_root_and_the_total() {
+        let f = Folded::parse(
+            "cfg;_start;main;loop;a;b 3\ncfg;_start;main;loop;c 2\ncfg;_start;setup 1\n",
+        )
+        .unwrap();
+        let cut = f.starting_at(&regex::Regex::new("^loop$").unwrap());
+        assert_eq!(
+            cut.to_text(),
+            "cfg;_start;setup 1\ncfg;loop;a;b 3\ncfg;loop;c 2\n"
+        );
+        assert_eq!(cut.total(), f.total());
+    }
 
     #[test]
     fn sanitises_names() {

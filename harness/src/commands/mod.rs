@@ -8,6 +8,7 @@ pub mod codec_io;
 pub mod compare;
 pub mod dataset;
 pub mod doctor;
+pub mod flame;
 pub mod hotspots;
 pub mod lines;
 pub mod list;

@@ -1,0 +1,77 @@
+//! `serprof flame PATH [--alloc | --instructions] [--from REGEX | --from-loop] [--out FILE]`:
+//! draws a profile's flame graph again, optionally with every stack started at a frame (the
+//! measured loop, with `--from-loop`), so the harness frames under every engine
+//! (`_start`, `main`, the worker, ...) do not take the graph's bottom rows.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::commands::hotspots::{load, regex_arg, resolve, ProfileKind};
+use crate::layout::write_atomic;
+use crate::render::flame::{flame_svg, Kind};
+
+/// The measured loops' frames (`serprof::measure::workload::roundtrip_loop` and the others).
+fn loop_pattern() -> String {
+    use serprof_engines::studies::Operation;
+    let names: Vec<String> = [
+        Operation::RoundTrip,
+        Operation::Serialize,
+        Operation::Decode,
+    ]
+    .into_iter()
+    .map(|op| regex::escape(crate::measure::workload::loop_function(op)))
+    .collect();
+    format!("^({})$", names.join("|"))
+}
+
+pub fn run(
+    path: &Path,
+    kind: ProfileKind,
+    from: Option<&str>,
+    from_loop: bool,
+    out: Option<&Path>,
+) -> Result<ExitCode> {
+    let (file, _) = resolve(path, kind)?;
+    let folded = load(&file)?;
+    let pattern = if from_loop {
+        Some(loop_pattern())
+    } else {
+        from.map(str::to_string)
+    };
+    let from_re = regex_arg("--from", pattern.as_deref())?;
+    let folded = match &from_re {
+        Some(re) => folded.starting_at(re),
+        None => folded,
+    };
+    let (flame_kind, unit) = match kind {
+        ProfileKind::Cpu => (Kind::Cpu, "samples"),
+        ProfileKind::Alloc => (Kind::Alloc, "bytes"),
+        ProfileKind::Instructions => (Kind::Instructions, "instructions"),
+    };
+    let subtitle = match &pattern {
+        Some(p) => format!(
+            "{} {unit}; stacks start at the first frame matching {p}",
+            folded.total()
+        ),
+        None => format!("{} {unit}", folded.total()),
+    };
+    let svg = flame_svg(
+        &folded.to_text(),
+        flame_kind,
+        &file.display().to_string(),
+        &subtitle,
+    )?;
+    match out {
+        Some(o) if o != Path::new("-") => {
+            write_atomic(o, &svg)?;
+            eprintln!("flame graph: {}", o.display());
+        }
+        _ => {
+            use std::io::Write;
+            std::io::stdout().write_all(&svg)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
