@@ -83,6 +83,19 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
         executor::valgrind_version()?;
     }
     interrupt::install();
+    // The corpus study's documents: those of the resumed run (checked against their recorded
+    // hashes) or those of the request; registered, they make the study's configurations.
+    let corpus = match &req.resume {
+        Some(dir) => {
+            let manifest: RunManifest = read_json(&dir.join(layout::RUN_JSON))?;
+            if let Err(e) = studies::corpus::recheck(&manifest.settings.corpus) {
+                misuse!("--resume {}: {e}", dir.display());
+            }
+            manifest.settings.corpus
+        }
+        None => req.settings.corpus.clone(),
+    };
+    studies::corpus::register(corpus);
     let (run_dir, mut manifest, configs) = match &req.resume {
         Some(dir) => {
             let (run_dir, mut manifest, configs) = resume(dir)?;
@@ -182,6 +195,7 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
         let _span = tracing::info_span!("config", name = %config.info.name()).entered();
         let mut result = std::mem::replace(&mut timings[k], ConfigResult::new(&config.info));
         if result.error.is_none() {
+            let settings = budgeted(&settings, config);
             profile_config(exec, config, &dir, &settings, &progress, &mut result);
         }
         if let (None, Some(version)) = (&result.error, &valgrind) {
@@ -352,6 +366,11 @@ pub fn time_in_rounds(
         configs.iter().map(|c| ConfigResult::new(&c.info)).collect();
     let mut processes: Vec<Vec<ProcessTiming>> = vec![Vec::new(); configs.len()];
     let rounds = settings.processes.max(1);
+    // A study's budget may give its configurations fewer rounds.
+    let own_rounds: Vec<usize> = configs
+        .iter()
+        .map(|c| budgeted(settings, c).processes.max(1))
+        .collect();
     for (round, order) in schedule(configs.len(), rounds, settings.seed)
         .iter()
         .enumerate()
@@ -361,7 +380,7 @@ pub fn time_in_rounds(
                 return results;
             }
             let result = &mut results[i];
-            if result.error.is_some() {
+            if result.error.is_some() || round >= own_rounds[i] {
                 continue;
             }
             let config = configs[i];
@@ -372,7 +391,7 @@ pub fn time_in_rounds(
             }
             progress.recording(
                 &config.info.name(),
-                &format!("timing process {}/{rounds}", round + 1),
+                &format!("timing process {}/{}", round + 1, own_rounds[i]),
             );
             match exec.record(&config_id(config), Recording::Timing, &dir, settings) {
                 Ok(Outcome::Reported(report)) => {
@@ -380,6 +399,7 @@ pub fn time_in_rounds(
                     result.verified = r.verified;
                     result.payload_bytes = r.payload_bytes;
                     result.shares_references = r.shares_references;
+                    result.findings = r.findings;
                     result.error = r.error;
                     match r.timing {
                         Some(mut p) => {
@@ -403,6 +423,24 @@ pub fn time_in_rounds(
         }
     }
     results
+}
+
+/// The settings of one configuration: the run's, within its study's budget (fewer timing
+/// processes and CPU samples for a study of many configurations).
+pub fn budgeted(settings: &Settings, config: &Config) -> Settings {
+    let Some(b) = studies::find_info(&config.info.study).and_then(|s| s.budget) else {
+        return settings.clone();
+    };
+    let (processes, cpu_samples) = if settings.quick {
+        (b.quick_processes, b.quick_cpu_samples)
+    } else {
+        (b.processes, b.cpu_samples)
+    };
+    Settings {
+        processes: settings.processes.min(processes),
+        cpu_samples: settings.cpu_samples.min(cpu_samples),
+        ..settings.clone()
+    }
 }
 
 /// The order of each round: round r is a permutation of `0..n`, shuffled (Fisher-Yates) by a
