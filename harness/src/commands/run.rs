@@ -151,17 +151,6 @@ pub fn corpus_documents(
 
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let settings = args.settings()?;
-    if args.resume.is_none() && args.studies.is_empty() && !args.quiet {
-        let study = serprof_engines::studies::corpus::name();
-        if settings.corpus.is_empty() {
-            eprintln!("serprof: the {study} study is left out: give --corpus PATH to include it");
-        } else {
-            eprintln!(
-                "serprof: the {study} study is included: {} document(s) from --corpus",
-                settings.corpus.len()
-            );
-        }
-    }
     let req = run::RunRequest {
         studies: args.studies.clone(),
         configs: args.configs.clone(),

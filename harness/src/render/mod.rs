@@ -1,6 +1,7 @@
 //! Pictures and tables derived from the records: flame graphs and text tables.
 
 pub mod charts;
+pub mod corpus_table;
 pub mod corrupt_table;
 pub mod flame;
 pub mod report;

@@ -114,6 +114,9 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
             if configs.is_empty() {
                 misuse!("the selection holds no configuration");
             }
+            if req.studies.is_empty() && !req.quiet {
+                eprintln!("serprof: {}", corpus_note(req.settings.corpus.len()));
+            }
             let run_dir = layout::create_run_dir(&req.out)?;
             let mut settings = req.settings.clone();
             if settings.seed == 0 {
@@ -423,6 +426,16 @@ pub fn time_in_rounds(
         }
     }
     results
+}
+
+/// The one line `serprof run` without `--study` says about the corpus study.
+pub fn corpus_note(documents: usize) -> String {
+    let study = studies::corpus::name();
+    if documents == 0 {
+        format!("the {study} study is left out: give --corpus PATH to include it")
+    } else {
+        format!("the {study} study is included: {documents} document(s) from --corpus")
+    }
 }
 
 /// The settings of one configuration: the run's, within its study's budget (fewer timing

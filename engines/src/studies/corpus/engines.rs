@@ -62,7 +62,9 @@ impl<E: Engine> Prepared<E> {
         reference: RefValue,
         duplicates: Option<String>,
     ) -> Result<Self, CodecError> {
-        let (value, payload) = engine.prepare(json)?;
+        let (value, payload) = engine.prepare(json).map_err(|e| {
+            CodecError::Setup(format!("the engine does not take the document: {e}"))
+        })?;
         Ok(Prepared {
             engine,
             value,

@@ -284,11 +284,13 @@ pub fn study(docs: &[DocumentRecord]) -> Study {
             baseline: None,
             steps: Vec::new(),
             hidden: false,
-            // 21 configurations per standard document: at the run's full settings (12
-            // processes, 1,000 samples) the three would take ~15 minutes here.
+            // 21 configurations per standard document, 63 for the three: at the run's full
+            // settings (12 processes, 1,000 samples) they would take ~15 minutes. Within these
+            // caps a configuration takes ~8 s of CPU (full) or ~2.5 s (--quick), so the three
+            // documents fit 10 and 3 minutes on an idle machine.
             budget: Some(Budget {
-                processes: 6,
-                quick_processes: 3,
+                processes: 5,
+                quick_processes: 2,
                 cpu_samples: 500,
                 quick_cpu_samples: 150,
             }),
