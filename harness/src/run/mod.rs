@@ -87,6 +87,9 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
     // hashes) or those of the request; registered, they make the study's configurations.
     let corpus = match &req.resume {
         Some(dir) => {
+            if !dir.is_dir() {
+                misuse!("--resume {}: not a folder", dir.display());
+            }
             let manifest: RunManifest = read_json(&dir.join(layout::RUN_JSON))?;
             if let Err(e) = studies::corpus::recheck(&manifest.settings.corpus) {
                 misuse!("--resume {}: {e}", dir.display());
