@@ -283,8 +283,14 @@ impl Measured for DocumentWorkload {
         self.codec
             .serialize(&mut out)
             .map_err(|e| format!("serialize failed: {e}"))?;
+        // A parse reads its payload (the document as it is, or its transcoding); a serialize
+        // or round trip writes what the engine writes.
+        let bytes = match self.operation {
+            Operation::Parse | Operation::Decode => self.payload.len(),
+            Operation::Serialize | Operation::RoundTrip => out.len(),
+        };
         Ok(Verified {
-            payload_bytes: out.len() as f64,
+            payload_bytes: bytes as f64,
             shares_references: None,
             findings,
         })
