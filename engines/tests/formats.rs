@@ -20,7 +20,7 @@ const JACKSON_MEAN_BYTES: f64 = 1_962_828.0 / 200.0;
 fn build(config: &Config) -> Result<Box<dyn Codec<Order>>, String> {
     match (config.make)() {
         Ok(AnyCodec::Orders(codec)) => Ok(codec),
-        Ok(AnyCodec::Samples(_)) => Err("builds a Sample codec, not an Order codec".into()),
+        Ok(_) => Err("builds a codec of another dataset, not an Order codec".into()),
         Err(e) => Err(format!("make: {e}")),
     }
 }

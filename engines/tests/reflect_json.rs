@@ -12,7 +12,7 @@ const FIXED: &str = r#"{"active":true,"address":{"city":"Seoul","zipCode":"04524
 fn samples_codec(config: &serprof_engines::studies::Config) -> Box<dyn Codec<Vec<Sample>>> {
     match config.codec().expect("codec builds") {
         AnyCodec::Samples(codec) => codec,
-        AnyCodec::Orders(_) => panic!("a reflection configuration must run on Samples"),
+        _ => panic!("a reflection configuration must run on Samples"),
     }
 }
 

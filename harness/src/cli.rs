@@ -37,6 +37,13 @@ pub enum Command {
         /// Print one JSON document instead of a table.
         #[arg(long)]
         json: bool,
+        /// Also list the corpus study's configurations for these documents (a .json file or a
+        /// folder of them; repeatable).
+        #[arg(long = "corpus", value_name = "PATH")]
+        corpus: Vec<PathBuf>,
+        /// Largest document --corpus accepts, in MiB.
+        #[arg(long, value_name = "MIB", default_value_t = serprof_engines::studies::corpus::DEFAULT_MAX_MIB)]
+        corpus_max_mib: u64,
     },
     /// Measure configurations: verify, time, sample CPU, count allocations; write a run folder.
     Run(RunArgs),
@@ -429,7 +436,11 @@ fn limits(min: f64, depth: usize) -> Result<crate::analyze::views::Limits> {
 
 fn dispatch(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::List { json } => commands::list::run(json),
+        Command::List {
+            json,
+            corpus,
+            corpus_max_mib,
+        } => commands::list::run(json, &corpus, corpus_max_mib),
         Command::Run(args) => commands::run::run(&args),
         Command::BeforeAfter(args) => commands::before_after::run(&args),
         Command::Hotspots {

@@ -38,6 +38,7 @@ pub fn study() -> Study {
             baseline: None,
             steps: STEPS.iter().map(|s| s.to_string()).collect(),
             hidden: false,
+            budget: None,
         },
         configs: configs(),
     }
@@ -60,6 +61,7 @@ fn info(
         operation: Operation::RoundTrip,
         engine_frames: FramePattern::builtin(engine_frames),
         notes: notes.into(),
+        document: None,
     }
 }
 

@@ -25,6 +25,7 @@ pub fn study() -> Study {
             baseline: None,
             steps: Vec::new(),
             hidden: false,
+            budget: None,
         },
         configs: configs(),
     }

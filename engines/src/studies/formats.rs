@@ -33,6 +33,7 @@ pub fn study() -> Study {
             baseline: None,
             steps: Vec::new(),
             hidden: false,
+            budget: None,
         },
         configs: configs(),
     }
@@ -56,6 +57,7 @@ fn info(
         operation: Operation::RoundTrip,
         engine_frames: FramePattern::builtin(engine_frames),
         notes: notes.into(),
+        document: None,
     }
 }
 

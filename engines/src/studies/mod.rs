@@ -9,6 +9,7 @@
 //! this module is the only place that knows which study is which.
 
 pub mod bytes;
+pub mod corpus;
 pub mod corrupt;
 pub mod formats;
 pub mod reflection;
@@ -51,6 +52,8 @@ pub enum Operation {
     Serialize,
     /// Decode stored payloads (the damaged inputs of a [`StudyKind::Corrupt`] study).
     Decode,
+    /// Parse a stored payload (a document's JSON text, or its transcoding) into a value.
+    Parse,
 }
 
 impl Operation {
@@ -59,6 +62,7 @@ impl Operation {
             Operation::RoundTrip => "roundtrip",
             Operation::Serialize => "serialize",
             Operation::Decode => "decode",
+            Operation::Parse => "parse",
         }
     }
 }
@@ -71,6 +75,8 @@ pub enum DatasetKind {
     Orders,
     /// The 10,000-Sample list, whole, per operation.
     Samples,
+    /// One JSON document read from a file (the corpus study), whole, per operation.
+    Document,
 }
 
 impl DatasetKind {
@@ -78,6 +84,7 @@ impl DatasetKind {
         match self {
             DatasetKind::Orders => "orders",
             DatasetKind::Samples => "samples",
+            DatasetKind::Document => "document",
         }
     }
 }
@@ -181,6 +188,20 @@ pub struct StudyInfo {
     pub steps: Vec<String>,
     /// Hidden from `serprof list` and from `run` without `--study` (test doubles).
     pub hidden: bool,
+    /// Caps on what each configuration of the study gets, for a study of many configurations
+    /// whose run must fit a time budget; `None`: the run's settings as they are.
+    pub budget: Option<Budget>,
+}
+
+/// Per-configuration caps of a study: the run's settings apply, but no more than these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Timing processes (rounds) per configuration, in a full run and in a `--quick` one.
+    pub processes: usize,
+    pub quick_processes: usize,
+    /// CPU samples per configuration, in a full run and in a `--quick` one.
+    pub cpu_samples: u64,
+    pub quick_cpu_samples: u64,
 }
 
 /// A study and its configurations.
@@ -209,6 +230,8 @@ pub struct ConfigInfo {
     pub engine_frames: FramePattern,
     /// What this configuration does differently from the reference mapping, or cannot do.
     pub notes: String,
+    /// The document a [`DatasetKind::Document`] configuration runs on; `None` for the others.
+    pub document: Option<corpus::DocumentRecord>,
 }
 
 impl ConfigInfo {
@@ -222,6 +245,8 @@ impl ConfigInfo {
 pub enum AnyCodec {
     Orders(Box<dyn Codec<Order>>),
     Samples(Box<dyn Codec<Vec<Sample>>>),
+    /// An engine that holds one document's value (see [`corpus::DocumentCodec`]).
+    Document(Box<dyn corpus::DocumentCodec>),
 }
 
 /// How a configuration builds its codec.
@@ -270,6 +295,8 @@ pub fn all() -> Vec<Study> {
         reflection::study(),
         corrupt::study(),
     ];
+    // The corpus study exists when documents were given (`corpus::register`).
+    all.extend(corpus::registered_study());
     #[cfg(feature = "testkit")]
     all.push(testkit::study());
     all

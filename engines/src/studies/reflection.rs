@@ -44,6 +44,7 @@ pub fn study() -> Study {
             baseline: Some("serde_json".into()),
             steps: STEPS.iter().map(|v| v.config_name().to_string()).collect(),
             hidden: false,
+            budget: None,
         },
         configs: configs(),
     }
@@ -69,6 +70,7 @@ fn info(
         operation: Operation::Serialize,
         engine_frames: FramePattern::builtin(engine_frames),
         notes: notes.into(),
+        document: None,
     }
 }
 

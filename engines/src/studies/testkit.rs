@@ -29,6 +29,7 @@ pub fn study() -> Study {
             baseline: None,
             steps: Vec::new(),
             hidden: true,
+            budget: None,
         },
         configs: configs(),
     }
@@ -177,6 +178,7 @@ fn info(config: &'static str, operation: Operation) -> ConfigInfo {
         operation,
         engine_frames: FramePattern::builtin("testkit|postcard"),
         notes: "a test double".into(),
+        document: None,
     }
 }
 

@@ -59,6 +59,9 @@ pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
         cwd.join(cache)
     };
     sides::check_cache(&cache)?;
+    // The corpus study's documents (`--corpus`) make its configurations, here and in the
+    // sides' workers (they come with the settings).
+    serprof_engines::studies::corpus::register(settings.corpus.clone());
     // The selection is checked before anything is built.
     let (_, _) = before_after::select(&args.run.studies, &args.run.configs)?;
     let parse =

@@ -48,6 +48,9 @@ pub fn encode(config: &str, order: Option<usize>) -> Result<ExitCode> {
             c.encode(sample_list(), &mut out)
                 .map_err(|e| anyhow::anyhow!("{config}: {e}"))?;
         }
+        AnyCodec::Document(_) => {
+            misuse!("{config} runs on a document of the corpus study; encode takes Order or Sample configurations")
+        }
     }
     std::io::stdout()
         .lock()
@@ -89,6 +92,11 @@ pub fn decode(config: &str, file: Option<&Path>) -> Result<ExitCode> {
                     AnyCodec::Samples(mut c) => c.decode(&mut input).map(|s| {
                         out = serde_json::to_vec(&s).unwrap_or_default();
                     }),
+                    AnyCodec::Document(_) => {
+                        return Err(format!(
+                            "{config} runs on a document of the corpus study; decode takes Order or Sample configurations"
+                        ))
+                    }
                 };
                 decoded.map(|()| out).map_err(|e| e.to_string())
             })

@@ -14,15 +14,25 @@ use crate::render::flame::{flame_svg, Kind};
 
 /// The measured loops' frames (`serprof::measure::workload::roundtrip_loop` and the others).
 fn loop_pattern() -> String {
-    use serprof_engines::studies::Operation;
-    let names: Vec<String> = [
-        Operation::RoundTrip,
-        Operation::Serialize,
-        Operation::Decode,
-    ]
-    .into_iter()
-    .map(|op| regex::escape(crate::measure::workload::loop_function(op)))
-    .collect();
+    use serprof_engines::studies::{DatasetKind, Operation};
+    let mut names: Vec<String> = Vec::new();
+    for dataset in [
+        DatasetKind::Orders,
+        DatasetKind::Samples,
+        DatasetKind::Document,
+    ] {
+        for op in [
+            Operation::RoundTrip,
+            Operation::Serialize,
+            Operation::Decode,
+            Operation::Parse,
+        ] {
+            let name = regex::escape(crate::measure::workload::loop_function(dataset, op));
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
     format!("^({})$", names.join("|"))
 }
 

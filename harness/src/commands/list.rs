@@ -1,12 +1,16 @@
 //! `serprof list`: studies and their configurations.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use serde_json::json;
 use serprof_engines::studies;
 
-pub fn run(json: bool) -> Result<ExitCode> {
+pub fn run(json: bool, corpus: &[PathBuf], corpus_max_mib: u64) -> Result<ExitCode> {
+    let documents = super::run::corpus_documents(corpus, corpus_max_mib)?;
+    let without_documents = documents.is_empty();
+    studies::corpus::register(documents);
     let configs = studies::configs();
     let visible: Vec<_> = studies::studies()
         .into_iter()
@@ -49,6 +53,12 @@ pub fn run(json: bool) -> Result<ExitCode> {
                 c.info.notes
             );
         }
+    }
+    if without_documents {
+        println!(
+            "{}: configurations per document; give --corpus PATH to list them",
+            studies::corpus::name()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -63,8 +63,15 @@ pub struct RunArgs {
     /// Address-space cap of a worker child in MiB (default 4096; 0 for none).
     #[arg(long, value_name = "MIB")]
     pub memory_cap: Option<u64>,
+    /// A JSON document for the corpus study, or a folder of them (every `.json` in it); repeat
+    /// to add more. Without --study, the corpus study runs only when documents are given.
+    #[arg(long = "corpus", value_name = "PATH")]
+    pub corpus: Vec<PathBuf>,
+    /// Largest document --corpus accepts, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = serprof_engines::studies::corpus::DEFAULT_MAX_MIB)]
+    pub corpus_max_mib: u64,
     /// Finish an interrupted run folder: measure only the configurations it is missing.
-    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["studies", "configs", "quick"])]
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["studies", "configs", "quick", "corpus"])]
     pub resume: Option<PathBuf>,
     /// Print the results as one JSON document on stdout.
     #[arg(long)]
@@ -121,16 +128,34 @@ impl RunArgs {
         if let Some(seed) = self.seed {
             s.seed = seed;
         }
+        s.corpus = corpus_documents(&self.corpus, self.corpus_max_mib)?;
         Ok(s)
     }
 }
 
+/// The documents of `--corpus` arguments, checked (JSON, size); a bad one is a one-line misuse
+/// naming the file (and, for invalid JSON, the byte).
+pub fn corpus_documents(
+    paths: &[PathBuf],
+    max_mib: u64,
+) -> Result<Vec<serprof_engines::studies::corpus::DocumentRecord>> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    if max_mib == 0 {
+        crate::misuse!("--corpus-max-mib must be at least 1");
+    }
+    serprof_engines::studies::corpus::load(paths, max_mib)
+        .map_err(|e| crate::error::misuse_err(e.to_string()))
+}
+
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
+    let settings = args.settings()?;
     let req = run::RunRequest {
         studies: args.studies.clone(),
         configs: args.configs.clone(),
         out: args.out.clone(),
-        settings: args.settings()?,
+        settings,
         cpu: crate::run::placement::CpuChoice::parse(args.cpu.as_deref())?,
         resume: args.resume.clone(),
         resume_child_timeout: args.child_timeout.map(|t| t.max(1)),

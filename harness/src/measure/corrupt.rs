@@ -95,7 +95,9 @@ fn decode_inputs(
 fn make_codec(config: &Config) -> Result<Box<dyn Codec<Order>>> {
     match config.codec().map_err(|e| anyhow!("{e}"))? {
         AnyCodec::Orders(codec) => Ok(codec),
-        AnyCodec::Samples(_) => bail!("the corrupt study decodes Orders only"),
+        AnyCodec::Samples(_) | AnyCodec::Document(_) => {
+            bail!("the corrupt study decodes Orders only")
+        }
     }
 }
 

@@ -118,10 +118,15 @@ pub struct WorkerReport {
     pub cpu: Option<CpuStats>,
     pub alloc: Option<AllocStats>,
     pub error: Option<String>,
+    /// Verification's findings that do not fail it (a corpus document's changed numbers).
+    #[serde(default)]
+    pub findings: Vec<String>,
 }
 
 /// Runs one recording of `config_name` and writes its report into `dir`.
 pub fn run(config_name: &str, recording: Recording, dir: &Path, settings: &Settings) -> Result<()> {
+    // The corpus study's configurations exist once its documents are registered.
+    serprof_engines::studies::corpus::register(settings.corpus.clone());
     let config = if recording == Recording::Instructions {
         // Every configuration's registry entry stays allocated: freeing all but the one chosen
         // would leave the heap in a state that depends on which one it is, and malloc's work in
@@ -154,6 +159,7 @@ pub fn run(config_name: &str, recording: Recording, dir: &Path, settings: &Setti
         report.verified = true;
         report.payload_bytes = Some(verified.payload_bytes);
         report.shares_references = verified.shares_references;
+        report.findings = verified.findings;
         match recording {
             Recording::Timing => {
                 let _span = tracing::info_span!("timing", config = config_name).entered();

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use serprof_engines::codec::{Codec, CodecError};
 use serprof_engines::dataset;
 use serprof_engines::model::{Order, Sample};
+use serprof_engines::studies::corpus::DocumentCodec;
 use serprof_engines::studies::{AnyCodec, Config, DatasetKind, Operation};
 
 /// What verification found.
@@ -20,6 +21,9 @@ pub struct Verified {
     pub payload_bytes: f64,
     /// Whether shared references survived (Orders only).
     pub shares_references: Option<bool>,
+    /// What verification found that does not fail it (a document's changed numbers, what its
+    /// engine does with duplicate keys).
+    pub findings: Vec<String>,
 }
 
 /// A value a study measures: how to describe a difference after a round trip.
@@ -178,6 +182,7 @@ impl<T: Value> Measured for Workload<T> {
         Ok(Verified {
             payload_bytes: total as f64 / self.data.len() as f64,
             shares_references: shares,
+            findings: Vec::new(),
         })
     }
 
@@ -185,7 +190,7 @@ impl<T: Value> Measured for Workload<T> {
         // Chosen once per call, outside the loop.
         let body = match self.operation {
             Operation::RoundTrip => roundtrip_loop::<T>,
-            Operation::Serialize | Operation::Decode => serialize_loop::<T>,
+            Operation::Serialize | Operation::Decode | Operation::Parse => serialize_loop::<T>,
         };
         body(
             self.codec.as_mut(),
@@ -201,12 +206,127 @@ impl<T: Value> Measured for Workload<T> {
     }
 }
 
-/// The measured loop function of `operation`, as valgrind names it (legacy demangling: no
+/// One document's engine, the operation, the payload it parses and the one reused buffer.
+pub struct DocumentWorkload {
+    codec: Box<dyn DocumentCodec>,
+    operation: Operation,
+    payload: Vec<u8>,
+    buf: Vec<u8>,
+}
+
+/// The parse loop: copy the payload into the reused buffer (in-place parsers rewrite it), parse
+/// it, drop the value.
+#[inline(never)]
+fn parse_loop(
+    codec: &mut dyn DocumentCodec,
+    payload: &[u8],
+    buf: &mut Vec<u8>,
+    n: u64,
+) -> Result<(), CodecError> {
+    document_cycle(codec, buf, n, |codec, buf| {
+        buf.extend_from_slice(payload);
+        codec.parse(black_box(buf.as_mut_slice()))
+    })
+}
+
+/// Runs `op(codec, buf)` `n` times on the cleared buffer (see [`cycle`]).
+#[inline(always)]
+fn document_cycle<F>(
+    codec: &mut dyn DocumentCodec,
+    buf: &mut Vec<u8>,
+    n: u64,
+    mut op: F,
+) -> Result<(), CodecError>
+where
+    F: FnMut(&mut dyn DocumentCodec, &mut Vec<u8>) -> Result<(), CodecError>,
+{
+    for _ in 0..n {
+        buf.clear();
+        op(&mut *codec, &mut *buf)?;
+    }
+    Ok(())
+}
+
+/// The document serialize loop: write the held value into the cleared buffer.
+#[inline(never)]
+fn document_serialize_loop(
+    codec: &mut dyn DocumentCodec,
+    _payload: &[u8],
+    buf: &mut Vec<u8>,
+    n: u64,
+) -> Result<(), CodecError> {
+    document_cycle(codec, buf, n, |codec, buf| {
+        codec.serialize(buf)?;
+        black_box(buf.as_slice());
+        Ok(())
+    })
+}
+
+/// The document round-trip loop: write the held value, parse what was written (in place).
+#[inline(never)]
+fn document_roundtrip_loop(
+    codec: &mut dyn DocumentCodec,
+    _payload: &[u8],
+    buf: &mut Vec<u8>,
+    n: u64,
+) -> Result<(), CodecError> {
+    document_cycle(codec, buf, n, |codec, buf| {
+        codec.serialize(buf)?;
+        codec.parse(black_box(buf.as_mut_slice()))
+    })
+}
+
+impl Measured for DocumentWorkload {
+    fn verify(&mut self) -> Result<Verified, String> {
+        let findings = self.codec.verify()?;
+        let mut out = Vec::new();
+        self.codec
+            .serialize(&mut out)
+            .map_err(|e| format!("serialize failed: {e}"))?;
+        // A parse reads its payload (the document as it is, or its transcoding); a serialize
+        // or round trip writes what the engine writes.
+        let bytes = match self.operation {
+            Operation::Parse | Operation::Decode => self.payload.len(),
+            Operation::Serialize | Operation::RoundTrip => out.len(),
+        };
+        Ok(Verified {
+            payload_bytes: bytes as f64,
+            shares_references: None,
+            findings,
+        })
+    }
+
+    fn run(&mut self, n: u64) -> Result<(), CodecError> {
+        let body = match self.operation {
+            Operation::Parse | Operation::Decode => parse_loop,
+            Operation::Serialize => document_serialize_loop,
+            Operation::RoundTrip => document_roundtrip_loop,
+        };
+        body(self.codec.as_mut(), &self.payload, &mut self.buf, n)
+    }
+
+    fn dataset_len(&self) -> usize {
+        1
+    }
+}
+
+/// The measured loop function of a configuration, as valgrind names it (legacy demangling: no
 /// generic arguments, so every instantiation is one function).
-pub fn loop_function(operation: Operation) -> &'static str {
-    match operation {
-        Operation::RoundTrip => "serprof::measure::workload::roundtrip_loop",
-        Operation::Serialize | Operation::Decode => "serprof::measure::workload::serialize_loop",
+pub fn loop_function(dataset: DatasetKind, operation: Operation) -> &'static str {
+    match (dataset, operation) {
+        (DatasetKind::Document, Operation::Parse | Operation::Decode) => {
+            "serprof::measure::workload::parse_loop"
+        }
+        (DatasetKind::Document, Operation::Serialize) => {
+            "serprof::measure::workload::document_serialize_loop"
+        }
+        (DatasetKind::Document, Operation::RoundTrip) => {
+            "serprof::measure::workload::document_roundtrip_loop"
+        }
+        (_, Operation::RoundTrip) => "serprof::measure::workload::roundtrip_loop",
+        (_, Operation::Serialize | Operation::Decode | Operation::Parse) => {
+            "serprof::measure::workload::serialize_loop"
+        }
     }
 }
 
@@ -219,6 +339,15 @@ pub fn workload(config: &Config) -> Result<Box<dyn Measured>, CodecError> {
         }
         (AnyCodec::Samples(c), DatasetKind::Samples) => {
             Box::new(Workload::new(c, dataset::samples(), op))
+        }
+        (AnyCodec::Document(codec), DatasetKind::Document) => {
+            let payload = codec.payload().to_vec();
+            Box::new(DocumentWorkload {
+                codec,
+                operation: op,
+                payload,
+                buf: Vec::new(),
+            })
         }
         _ => return Err(CodecError::Setup("codec and dataset do not match".into())),
     })

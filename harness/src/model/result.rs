@@ -5,6 +5,7 @@
 //! `#[serde(default)]`, so a `result.json` of an older serprof still reads.
 
 use serde::{Deserialize, Serialize};
+use serprof_engines::studies::corpus::DocumentRecord;
 use serprof_engines::studies::{ConfigInfo, DatasetKind, Format, Operation};
 
 use super::config_id::ConfigId;
@@ -129,6 +130,14 @@ pub struct ConfigResult {
     /// The `corrupt` study's outcomes of damaged inputs (absent for every other study).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub corrupt: Option<CorruptStats>,
+    /// The document of a corpus configuration (absent for every other study).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document: Option<DocumentRecord>,
+    /// What verification found without failing: numbers the engine changes (first path and
+    /// both values), what it does with duplicate keys. A configuration whose findings change
+    /// a number is timed, and marked in the tables.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<String>,
 }
 
 impl ConfigResult {
@@ -155,7 +164,22 @@ impl ConfigResult {
             warnings: Vec::new(),
             error: None,
             corrupt: None,
+            document: info.document.clone(),
+            findings: Vec::new(),
         }
+    }
+
+    /// Whether verification found that the engine changes numbers (the tables mark its time).
+    pub fn changes_numbers(&self) -> bool {
+        self.findings.iter().any(|f| f.contains(" changes "))
+    }
+
+    /// The document's JSON bytes per second of the median time, in MB/s (10^6 bytes), as
+    /// nativejson-benchmark counts it for both directions.
+    pub fn megabytes_per_second(&self) -> Option<f64> {
+        let bytes = self.document.as_ref()?.bytes as f64;
+        let ns = self.time_ns.as_ref()?.median;
+        (ns > 0.0).then(|| bytes / ns * 1e3)
     }
 
     /// `STUDY/CONFIG`.

@@ -3,6 +3,7 @@
 //! [`Settings::quick`].
 
 use serde::{Deserialize, Serialize};
+use serprof_engines::studies::corpus::DocumentRecord;
 
 /// Measurement settings of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -59,6 +60,12 @@ pub struct Settings {
     pub child_time_cap_s: u64,
     /// Address-space cap of a worker child, in MiB (`setrlimit(RLIMIT_AS)`). Default is 4096.
     pub memory_cap_mib: u64,
+    /// The corpus study's documents (`--corpus`): path, size and SHA-256 of each. Every worker
+    /// child gets them with the settings and registers them before it looks its configuration
+    /// up; `--resume` re-finds them here and refuses a document whose hash changed. Empty
+    /// without `--corpus`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub corpus: Vec<DocumentRecord>,
 }
 
 impl Settings {
@@ -83,6 +90,7 @@ impl Settings {
             alloc_min_ms: 500,
             child_time_cap_s: 300,
             memory_cap_mib: 4096,
+            corpus: Vec::new(),
         }
     }
 

@@ -2,6 +2,7 @@
 
 pub mod before_after;
 pub mod charts;
+pub mod corpus_table;
 pub mod corrupt_table;
 pub mod flame;
 pub mod pprof;

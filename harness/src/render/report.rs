@@ -267,6 +267,9 @@ fn study_section(out: &mut String, study: &StudyData) -> Result<()> {
     let _ = writeln!(out, "<p class=\"muted\">{}</p>", about.join(" "));
 
     report_table::write_table(out, study, reference.as_ref().map(|r| r.1));
+    if crate::render::table::has_documents(&results) {
+        crate::render::corpus_table::write_html(out, &results);
+    }
     let groups = report_table::groups(&study.rows);
     steps(out, study);
     charts_block(out, study, &groups)?;

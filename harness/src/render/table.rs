@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use serprof_engines::studies::{self, StudyKind};
+use serprof_engines::studies::{self, Operation, StudyKind};
 
 use crate::analyze::hotspots::short_name;
 use crate::model::stats::{median_interval, RatioStats};
@@ -160,6 +160,11 @@ pub fn render(results: &[ConfigResult]) -> String {
             key(a).total_cmp(&key(b))
         });
         let Some(first) = group.first() else { continue };
+        if has_documents(&group) {
+            // A study of documents: a section per document, in MB/s and time per operation.
+            out.push_str(&render_documents(&group));
+            continue;
+        }
         let (ratio_name, reference_ns) = reference(&group).unwrap_or(("ratio".into(), f64::NAN));
         let reference_row = group
             .iter()
@@ -309,6 +314,142 @@ pub fn render(results: &[ConfigResult]) -> String {
             for f in findings {
                 let _ = writeln!(out, "    {f}");
             }
+        }
+    }
+    out
+}
+
+// ---- The corpus study: a section per document. MB/s is the document's JSON bytes per second
+// for every operation and format (a MessagePack parse is counted by the JSON it stands for), as
+// nativejson-benchmark counts it. A time marked `*` belongs to an engine that changes numbers
+// (its findings say which, and where). ----
+
+/// The documents of `results`, in order of first appearance, with their results.
+pub fn by_document<'a>(results: &[&'a ConfigResult]) -> Vec<(String, Vec<&'a ConfigResult>)> {
+    let mut docs: Vec<(String, Vec<&ConfigResult>)> = Vec::new();
+    for r in results {
+        let Some(d) = &r.document else { continue };
+        match docs.iter_mut().find(|(name, _)| *name == d.name) {
+            Some((_, rs)) => rs.push(r),
+            None => docs.push((d.name.clone(), vec![r])),
+        }
+    }
+    docs
+}
+
+/// The part of a configuration's name after `DOC.OPERATION.` (`typed-sonic-rs`).
+pub fn variant(r: &ConfigResult) -> &str {
+    r.config.splitn(3, '.').nth(2).unwrap_or(&r.config)
+}
+
+const OPERATIONS: [Operation; 3] = [Operation::Parse, Operation::Serialize, Operation::RoundTrip];
+
+/// The parse, serialize and round-trip tables of one document's results (those it has).
+pub fn operation_tables<'a>(
+    results: &[&'a ConfigResult],
+) -> Vec<(Operation, Vec<&'a ConfigResult>)> {
+    OPERATIONS
+        .iter()
+        .map(|&op| (op, operation_rows(results, op)))
+        .filter(|(_, rows)| !rows.is_empty())
+        .collect()
+}
+
+/// Rows of one document and operation, fastest first.
+fn operation_rows<'a>(results: &[&'a ConfigResult], op: Operation) -> Vec<&'a ConfigResult> {
+    let mut rows: Vec<&ConfigResult> = results
+        .iter()
+        .copied()
+        .filter(|r| r.operation == op)
+        .collect();
+    let key = |r: &ConfigResult| r.time_ns.as_ref().map_or(f64::INFINITY, |t| t.median);
+    rows.sort_by(|a, b| key(a).total_cmp(&key(b)));
+    rows
+}
+
+pub fn mark(r: &ConfigResult) -> &'static str {
+    if r.changes_numbers() {
+        "*"
+    } else {
+        ""
+    }
+}
+
+/// The median time per operation, or `-`.
+pub fn median_text(r: &ConfigResult) -> String {
+    r.time_ns
+        .as_ref()
+        .map_or("-".into(), |t| format_ns(t.median))
+}
+
+/// Payload bytes, or `-`.
+pub fn payload_text(r: &ConfigResult) -> String {
+    r.payload_bytes.map_or("-".into(), |b| format!("{b:.0}"))
+}
+
+pub fn mbps(r: &ConfigResult) -> String {
+    r.megabytes_per_second()
+        .map_or("-".into(), |m| format!("{m:.0}"))
+}
+
+/// Whether any of `results` runs on a document.
+pub fn has_documents(results: &[&ConfigResult]) -> bool {
+    results.iter().any(|r| r.document.is_some())
+}
+
+/// The text tables, per document.
+pub fn render_documents(results: &[&ConfigResult]) -> String {
+    let mut out = String::new();
+    for (name, rs) in by_document(results) {
+        let d = rs[0].document.as_ref().expect("grouped by document");
+        let _ = writeln!(
+            out,
+            "\ncorpus document {name}: {} ({} bytes, SHA-256 {})",
+            d.path.display(),
+            d.bytes,
+            &d.sha256[..d.sha256.len().min(12)]
+        );
+        for (op, rows) in operation_tables(&rs) {
+            let _ = writeln!(
+                out,
+                "  {:<10} {:<24} {:>10} {:>8} {:>10} {:>10}",
+                op.as_str(),
+                "engine",
+                "time/op",
+                "MB/s",
+                "payload B",
+                "allocs/op"
+            );
+            for r in rows {
+                if let Some(e) = &r.error {
+                    let _ = writeln!(out, "  {:<10} {:<24} FAILED: {e}", "", variant(r));
+                    continue;
+                }
+                let time = median_text(r);
+                let _ = writeln!(
+                    out,
+                    "  {:<10} {:<24} {:>9}{:1} {:>8} {:>10} {:>10}",
+                    "",
+                    variant(r),
+                    time,
+                    mark(r),
+                    mbps(r),
+                    payload_text(r),
+                    r.alloc
+                        .as_ref()
+                        .map_or("-".into(), |a| format!("{:.0}", a.allocs_per_op)),
+                );
+            }
+        }
+        let mut findings: Vec<&str> = rs
+            .iter()
+            .flat_map(|r| r.findings.iter().map(String::as_str))
+            .filter(|f| f.contains(" changes "))
+            .collect();
+        findings.sort();
+        findings.dedup();
+        for f in findings {
+            let _ = writeln!(out, "  * {f}");
         }
     }
     out

@@ -164,20 +164,14 @@ pub fn measure(
             break;
         }
         let result = &mut results[u];
+        // A study's budget (the corpus study's) applies here as in a run.
+        let own = super::budgeted(&settings, unit.config);
         if result.error.is_none() {
-            super::profile_config(
-                unit.exec,
-                unit.config,
-                &unit.dir,
-                &settings,
-                &progress,
-                result,
-            );
+            super::profile_config(unit.exec, unit.config, &unit.dir, &own, &progress, result);
         }
         if let (None, Some(version)) = (&result.error, &valgrind) {
             progress.recording(&unit.label, "instructions (callgrind)");
-            match super::instructions::record(unit.exec, unit.config, &unit.dir, &settings, version)
-            {
+            match super::instructions::record(unit.exec, unit.config, &unit.dir, &own, version) {
                 Ok(Ok(stats)) => result.instructions = Some(stats),
                 Ok(Err(why)) => result.error = Some(why),
                 Err(e) => result.error = Some(crate::error::one_line(&e)),

@@ -117,7 +117,7 @@ pub fn instrumented(
     let info = serprof_engines::studies::find(&config.to_string())
         .with_context(|| format!("unknown configuration {config}"))?
         .info;
-    let loop_fn = crate::measure::workload::loop_function(info.operation);
+    let loop_fn = crate::measure::workload::loop_function(info.dataset, info.operation);
     let job = crate::measure::Job {
         config: config.to_string(),
         recording: Recording::Instructions,

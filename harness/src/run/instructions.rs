@@ -41,7 +41,7 @@ pub fn record(
         },
         Outcome::Crashed(why) => return Ok(Err(why)),
     };
-    let loop_fn = loop_function(config.info.operation);
+    let loop_fn = loop_function(config.info.dataset, config.info.operation);
     let stats = read_counts(
         dir,
         &config.info.name(),

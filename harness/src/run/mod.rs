@@ -85,6 +85,22 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
         executor::valgrind_version()?;
     }
     interrupt::install();
+    // The corpus study's documents: those of the resumed run (checked against their recorded
+    // hashes) or those of the request; registered, they make the study's configurations.
+    let corpus = match &req.resume {
+        Some(dir) => {
+            if !dir.is_dir() {
+                misuse!("--resume {}: not a folder", dir.display());
+            }
+            let manifest: RunManifest = read_json(&dir.join(layout::RUN_JSON))?;
+            if let Err(e) = studies::corpus::recheck(&manifest.settings.corpus) {
+                misuse!("--resume {}: {e}", dir.display());
+            }
+            manifest.settings.corpus
+        }
+        None => req.settings.corpus.clone(),
+    };
+    studies::corpus::register(corpus);
     let (run_dir, mut manifest, configs) = match &req.resume {
         Some(dir) => {
             let (run_dir, mut manifest, configs) = resume(dir)?;
@@ -102,6 +118,9 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
             let configs = plan::select(&req.studies, &req.configs)?;
             if configs.is_empty() {
                 misuse!("the selection holds no configuration");
+            }
+            if req.studies.is_empty() && !req.quiet {
+                eprintln!("serprof: {}", corpus_note(req.settings.corpus.len()));
             }
             let run_dir = layout::create_run_dir(&req.out)?;
             let mut settings = req.settings.clone();
@@ -165,6 +184,7 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
         let _span = tracing::info_span!("config", name = %config.info.name()).entered();
         let mut result = std::mem::replace(&mut timings[k], ConfigResult::new(&config.info));
         if result.error.is_none() {
+            let settings = budgeted(&settings, config);
             profile_config(exec, config, &dir, &settings, &progress, &mut result);
         }
         if let (None, Some(version)) = (&result.error, &valgrind) {
@@ -401,14 +421,23 @@ pub fn time_units(
         .map(|u| ConfigResult::new(&u.config.info))
         .collect();
     let mut processes: Vec<Vec<ProcessTiming>> = vec![Vec::new(); units.len()];
-    let total = rounds.len();
+    // A study's budget may give its configurations fewer rounds.
+    let own_rounds: Vec<usize> = units
+        .iter()
+        .map(|u| {
+            budgeted(settings, u.config)
+                .processes
+                .max(1)
+                .min(rounds.len())
+        })
+        .collect();
     for (round, order) in rounds.iter().enumerate() {
         for &i in order {
             if interrupt::interrupted() {
                 return results;
             }
             let result = &mut results[i];
-            if result.error.is_some() {
+            if result.error.is_some() || round >= own_rounds[i] {
                 continue;
             }
             let unit = &units[i];
@@ -418,7 +447,7 @@ pub fn time_units(
             }
             progress.recording(
                 &unit.label,
-                &format!("timing process {}/{total}", round + 1),
+                &format!("timing process {}/{}", round + 1, own_rounds[i]),
             );
             match unit.exec.record(
                 &config_id(unit.config),
@@ -431,6 +460,7 @@ pub fn time_units(
                     result.verified = r.verified;
                     result.payload_bytes = r.payload_bytes;
                     result.shares_references = r.shares_references;
+                    result.findings = r.findings;
                     result.error = r.error;
                     match r.timing {
                         Some(mut p) => {
@@ -454,6 +484,34 @@ pub fn time_units(
         }
     }
     results
+}
+
+/// The one line `serprof run` without `--study` says about the corpus study.
+pub fn corpus_note(documents: usize) -> String {
+    let study = studies::corpus::name();
+    if documents == 0 {
+        format!("the {study} study is left out: give --corpus PATH to include it")
+    } else {
+        format!("the {study} study is included: {documents} document(s) from --corpus")
+    }
+}
+
+/// The settings of one configuration: the run's, within its study's budget (fewer timing
+/// processes and CPU samples for a study of many configurations).
+pub fn budgeted(settings: &Settings, config: &Config) -> Settings {
+    let Some(b) = studies::find_info(&config.info.study).and_then(|s| s.budget) else {
+        return settings.clone();
+    };
+    let (processes, cpu_samples) = if settings.quick {
+        (b.quick_processes, b.quick_cpu_samples)
+    } else {
+        (b.processes, b.cpu_samples)
+    };
+    Settings {
+        processes: settings.processes.min(processes),
+        cpu_samples: settings.cpu_samples.min(cpu_samples),
+        ..settings.clone()
+    }
 }
 
 /// The order of each round: round r is a permutation of `0..n`, shuffled (Fisher-Yates) by a

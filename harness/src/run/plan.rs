@@ -15,6 +15,9 @@ use crate::misuse;
 pub fn select(study_names: &[String], globs: &[String]) -> Result<Vec<Config>> {
     let all_studies = studies::studies();
     for name in study_names {
+        if let Some(why) = studies::corpus::missing_reason(name) {
+            misuse!("--study {name}: {why}");
+        }
         if !all_studies.iter().any(|s| &s.name == name) {
             let valid: Vec<&str> = all_studies
                 .iter()

@@ -44,6 +44,9 @@ pub use self::base64::base64_decode;
 pub use self::error::ReadError;
 pub use self::options::{ByteArrayCodec, Options};
 pub use self::read::read_order;
+/// One string escape (`\n`, `\uXXXX` with its surrogate pair), shared with the corpus study's
+/// reference parser.
+pub use self::strings::parse_escape;
 pub use self::write::write_order;
 
 use crate::codec::{Codec, CodecError};

@@ -94,7 +94,7 @@ pub(super) fn write_str(out: &mut Vec<u8>, s: &str) {
 /// Decodes the escape whose backslash is at `input[at]` and returns the character and the index
 /// after the escape. A `\uXXXX` high surrogate must be followed by a `\uXXXX` low surrogate;
 /// lone surrogates are errors (they are not characters, and `String` cannot hold them).
-pub(super) fn parse_escape(input: &[u8], at: usize) -> Result<(char, usize), ReadError> {
+pub fn parse_escape(input: &[u8], at: usize) -> Result<(char, usize), ReadError> {
     let Some(&kind) = input.get(at + 1) else {
         return Err(truncated(input.len()));
     };

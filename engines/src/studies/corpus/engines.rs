@@ -1,0 +1,544 @@
+//! The corpus study's engines: each parses a document into its own value and serialises it back,
+//! behind one type-erased seam ([`DocumentCodec`]) that holds the value it serialises.
+//!
+//! Why not [`crate::codec::Codec<T>`]: its `decode` returns a `T` that cannot borrow the input,
+//! and a configuration has one `T` for every value of a fixed dataset. A document's engines each
+//! have their own value type (typed structs, three DOMs), and simd-json's borrowed value
+//! borrows the very buffer it parses. Here `parse` drops the value before it returns, so the
+//! borrowed value fits; it cannot be the value that `serialize` holds (it would borrow the
+//! codec's own payload), so simd-json's borrowed value has a parse configuration only.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::reference::{self, RefValue};
+use crate::codec::CodecError;
+
+/// One engine holding one document's value: what the corpus configurations time.
+pub trait DocumentCodec: Send {
+    /// What `parse` reads: the document's JSON, or its transcoding (MessagePack, CBOR).
+    fn payload(&self) -> &[u8];
+    /// Parses `input` (a fresh copy of a payload: in-place parsers rewrite it) and drops the
+    /// value.
+    fn parse(&mut self, input: &mut [u8]) -> Result<(), CodecError>;
+    /// Serialises the held value into `out` (cleared by the caller).
+    fn serialize(&mut self, out: &mut Vec<u8>) -> Result<(), CodecError>;
+    /// Checks the engine against the reference before anything is timed: findings (numbers it
+    /// changes, what it does with duplicate keys), or why it fails.
+    fn verify(&mut self) -> Result<Vec<String>, String>;
+}
+
+/// One engine: its value type, how it parses and serialises.
+pub trait Engine: Send + 'static {
+    type Value: Serialize + Send + 'static;
+    /// Whether the payload is JSON (else a binary transcoding of a serde_json DOM).
+    const JSON: bool = true;
+    fn parse(&mut self, input: &mut [u8]) -> Result<Self::Value, CodecError>;
+    fn serialize(&mut self, value: &Self::Value, out: &mut Vec<u8>) -> Result<(), CodecError>;
+    /// The held value and the payload, from the document's JSON.
+    fn prepare(&mut self, json: &[u8]) -> Result<(Self::Value, Vec<u8>), CodecError> {
+        let value = self.parse(&mut json.to_vec())?;
+        Ok((value, json.to_vec()))
+    }
+}
+
+/// An engine with its held value, its payload and the reference of the document.
+pub struct Prepared<E: Engine> {
+    engine: E,
+    value: E::Value,
+    payload: Vec<u8>,
+    reference: RefValue,
+    /// What the engine does with duplicate keys (`None` for a transcoding: its parse of the
+    /// JSON is serde_json's).
+    duplicates: Option<String>,
+}
+
+impl<E: Engine> Prepared<E> {
+    /// `duplicates`: the finding of [`duplicate_keys`], for this engine's value type or, for a
+    /// typed model, for the same engine on [`Probe`].
+    pub fn new(
+        mut engine: E,
+        json: &[u8],
+        reference: RefValue,
+        duplicates: Option<String>,
+    ) -> Result<Self, CodecError> {
+        let (value, payload) = engine.prepare(json).map_err(|e| {
+            CodecError::Setup(format!("the engine does not take the document: {e}"))
+        })?;
+        Ok(Prepared {
+            engine,
+            value,
+            payload,
+            reference,
+            duplicates,
+        })
+    }
+}
+
+fn to_value(v: &impl Serialize) -> Result<serde_json::Value, String> {
+    serde_json::to_value(v).map_err(|e| format!("the engine's value does not convert: {e}"))
+}
+
+/// The document with one key twice, for the duplicate-key finding.
+const DUPLICATE_PROBE: &[u8] = br#"{"k":1,"k":2}"#;
+
+impl<E: Engine> DocumentCodec for Prepared<E> {
+    fn payload(&self) -> &[u8] {
+        &self.payload
+    }
+
+    fn parse(&mut self, input: &mut [u8]) -> Result<(), CodecError> {
+        let v = self.engine.parse(input)?;
+        drop(std::hint::black_box(v));
+        Ok(())
+    }
+
+    fn serialize(&mut self, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        self.engine.serialize(&self.value, out)
+    }
+
+    fn verify(&mut self) -> Result<Vec<String>, String> {
+        let mut findings = Vec::new();
+        // 1. The held value (the engine's parse of the document; for a transcoding, serde_json's
+        //    DOM) against the reference.
+        let held = to_value(&self.value)?;
+        let c = reference::compare(&self.reference, &held);
+        if let Some(m) = c.mismatch {
+            return Err(format!("the parse differs from the reference {m}"));
+        }
+        findings.extend(c.finding().map(|f| format!("parse {f}")));
+        // 2. Parsing the payload gives the held value again.
+        let again = self
+            .engine
+            .parse(&mut self.payload.clone())
+            .map_err(|e| format!("the payload does not parse: {e}"))?;
+        let c = reference::compare_values(&held, &to_value(&again)?);
+        if let Some(m) = c.mismatch {
+            return Err(format!("parsing the payload gives another value {m}"));
+        }
+        findings.extend(
+            c.finding()
+                .map(|f| format!("parsing the payload again {f}")),
+        );
+        // 3. What the engine writes reads back (with the reference) to what it held, and its
+        //    own parse of it gives the value back.
+        let mut out = Vec::new();
+        self.engine
+            .serialize(&self.value, &mut out)
+            .map_err(|e| format!("serialize failed: {e}"))?;
+        if E::JSON {
+            let r = reference::parse(&out)
+                .map_err(|e| format!("the engine writes invalid JSON: {e}"))?;
+            let c = reference::compare(&r, &held);
+            if let Some(m) = c.mismatch {
+                return Err(format!("the written document differs {m}"));
+            }
+            findings.extend(c.finding().map(|f| format!("writing {f}")));
+        }
+        let back = self
+            .engine
+            .parse(&mut out)
+            .map_err(|e| format!("the written document does not parse back: {e}"))?;
+        let c = reference::compare_values(&held, &to_value(&back)?);
+        if let Some(m) = c.mismatch {
+            return Err(format!("the round trip does not give the value back {m}"));
+        }
+        findings.extend(c.finding().map(|f| format!("the round trip {f}")));
+        // 4. Duplicate keys.
+        findings.extend(self.duplicates.clone());
+        Ok(findings)
+    }
+}
+
+/// What `engine` does with `{"k":1,"k":2}`, read from what it writes back.
+pub fn duplicate_keys<E: Engine>(mut engine: E) -> String {
+    {
+        let written = engine.parse(&mut DUPLICATE_PROBE.to_vec()).and_then(|v| {
+            let mut out = Vec::new();
+            engine.serialize(&v, &mut out).map(|()| out)
+        });
+        duplicate_finding(written)
+    }
+}
+
+/// The duplicate-key finding from what an engine wrote back after parsing the probe.
+fn duplicate_finding(written: Result<Vec<u8>, CodecError>) -> String {
+    let what = match written {
+        // Engine messages can span lines (sonic-rs draws a caret under the input).
+        Err(e) => format!(
+            "rejects them ({})",
+            e.to_string().lines().next().unwrap_or("")
+        ),
+        Ok(out) => match out.as_slice() {
+            br#"{"k":1}"# => "keeps the first".to_string(),
+            br#"{"k":2}"# => "keeps the last".to_string(),
+            br#"{"k":1,"k":2}"# => "keeps both".to_string(),
+            other => format!("gives {}", String::from_utf8_lossy(other)),
+        },
+    };
+    format!(
+        "duplicate keys: {} {what}",
+        String::from_utf8_lossy(DUPLICATE_PROBE)
+    )
+}
+
+/// The typed model of the duplicate-key probe.
+#[derive(Debug, serde::Deserialize, serde::Serialize)]
+pub struct Probe {
+    pub k: u64,
+}
+
+// ---- The engines. ----
+
+/// Declares an engine over typed values `T` that keeps no state.
+macro_rules! stateless_typed_engine {
+    ($(#[$doc:meta] $name:ident),* $(,)?) => {$(
+        #[$doc]
+        pub struct $name<T>(std::marker::PhantomData<fn() -> T>);
+        impl<T> Default for $name<T> {
+            fn default() -> Self {
+                Self(std::marker::PhantomData)
+            }
+        }
+    )*};
+}
+stateless_typed_engine!(
+    /// serde_json `from_slice`.
+    SerdeJsonSlice,
+    /// serde_json `from_str` (after `std::str::from_utf8`, as a caller holding bytes must).
+    SerdeJsonStr,
+    /// sonic-rs `from_slice` (validates UTF-8) and `to_writer`.
+    SonicRs,
+);
+
+/// simd-json's serde deserializer (in place, reused buffers) and `to_writer`.
+pub struct SimdSerde<T> {
+    buffers: simd_json::Buffers,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T> Default for SimdSerde<T> {
+    fn default() -> Self {
+        SimdSerde {
+            buffers: simd_json::Buffers::default(),
+            _t: std::marker::PhantomData,
+        }
+    }
+}
+
+fn serde_json_write<T: Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+    serde_json::to_writer(out, value).map_err(CodecError::encode)
+}
+
+/// A serde_json error with its byte offset in `input` (serde_json gives line and column).
+fn serde_json_error(e: serde_json::Error, input: &[u8]) -> CodecError {
+    let mut line = 1;
+    let mut offset = 0;
+    for (i, &b) in input.iter().enumerate() {
+        if line == e.line() {
+            offset = i;
+            break;
+        }
+        if b == b'\n' {
+            line += 1;
+        }
+    }
+    CodecError::DecodeAt {
+        offset: offset + e.column().saturating_sub(1),
+        message: e.to_string(),
+    }
+}
+
+impl<T: Serialize + DeserializeOwned + Send + 'static> Engine for SerdeJsonSlice<T> {
+    type Value = T;
+    fn parse(&mut self, input: &mut [u8]) -> Result<T, CodecError> {
+        serde_json::from_slice(input).map_err(|e| serde_json_error(e, input))
+    }
+    fn serialize(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        serde_json_write(value, out)
+    }
+}
+
+impl<T: Serialize + DeserializeOwned + Send + 'static> Engine for SerdeJsonStr<T> {
+    type Value = T;
+    fn parse(&mut self, input: &mut [u8]) -> Result<T, CodecError> {
+        let text = std::str::from_utf8(input).map_err(|e| CodecError::DecodeAt {
+            offset: e.valid_up_to(),
+            message: "invalid UTF-8".into(),
+        })?;
+        serde_json::from_str(text).map_err(|e| serde_json_error(e, input))
+    }
+    fn serialize(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        serde_json_write(value, out)
+    }
+}
+
+impl<T: Serialize + DeserializeOwned + Send + 'static> Engine for SonicRs<T> {
+    type Value = T;
+    fn parse(&mut self, input: &mut [u8]) -> Result<T, CodecError> {
+        sonic_rs::from_slice(input).map_err(CodecError::decode)
+    }
+    fn serialize(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        sonic_rs::to_writer(out, value).map_err(CodecError::encode)
+    }
+}
+
+impl<T: Serialize + DeserializeOwned + Send + 'static> Engine for SimdSerde<T> {
+    type Value = T;
+    fn parse(&mut self, input: &mut [u8]) -> Result<T, CodecError> {
+        simd_json::serde::from_slice_with_buffers(input, &mut self.buffers)
+            .map_err(CodecError::decode)
+    }
+    fn serialize(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        simd_json::to_writer(out, value).map_err(CodecError::encode)
+    }
+}
+
+/// sonic-rs's own DOM, `sonic_rs::Value` (an arena-backed tree).
+#[derive(Default)]
+pub struct SonicDom;
+
+impl Engine for SonicDom {
+    type Value = sonic_rs::Value;
+    fn parse(&mut self, input: &mut [u8]) -> Result<sonic_rs::Value, CodecError> {
+        sonic_rs::from_slice(input).map_err(CodecError::decode)
+    }
+    fn serialize(&mut self, value: &sonic_rs::Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        sonic_rs::to_writer(out, value).map_err(CodecError::encode)
+    }
+}
+
+/// simd-json's owned value (`simd_json::OwnedValue`), written by its own writer.
+#[derive(Default)]
+pub struct SimdOwned {
+    buffers: simd_json::Buffers,
+}
+
+impl Engine for SimdOwned {
+    type Value = simd_json::OwnedValue;
+    fn parse(&mut self, input: &mut [u8]) -> Result<simd_json::OwnedValue, CodecError> {
+        simd_json::to_owned_value_with_buffers(input, &mut self.buffers).map_err(CodecError::decode)
+    }
+    fn serialize(
+        &mut self,
+        value: &simd_json::OwnedValue,
+        out: &mut Vec<u8>,
+    ) -> Result<(), CodecError> {
+        use simd_json::prelude::Writable;
+        value.write(out).map_err(CodecError::encode)
+    }
+}
+
+/// simd-json's borrowed value: parse only (see the module's docs). It is checked like the
+/// others through an owned copy of what it parsed.
+#[derive(Default)]
+pub struct SimdBorrowed {
+    buffers: simd_json::Buffers,
+}
+
+impl SimdBorrowed {
+    /// Parses `input` into a borrowed value and hands it to `f` before the borrow ends.
+    fn with<R>(
+        &mut self,
+        input: &mut [u8],
+        f: impl FnOnce(simd_json::BorrowedValue<'_>) -> R,
+    ) -> Result<R, CodecError> {
+        let v = simd_json::to_borrowed_value_with_buffers(input, &mut self.buffers)
+            .map_err(CodecError::decode)?;
+        Ok(f(v))
+    }
+}
+
+/// The borrowed DOM's seam: parse drops the borrowed value; the held value (for verification
+/// and the duplicate-key probe) is an owned copy of a borrowed parse.
+pub struct BorrowedCodec {
+    inner: Prepared<BorrowedOwnedCopy>,
+}
+
+/// [`SimdBorrowed`] whose `parse` gives an owned copy (verification only; the timed parse is
+/// [`BorrowedCodec::parse`]).
+#[derive(Default)]
+pub struct BorrowedOwnedCopy(SimdBorrowed);
+
+impl Engine for BorrowedOwnedCopy {
+    type Value = simd_json::OwnedValue;
+    fn parse(&mut self, input: &mut [u8]) -> Result<simd_json::OwnedValue, CodecError> {
+        self.0.with(input, |v| simd_json::OwnedValue::from(v))
+    }
+    fn serialize(
+        &mut self,
+        value: &simd_json::OwnedValue,
+        out: &mut Vec<u8>,
+    ) -> Result<(), CodecError> {
+        use simd_json::prelude::Writable;
+        value.write(out).map_err(CodecError::encode)
+    }
+}
+
+impl BorrowedCodec {
+    pub fn new(json: &[u8], reference: RefValue) -> Result<BorrowedCodec, CodecError> {
+        // The borrowed value itself, written by its own writer (an owned copy would be a map
+        // built anew).
+        let mut probe = SimdBorrowed::default();
+        let duplicates = duplicate_finding(probe.with(&mut DUPLICATE_PROBE.to_vec(), |v| {
+            use simd_json::prelude::Writable;
+            v.encode().into_bytes()
+        }));
+        Ok(BorrowedCodec {
+            inner: Prepared::new(
+                BorrowedOwnedCopy::default(),
+                json,
+                reference,
+                Some(duplicates),
+            )?,
+        })
+    }
+}
+
+impl DocumentCodec for BorrowedCodec {
+    fn payload(&self) -> &[u8] {
+        self.inner.payload()
+    }
+    fn parse(&mut self, input: &mut [u8]) -> Result<(), CodecError> {
+        self.inner
+            .engine
+            .0
+            .with(input, |v| drop(std::hint::black_box(v)))
+    }
+    fn serialize(&mut self, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        self.inner.serialize(out)
+    }
+    fn verify(&mut self) -> Result<Vec<String>, String> {
+        self.inner.verify()
+    }
+}
+
+/// serde_json's DOM, `serde_json::Value`.
+#[derive(Default)]
+pub struct SerdeJsonDom;
+
+impl Engine for SerdeJsonDom {
+    type Value = serde_json::Value;
+    fn parse(&mut self, input: &mut [u8]) -> Result<serde_json::Value, CodecError> {
+        serde_json::from_slice(input).map_err(|e| serde_json_error(e, input))
+    }
+    fn serialize(
+        &mut self,
+        value: &serde_json::Value,
+        out: &mut Vec<u8>,
+    ) -> Result<(), CodecError> {
+        serde_json_write(value, out)
+    }
+}
+
+/// serde_json's DOM transcoded to MessagePack by rmp-serde (maps with their keys).
+#[derive(Default)]
+pub struct RmpDom;
+
+/// serde_json's DOM transcoded to CBOR by ciborium.
+#[derive(Default)]
+pub struct CborDom;
+
+/// The held value and payload of a transcoding: serde_json's DOM of the document, encoded.
+fn transcode<E: Engine<Value = serde_json::Value>>(
+    engine: &mut E,
+    json: &[u8],
+) -> Result<(serde_json::Value, Vec<u8>), CodecError> {
+    let value: serde_json::Value =
+        serde_json::from_slice(json).map_err(|e| serde_json_error(e, json))?;
+    let mut payload = Vec::new();
+    engine.serialize(&value, &mut payload)?;
+    Ok((value, payload))
+}
+
+impl Engine for RmpDom {
+    type Value = serde_json::Value;
+    const JSON: bool = false;
+    fn parse(&mut self, input: &mut [u8]) -> Result<serde_json::Value, CodecError> {
+        rmp_serde::from_slice(input).map_err(CodecError::decode)
+    }
+    fn serialize(
+        &mut self,
+        value: &serde_json::Value,
+        out: &mut Vec<u8>,
+    ) -> Result<(), CodecError> {
+        rmp_serde::encode::write_named(out, value).map_err(CodecError::encode)
+    }
+    fn prepare(&mut self, json: &[u8]) -> Result<(serde_json::Value, Vec<u8>), CodecError> {
+        transcode(self, json)
+    }
+}
+
+impl Engine for CborDom {
+    type Value = serde_json::Value;
+    const JSON: bool = false;
+    fn parse(&mut self, input: &mut [u8]) -> Result<serde_json::Value, CodecError> {
+        ciborium::from_reader(&input[..]).map_err(CodecError::decode)
+    }
+    fn serialize(
+        &mut self,
+        value: &serde_json::Value,
+        out: &mut Vec<u8>,
+    ) -> Result<(), CodecError> {
+        ciborium::into_writer(value, out).map_err(CodecError::encode)
+    }
+    fn prepare(&mut self, json: &[u8]) -> Result<(serde_json::Value, Vec<u8>), CodecError> {
+        transcode(self, json)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &[u8] = br#"{"a":[1,-2,3.25,1e300],"s":"x\"\u00e9","o":{"n":null,"t":true}}"#;
+
+    fn check<E: Engine + Default>(engine: E) -> Vec<String> {
+        let r = reference::parse(DOC).unwrap();
+        let dup = E::JSON.then(|| duplicate_keys(E::default()));
+        let mut p = Prepared::new(engine, DOC, r, dup).unwrap();
+        let mut out = Vec::new();
+        p.serialize(&mut out).unwrap();
+        p.parse(&mut p.payload().to_vec()).unwrap();
+        p.verify().unwrap()
+    }
+
+    #[test]
+    fn every_dom_verifies_on_a_small_document() {
+        for findings in [
+            check(SerdeJsonDom),
+            check(SonicDom),
+            check(SimdOwned::default()),
+            check(BorrowedOwnedCopy::default()),
+        ] {
+            assert_eq!(findings.len(), 1, "{findings:?}");
+            assert!(findings[0].starts_with("duplicate keys"), "{findings:?}");
+        }
+        assert!(check(RmpDom).is_empty());
+        assert!(check(CborDom).is_empty());
+    }
+
+    #[test]
+    fn typed_engines_reject_or_keep_duplicates() {
+        let r = reference::parse(br#"{"k":7}"#).unwrap();
+        let dup = duplicate_keys(SerdeJsonSlice::<Probe>::default());
+        let mut p = Prepared::new(
+            SerdeJsonSlice::<Probe>::default(),
+            br#"{"k":7}"#,
+            r,
+            Some(dup),
+        )
+        .unwrap();
+        let f = p.verify().unwrap();
+        assert!(f[0].contains("rejects"), "{f:?}");
+    }
+
+    #[test]
+    fn a_wrong_shape_fails_verification() {
+        // A typed model that drops a field gives a value that differs from the reference.
+        let doc = br#"{"k":7,"extra":1}"#;
+        let r = reference::parse(doc).unwrap();
+        let mut p = Prepared::new(SerdeJsonSlice::<Probe>::default(), doc, r, None).unwrap();
+        assert!(p.verify().unwrap_err().contains("keys"));
+    }
+}
