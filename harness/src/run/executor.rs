@@ -127,6 +127,15 @@ pub fn instrumented(
     for old in callgrind_dumps(dir) {
         let _ = std::fs::remove_file(old);
     }
+    // The binary under a fixed name in the child's folder: its path is on the child's stack
+    // (argv[0], AT_EXECFN), and its length would move the counts.
+    let link = dir.join(INSTRUMENTED_EXE);
+    let _ = std::fs::remove_file(&link);
+    let target = exe
+        .canonicalize()
+        .with_context(|| format!("cannot resolve {}", exe.display()))?;
+    std::os::unix::fs::symlink(&target, &link)
+        .with_context(|| format!("cannot link {}", link.display()))?;
     let mut cmd = Command::new("valgrind");
     cmd.env_clear()
         .current_dir(dir)
@@ -143,13 +152,56 @@ pub fn instrumented(
         // inlined code is attributed to the inlined function's file and line through `fi=`).
         // Per instruction addresses (`--dump-instr=yes`) are not needed for lines.
         .arg("--dump-line=yes")
-        .arg(exe)
+        .arg(format!("./{INSTRUMENTED_EXE}"))
         .arg("__worker")
         .arg("--protocol")
         .arg(PROTOCOL.to_string())
         .arg("--job")
         .arg(crate::layout::INSTRUCTIONS_JOB);
     Ok(cmd)
+}
+
+/// The name of the instrumented binary's link in the child's folder.
+const INSTRUMENTED_EXE: &str = "serprof";
+
+/// A fresh folder for one instrumented child, whose path has the same length on every call:
+/// `$TMPDIR/serprof-callgrind-XXXXXXXX`. Measured here, the counts of one binary moved with the
+/// length of the child's working folder (bytes/serde_json-base64: 129,583,848 instructions in
+/// folders of up to 35 characters, 129,571,466 from 36 on, repeatably: valgrind's own
+/// allocations for the path move where the client's memory lands, and memset/memcpy cost
+/// depends on alignment), so the child never runs in the run folder itself.
+pub fn instrumented_scratch() -> Result<PathBuf> {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let base = std::env::temp_dir();
+    for _ in 0..1000 {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let tag = std::process::id().wrapping_mul(0x9E37_79B9).wrapping_add(n);
+        let dir = base.join(format!("serprof-callgrind-{tag:08x}"));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => anyhow::bail!("cannot create {}: {e}", dir.display()),
+        }
+    }
+    anyhow::bail!("cannot create a scratch folder in {}", base.display())
+}
+
+/// Moves the files an instrumented child left in `scratch` into `dir` and removes `scratch`.
+fn collect_scratch(scratch: &Path, dir: &Path) -> Result<()> {
+    for e in std::fs::read_dir(scratch)?.flatten() {
+        let from = e.path();
+        if e.file_name() == INSTRUMENTED_EXE {
+            continue;
+        }
+        let to = dir.join(e.file_name());
+        if std::fs::rename(&from, &to).is_err() {
+            std::fs::copy(&from, &to)
+                .with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;
+        }
+    }
+    let _ = std::fs::remove_dir_all(scratch);
+    Ok(())
 }
 
 /// The callgrind dumps in `dir` (`.callgrind.out`, `.callgrind.out.1`, ...).
@@ -199,8 +251,14 @@ impl Executor for ChildProcesses {
             cpu: settings.pin_cpu,
         };
         let mut cmd;
+        let mut scratch = None;
         if recording == Recording::Instructions {
-            cmd = instrumented(&self.exe, config, dir, settings)?;
+            for old in callgrind_dumps(dir) {
+                let _ = std::fs::remove_file(old);
+            }
+            let folder = instrumented_scratch()?;
+            cmd = instrumented(&self.exe, config, &folder, settings)?;
+            scratch = Some(folder);
             // valgrind's own heap and translation cache need room beyond the program's.
             if limits.address_space > 0 {
                 limits.address_space = limits
@@ -222,8 +280,13 @@ impl Executor for ChildProcesses {
                 .arg(serde_json::to_string(settings)?);
         }
         cmd.stdout(Stdio::null());
-        let ended = Guarded::spawn(cmd, limits)?
-            .wait_capped(Duration::from_secs(settings.child_time_cap_s.max(1)))?;
+        let ended = Guarded::spawn(cmd, limits).and_then(|child| {
+            child.wait_capped(Duration::from_secs(settings.child_time_cap_s.max(1)))
+        });
+        if let Some(folder) = &scratch {
+            collect_scratch(folder, dir)?;
+        }
+        let ended = ended?;
         let what = recording.as_str();
         let last = ended.stderr.suffix();
         if let Verdict::Exited(_) = ended.verdict {
