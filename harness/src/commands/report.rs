@@ -1,6 +1,7 @@
 //! `serprof report RUN_DIR`: rewrites `RUN_DIR/report.html` from the run's files (after a
 //! `serprof compare` added diff flame graphs, or after a newer serprof learnt to show more)
-//! and prints its path.
+//! and prints its path. Given a before-after folder, it rewrites `before-after.html` and
+//! `before-after.txt` from `before-after.json`.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -17,6 +18,18 @@ pub fn run(run_dir: &Path) -> Result<ExitCode> {
             "{} is not a run folder (give a folder like snapshots/latest)",
             run_dir.display()
         );
+    }
+    // A before-after folder: its page and table again, from its record.
+    let record_file = run_dir.join(crate::layout::BEFORE_AFTER_JSON);
+    if record_file.is_file() {
+        let record: crate::analyze::before_after::BeforeAfterRecord =
+            crate::layout::read_json(&record_file)?;
+        let dir = run_dir
+            .canonicalize()
+            .map_err(|e| crate::error::misuse_err(format!("{}: {e}", run_dir.display())))?;
+        let page = crate::run::before_after::write_views(&record, &dir)?;
+        println!("{}", page.display());
+        return Ok(ExitCode::SUCCESS);
     }
     if !run_dir.join(crate::layout::RUN_JSON).is_file() {
         misuse!(

@@ -161,6 +161,42 @@ fn verdict_badge(v: Verdict) -> &'static str {
     }
 }
 
+/// The table of every configuration's flame graphs: the differential ones and each side's.
+fn flame_links(out: &mut String, r: &BeforeAfterRecord, dir: &Path) {
+    out.push_str("<h3>Flame graphs</h3>\n<div class=\"table-wrap\"><table>\n<thead><tr><th class=\"name\">configuration</th><th class=\"name\">differential</th><th class=\"name\">before</th><th class=\"name\">after</th></tr></thead>\n<tbody>\n");
+    for row in &r.rows {
+        let c = &row.comparison;
+        let _ = write!(
+            out,
+            "<tr><th class=\"name\">{}</th><td class=\"text\">",
+            esc(&row.config)
+        );
+        let diffs = [
+            (&c.diff_svg, "cpu"),
+            (&c.diff_reverse_svg, "cpu (reverse)"),
+            (&c.instructions_diff_svg, "instructions"),
+        ];
+        for (file, text) in diffs {
+            link(out, file.as_deref().and_then(|p| rel(dir, p)), text);
+        }
+        for run in [&r.before_run, &r.after_run] {
+            out.push_str("</td><td class=\"text\">");
+            let base = rel(dir, run).map(|p| format!("{p}/{}", row.config));
+            for (file, text) in [
+                (layout::CPU_SVG, "cpu"),
+                (layout::ALLOC_SVG, "alloc"),
+                (layout::INSTRUCTIONS_SVG, "instructions"),
+            ] {
+                if Path::new(run).join(&row.config).join(file).is_file() {
+                    link(out, base.as_ref().map(|b| format!("{b}/{file}")), text);
+                }
+            }
+        }
+        out.push_str("</td></tr>\n");
+    }
+    out.push_str("</tbody></table></div>\n");
+}
+
 /// The page, with links relative to `dir` (the before-after folder).
 pub fn page(r: &BeforeAfterRecord, dir: &Path) -> String {
     let mut out = String::with_capacity(32 * 1024);
@@ -202,7 +238,7 @@ pub fn page(r: &BeforeAfterRecord, dir: &Path) -> String {
         out.push_str("</dd>\n");
     }
     out.push_str("</dl>\n");
-    out.push_str("<div class=\"table-wrap\"><table>\n<thead><tr><th class=\"name\">configuration</th><th>before</th><th>after</th><th>after/before [95% CI]</th><th>verdict</th><th>instructions/op</th><th>payload Δ</th><th>bytes/op Δ</th><th class=\"name\">flame graphs</th></tr></thead>\n<tbody>\n");
+    out.push_str("<div class=\"table-wrap\"><table>\n<thead><tr><th class=\"name\">configuration</th><th>before</th><th>after</th><th>after/before [95% CI]</th><th>verdict</th><th>instructions/op</th><th>payload Δ</th><th>bytes/op Δ</th></tr></thead>\n<tbody>\n");
     for row in &r.rows {
         let c = &row.comparison;
         let (b, a) = match &c.time {
@@ -216,7 +252,7 @@ pub fn page(r: &BeforeAfterRecord, dir: &Path) -> String {
             };
         let _ = write!(
             out,
-            "<tr id=\"{}\"><th class=\"name\">{}</th><td>{}</td><td>{}</td><td>{}</td><td><span class=\"{}\">{}</span></td><td>{}</td><td>{}</td><td>{}</td><td class=\"text\">",
+            "<tr id=\"{}\"><th class=\"name\">{}</th><td>{}</td><td>{}</td><td>{}</td><td><span class=\"{}\">{}</span></td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
             esc(&row.config),
             esc(&row.config),
             esc(&b),
@@ -228,37 +264,9 @@ pub fn page(r: &BeforeAfterRecord, dir: &Path) -> String {
             pct(&c.payload_bytes),
             pct(&c.bytes_per_op)
         );
-        link(
-            &mut out,
-            c.diff_svg.as_deref().and_then(|p| rel(dir, p)),
-            "cpu diff",
-        );
-        link(
-            &mut out,
-            c.diff_reverse_svg.as_deref().and_then(|p| rel(dir, p)),
-            "cpu diff (reverse)",
-        );
-        link(
-            &mut out,
-            c.instructions_diff_svg.as_deref().and_then(|p| rel(dir, p)),
-            "instructions diff",
-        );
-        for (side, run) in [("before", &r.before_run), ("after", &r.after_run)] {
-            let base = rel(dir, run).map(|p| format!("{p}/{}", row.config));
-            for file in [layout::CPU_SVG, layout::ALLOC_SVG, layout::INSTRUCTIONS_SVG] {
-                let exists = Path::new(run).join(&row.config).join(file).is_file();
-                if exists {
-                    link(
-                        &mut out,
-                        base.as_ref().map(|b| format!("{b}/{file}")),
-                        &format!("{side} {file}"),
-                    );
-                }
-            }
-        }
-        out.push_str("</td></tr>\n");
     }
     out.push_str("</tbody></table></div>\n");
+    flame_links(&mut out, r, dir);
     for row in &r.rows {
         let moved = row.instruction_moves();
         if moved.is_empty() && row.cpu_alarms.is_empty() && row.comparison.notes.is_empty() {

@@ -261,16 +261,24 @@ pub fn measure(
         notes,
     };
     write_json(&dir.join(layout::BEFORE_AFTER_JSON), &record)?;
-    write_atomic(
-        &dir.join(layout::BEFORE_AFTER_TXT),
-        crate::render::before_after::table(&record).as_bytes(),
-    )?;
-    write_atomic(
-        &dir.join(layout::BEFORE_AFTER_HTML),
-        crate::render::before_after::page(&record, &dir).as_bytes(),
-    )?;
+    write_views(&record, &dir)?;
     layout::update_latest(&req.out, &dir)?;
     Ok(record)
+}
+
+/// Writes the table (`before-after.txt`) and the page (`before-after.html`) of `record` into
+/// its folder `dir`; `serprof report` calls it again on a finished folder. Returns the page.
+pub fn write_views(record: &BeforeAfterRecord, dir: &Path) -> Result<PathBuf> {
+    write_atomic(
+        &dir.join(layout::BEFORE_AFTER_TXT),
+        crate::render::before_after::table(record).as_bytes(),
+    )?;
+    let page = dir.join(layout::BEFORE_AFTER_HTML);
+    write_atomic(
+        &page,
+        crate::render::before_after::page(record, dir).as_bytes(),
+    )?;
+    Ok(page)
 }
 
 /// Closes a side's manifest: its session, failures, warnings, end.
