@@ -250,9 +250,9 @@ pub fn page(r: &BeforeAfterRecord, dir: &Path) -> String {
                 Some(p) => format!("{p:+.1}%"),
                 None => "-".into(),
             };
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<tr id=\"{}\"><th class=\"name\">{}</th><td>{}</td><td>{}</td><td>{}</td><td><span class=\"{}\">{}</span></td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            "<tr id=\"{}\"><th class=\"name\">{}</th><td>{}</td><td>{}</td><td>{}</td><td><span class=\"{}\">{}</span></td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&row.config),
             esc(&row.config),
             esc(&b),
