@@ -4,9 +4,10 @@
 //!
 //! The cache (default `~/.cache/serprof/before-after`, or `$SERPROF_BA_CACHE`, or `--cache`;
 //! never inside a folder with a `.cargo/config.toml`, which cargo would merge into the builds):
-//! - `target/`: one `CARGO_TARGET_DIR` for every side, so dependencies compile once and serve
-//!   every revision and invocation whose `Cargo.lock` agrees; the two workspace crates compile
-//!   per side source folder (their path is part of cargo's fingerprint) and stay fresh there;
+//! - `target/<key>/`: each side's own `CARGO_TARGET_DIR` (see [`side_target`] for why they
+//!   cannot share one), seeded with compiled dependencies from the repository's release build
+//!   or another side's folder, so dependencies compile once; the six most recently built are
+//!   kept;
 //! - `src/<key>/`: a side's source, kept so that a second invocation finds its build fresh.
 //!   A revision is extracted with `git archive` (its files carry the commit time, so cargo sees
 //!   nothing newer than the last build); the working tree is copied file by file, keeping each
@@ -336,16 +337,17 @@ pub fn build(
     let _lock = CacheLock::take(&cache.join(".build.lock"))?;
     // The source too: a concurrent stage of the same key must not rewrite it mid-build.
     let _source = CacheLock::take(&cache.join("src").join(format!(".{}.lock", staged.key)))?;
-    seed_target(repo, cache, say);
+    let target = side_target(cache, &staged.key);
+    seed_target(repo, cache, &target, say);
     say(&format!(
         "{}: cargo build --release -p serprof (target {})",
         spec.label,
-        cache.join("target").display()
+        target.display()
     ));
     let started = Instant::now();
     let mut cmd = Command::new("cargo");
     cmd.current_dir(&staged.src)
-        .env("CARGO_TARGET_DIR", cache.join("target"))
+        .env("CARGO_TARGET_DIR", &target)
         .env("SERPROF_BUILD_REV", build_rev(spec))
         // A revision older than SERPROF_BUILD_REV asks git for its revision: keep git from
         // finding the repository the cache may sit in (it would name that one's HEAD).
@@ -374,7 +376,10 @@ pub fn build(
             staged.src.display()
         );
     }
-    let built = cache.join("target").join("release").join("serprof");
+    let built = target.join("release").join("serprof");
+    // Its modification time says when it was last built, for pruning.
+    let _ = std::fs::File::open(&target).and_then(|f| f.set_modified(std::time::SystemTime::now()));
+    prune_targets(cache, &target);
     let bin_dir = cache.join("bin").join(&staged.key);
     std::fs::create_dir_all(&bin_dir)
         .with_context(|| format!("cannot create {}", bin_dir.display()))?;
@@ -409,28 +414,70 @@ pub fn build(
     })
 }
 
-/// Seeds an empty cache with the repository's own release build of the dependencies
-/// (`target/release/{deps,build,.fingerprint}`, copied), so that the first invocation compiles
-/// only the two workspace crates per side: cargo's fingerprints of registry crates do not
-/// depend on where the target folder is. Best effort: without a release build, or when the copy
-/// fails, cargo compiles everything.
-fn seed_target(repo: &Path, cache: &Path, say: &dyn Fn(&str)) {
-    let to = cache.join("target").join("release");
+/// How many side target folders the cache keeps (the least recently built go first).
+const KEPT_TARGETS: usize = 6;
+
+/// A side's own target folder: `<cache>/target/<key>`. Sides cannot share one: cargo names the
+/// two workspace crates' units the same in every copy of the workspace (their hash and
+/// fingerprint do not depend on the folder), so in a shared folder a side whose files are
+/// older than another side's last build is "fresh" and gets that side's code. Measured here: a
+/// test's after side, whose one change was a function added to a codec, linked the before
+/// side's engines and counted exactly the same instructions.
+pub fn side_target(cache: &Path, key: &str) -> PathBuf {
+    cache.join("target").join(key)
+}
+
+/// Whether a file of a target folder belongs to one of serprof's own two crates (their units
+/// are the same in every copy of the workspace, so they must never be copied between folders).
+fn is_workspace_unit(name: &str) -> bool {
+    let name = name.strip_prefix("lib").unwrap_or(name);
+    ["serprof-", "serprof_", "serprof."]
+        .iter()
+        .any(|p| name.starts_with(p))
+        || name == "serprof"
+}
+
+/// Seeds a side's empty target folder with compiled dependencies
+/// (`release/{deps,build,.fingerprint}`, copied, serprof's own two crates left out), so that
+/// its build compiles only the two workspace crates: cargo's fingerprints of registry crates do
+/// not depend on where the target folder is. The source is the repository's own release build,
+/// the one this serprof binary belongs to, or another side's folder in the cache. Best effort:
+/// without any, or when the copy fails, cargo compiles everything.
+fn seed_target(repo: &Path, cache: &Path, target: &Path, say: &dyn Fn(&str)) {
+    let to = target.join("release");
     if to.join(".fingerprint").exists() {
         return;
     }
-    // The repository's release build, or the one this serprof binary belongs to.
     let own = std::env::current_exe()
         .ok()
         .and_then(|e| Some(e.parent()?.parent()?.join("release")));
+    let mut others: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(cache.join("target"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("release"))
+        .filter(|d| d != &to)
+        .filter_map(|d| {
+            Some((
+                std::fs::metadata(d.join(".fingerprint"))
+                    .ok()?
+                    .modified()
+                    .ok()?,
+                d,
+            ))
+        })
+        .collect();
+    others.sort();
     let Some(from) = std::iter::once(repo.join("target").join("release"))
         .chain(own)
+        .chain(others.into_iter().rev().map(|(_, d)| d))
         .find(|d| d.join(".fingerprint").is_dir() && d.join("deps").is_dir())
     else {
         return;
     };
     say(&format!(
-        "seeding the build cache with the dependencies of {}",
+        "seeding {} with the dependencies compiled in {}",
+        target.display(),
         from.display()
     ));
     if std::fs::create_dir_all(&to).is_err() {
@@ -448,6 +495,37 @@ fn seed_target(repo: &Path, cache: &Path, say: &dyn Fn(&str)) {
             let _ = std::fs::remove_dir_all(&to);
             return;
         }
+        for e in std::fs::read_dir(to.join(part))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if is_workspace_unit(&e.file_name().to_string_lossy()) {
+                let p = e.path();
+                let _ = if p.is_dir() {
+                    std::fs::remove_dir_all(&p)
+                } else {
+                    std::fs::remove_file(&p)
+                };
+            }
+        }
+    }
+}
+
+/// Removes the least recently built side target folders beyond [`KEPT_TARGETS`], never `keep`.
+fn prune_targets(cache: &Path, keep: &Path) {
+    let mut dirs: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(cache.join("target"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|d| d.is_dir() && d != keep)
+        .filter_map(|d| Some((std::fs::metadata(&d).ok()?.modified().ok()?, d)))
+        .collect();
+    dirs.sort();
+    let excess = (dirs.len() + 1).saturating_sub(KEPT_TARGETS);
+    for (_, d) in dirs.into_iter().take(excess) {
+        let _ = std::fs::remove_dir_all(d);
     }
 }
 
@@ -928,6 +1006,28 @@ mod tests {
         ] {
             let e = Patch::parse(&bad).unwrap_err();
             assert_eq!(crate::error::exit_code_of(&e), 2, "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn seeding_never_copies_serprofs_own_units() {
+        for own in [
+            "serprof-4c961156ba844831",
+            "serprof-engines-12b1c8903ad5090a",
+            "libserprof_engines-10e3e37fcd462518.rlib",
+            "serprof_engines-10e3e37fcd462518.d",
+            "libserprof-0a1b.rlib",
+            "serprof",
+        ] {
+            assert!(is_workspace_unit(own), "{own}");
+        }
+        for dep in [
+            "serde-1a2b",
+            "libserde_json-3c4d.rlib",
+            "sonic-rs-9f",
+            "libc-77",
+        ] {
+            assert!(!is_workspace_unit(dep), "{dep}");
         }
     }
 
