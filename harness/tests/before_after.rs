@@ -289,9 +289,23 @@ fn a_revision_with_extra_work_in_one_codec_moves_that_function_only() {
         "the new function tops the moved list: {grown}"
     );
     assert!(grown["moved"][0]["self_delta_per_op"].as_f64().unwrap() >= 1000.0);
+    // The untouched configuration runs the same code, but in another binary: its static data
+    // and code moved, and libc's memcmp/memcpy cost a few instructions more or fewer on other
+    // alignments (measured: -72 of 1,564,525 per operation, all in __memcmp_avx2_movbe). No
+    // engine function moves, and the total stays within 0.1%.
     let same = &row(&record, untouched)["comparison"]["instructions"];
-    assert_eq!(same["delta_per_op"], 0.0, "{same}");
-    assert_eq!(same["moved"].as_array().unwrap().len(), 0, "{same}");
+    let drift = same["delta_per_op"].as_f64().unwrap().abs();
+    assert!(
+        drift < 1e-3 * same["before_per_op"].as_f64().unwrap(),
+        "{same}"
+    );
+    for m in same["moved"].as_array().unwrap() {
+        let f = m["function"].as_str().unwrap();
+        assert!(
+            !f.contains("serprof_engines"),
+            "no engine function moves: {same}"
+        );
+    }
     // The folder holds the record, the page and each configuration's comparison.
     let out = PathBuf::from(record["out_dir"].as_str().unwrap());
     for f in [
