@@ -431,10 +431,10 @@ pub fn side_target(cache: &Path, key: &str) -> PathBuf {
 /// are the same in every copy of the workspace, so they must never be copied between folders).
 fn is_workspace_unit(name: &str) -> bool {
     let name = name.strip_prefix("lib").unwrap_or(name);
-    ["serprof-", "serprof_", "serprof."]
-        .iter()
-        .any(|p| name.starts_with(p))
-        || name == "serprof"
+    // serprof's binary, and every file of its two crates' units (`serprof-<hash>`,
+    // `serprof_engines-<hash>.rlib`, `serprof.d`, ...).
+    name.strip_prefix("serprof")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '_', '.']))
 }
 
 /// Seeds a side's empty target folder with compiled dependencies
