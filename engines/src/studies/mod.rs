@@ -202,6 +202,9 @@ pub struct Budget {
     /// CPU samples per configuration, in a full run and in a `--quick` one.
     pub cpu_samples: u64,
     pub quick_cpu_samples: u64,
+    /// Sampled/unsampled pairs of the CPU recording's overhead figure, full and `--quick`.
+    pub overhead_pairs: usize,
+    pub quick_overhead_pairs: usize,
 }
 
 /// A study and its configurations.

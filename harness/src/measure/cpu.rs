@@ -267,13 +267,9 @@ impl ProfilingTimer {
 /// Duration of one CPU-recording batch, in milliseconds.
 pub const CPU_BATCH_MS: u64 = 100;
 
-/// Sampled/unsampled pairs for the overhead figure (`--quick`: 8). 24 pairs of 100 ms batches
-/// put its interval within about ±0.5% on a quiet machine.
-pub const OVERHEAD_PAIRS: usize = 24;
-
 /// Samples `w` as `settings` say; `root` names the configuration (the flame graph's root frame).
 ///
-/// The recording starts with [`OVERHEAD_PAIRS`] pairs of sampled and unsampled batches of the
+/// The recording starts with `settings.overhead_pairs` pairs of sampled and unsampled batches of the
 /// same size (S U, U S, S U, ...: the order flips every pair, so drift and "second in line"
 /// effects cancel), disarming the sampler's timer for the unsampled ones, then samples every
 /// batch until the target. Each pair gives one ratio sampled/unsampled of
@@ -289,11 +285,12 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
         took.as_nanos() as f64 / ops as f64,
         Duration::from_millis(CPU_BATCH_MS),
     );
-    let overhead_pairs = if settings.quick { 8 } else { OVERHEAD_PAIRS };
+    let overhead_pairs = settings.overhead_pairs;
     let hz = settings.frequency_hz.max(1);
     let target = settings.cpu_samples.max(1);
     let cap = Duration::from_secs(settings.cpu_time_cap_s.max(1));
 
+    let start = tracing::info_span!("sampler_start").entered();
     let guard = pprof::ProfilerGuardBuilder::default()
         .frequency(hz as i32)
         .blocklist(BLOCKLIST)
@@ -302,6 +299,8 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
     let mut timer = ProfilingTimer::new(hz);
     timer.disarm();
     timer.left = timer.interval;
+    drop(start);
+    let batches = tracing::info_span!("batches").entered();
     let wall = Instant::now();
     let (mut sampled, mut unsampled, mut pairs) = (Vec::new(), Vec::new(), Vec::new());
     let mut sampled_ns = 0.0;
@@ -343,8 +342,10 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
         if wall.elapsed() >= cap {
             break;
         }
+        // The overhead pairs are all made before the sample target can end the recording, so
+        // the overhead interval has the coverage its pair count promises.
         let cpu = sampled_ns / 1e9;
-        if cpu >= next_check {
+        if pairs.len() >= overhead_pairs && cpu >= next_check {
             let count: isize = guard
                 .report()
                 .build_unresolved()
@@ -361,17 +362,21 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
             next_check = cpu + (target as f64 - count as f64) / rate;
         }
     }
+    drop(batches);
     let cpu_seconds = sampled_ns / 1e9;
     // Building the report takes the profiler's lock; samples that land meanwhile are dropped by
     // pprof's signal handler, so symbolisation does not appear in the profile.
     #[cfg(not(feature = "fp-unwind"))]
     let (folded, sources, started) = {
+        let report = tracing::info_span!("report").entered();
         let unresolved = guard
             .report()
             .build_unresolved()
             .context("cannot build the pprof report")?;
         drop(guard);
+        drop(report);
         let start = unresolved.timing.start_time;
+        let _symbolise = tracing::info_span!("symbolise").entered();
         let (folded, sources) = fold_unresolved(&unresolved, root);
         (folded, sources, start)
     };

@@ -3,10 +3,16 @@
 //! configuration and recording.
 //!
 //! The parent re-executes its own binary as `serprof __worker ...`. The child builds the codec,
-//! verifies every value of the dataset round-trips, makes its one recording, writes its files
-//! into the configuration's folder, and writes its figures to `.<recording>.json` there (through
-//! a temporary file and a rename). A child that crashes writes nothing, and the parent reports
-//! the crash.
+//! makes its one recording, writes its files into the configuration's folder, and writes its
+//! figures to `.<recording>.json` there (through a temporary file and a rename). A child that
+//! crashes writes nothing, and the parent reports the crash.
+//!
+//! Verification (every value of the dataset round-trips; a corpus document parses to what the
+//! reference parser reads) is a recording of its own, made once per configuration before its
+//! timing processes: the code is deterministic, so checking it again in each of the 7 to 14
+//! children of a configuration only cost time (on the corpus study's documents, 40 to 170 ms per
+//! child). The instructions child verifies too, before its passes, as it always has: its counts
+//! depend on the heap the verification leaves.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -34,7 +40,7 @@ use crate::render::speedscope::{speedscope_json, Unit};
 /// report it writes. A parent passes the version it speaks with `--protocol`; a worker of
 /// another version refuses with a message naming both, and `serprof __protocol` prints it, so
 /// a parent can check a binary (of another revision, say) before it drives it.
-pub const PROTOCOL: u32 = 2;
+pub const PROTOCOL: u32 = 3;
 
 /// The job of an instrumented worker, read from a file in its folder (`--job`), so that its
 /// command line is the same length in every run: the length of the arguments moves the stack,
@@ -81,6 +87,8 @@ impl Job {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Recording {
+    /// The verification alone: the payload size, findings and whether it passed.
+    Verify,
     Timing,
     Cpu,
     Alloc,
@@ -91,6 +99,7 @@ pub enum Recording {
 impl Recording {
     pub fn as_str(self) -> &'static str {
         match self {
+            Recording::Verify => "verify",
             Recording::Timing => "timing",
             Recording::Cpu => "cpu",
             Recording::Alloc => "alloc",
@@ -146,21 +155,25 @@ pub fn run(config_name: &str, recording: Recording, dir: &Path, settings: &Setti
     .ok_or_else(|| anyhow!("unknown configuration {config_name}"))?;
     let mut report = WorkerReport::default();
     let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<()> {
-        let _span = tracing::info_span!("verify", config = config_name).entered();
+        let prepare = tracing::info_span!("prepare", config = config_name).entered();
         let mut w = workload::workload(&config).map_err(|e| anyhow!("{e}"))?;
-        let verified = match w.verify() {
-            Ok(v) => v,
-            Err(e) => {
-                report.error = Some(format!("verification failed: {e}"));
-                return Ok(());
-            }
-        };
-        drop(_span);
-        report.verified = true;
-        report.payload_bytes = Some(verified.payload_bytes);
-        report.shares_references = verified.shares_references;
-        report.findings = verified.findings;
+        drop(prepare);
+        if matches!(recording, Recording::Verify | Recording::Instructions) {
+            let _span = tracing::info_span!("verify", config = config_name).entered();
+            let verified = match w.verify() {
+                Ok(v) => v,
+                Err(e) => {
+                    report.error = Some(format!("verification failed: {e}"));
+                    return Ok(());
+                }
+            };
+            report.verified = true;
+            report.payload_bytes = Some(verified.payload_bytes);
+            report.shares_references = verified.shares_references;
+            report.findings = verified.findings;
+        }
         match recording {
+            Recording::Verify => {}
             Recording::Timing => {
                 let _span = tracing::info_span!("timing", config = config_name).entered();
                 report.timing =
@@ -215,6 +228,7 @@ fn record_cpu(
     if rec.samples == 0 {
         return Err(anyhow!("the sampler collected no samples"));
     }
+    let _write = tracing::info_span!("write").entered();
     let text = rec.folded.to_text();
     write_atomic(&dir.join(layout::CPU_FOLDED), text.as_bytes())?;
     write_atomic(&dir.join(layout::CPU_PB), &rec.pprof)?;
@@ -269,17 +283,22 @@ fn record_alloc(
     let passes = wanted.div_ceil(pass).max(1);
     let n = passes * pass;
     let _ = alloc::take_stacks(name); // discard anything sampled before
+    let counted = tracing::info_span!("counted_loop").entered();
     let start = Instant::now();
     alloc::start(settings.alloc_sample_bytes);
     let outcome = w.run(n);
     let counts = alloc::stop();
+    drop(counted);
     tracing::debug!(
         ops = n,
         took_ms = start.elapsed().as_millis() as u64,
         "alloc loop"
     );
     outcome.map_err(|e| anyhow!("{e}"))?;
+    let symbolise = tracing::info_span!("symbolise").entered();
     let (folded, samples, sources) = alloc::take_stacks_with_sources(name);
+    drop(symbolise);
+    let _write = tracing::info_span!("write").entered();
     let text = folded.to_text();
     write_atomic(&dir.join(layout::ALLOC_FOLDED), text.as_bytes())?;
     write_atomic(

@@ -25,7 +25,7 @@ use serprof_engines::studies::{self, Config, StudyKind};
 use crate::analyze::folded::Folded;
 use crate::analyze::hotspots;
 use crate::layout::{self, config_dir, read_json, utc_rfc3339, write_json};
-use crate::measure::Recording;
+use crate::measure::{Recording, WorkerReport};
 use crate::misuse;
 use crate::model::manifest::Session;
 use crate::model::stats::{ProcessTiming, SplitMix64};
@@ -431,6 +431,14 @@ pub fn time_units(
                 .min(rounds.len())
         })
         .collect();
+    // Each configuration is verified once, in a child of its own, before any of its timing
+    // processes: one that fails verification is not timed.
+    for (unit, result) in units.iter().zip(results.iter_mut()) {
+        if interrupt::interrupted() {
+            return results;
+        }
+        verify_unit(unit, settings, progress, result);
+    }
     for (round, order) in rounds.iter().enumerate() {
         for &i in order {
             if interrupt::interrupted() {
@@ -441,26 +449,12 @@ pub fn time_units(
                 continue;
             }
             let unit = &units[i];
-            if let Err(e) = std::fs::create_dir_all(&unit.dir) {
-                result.error = Some(format!("cannot create {}: {e}", unit.dir.display()));
-                continue;
-            }
             progress.recording(
                 &unit.label,
                 &format!("timing process {}/{}", round + 1, own_rounds[i]),
             );
-            match unit.exec.record(
-                &config_id(unit.config),
-                Recording::Timing,
-                &unit.dir,
-                settings,
-            ) {
-                Ok(Outcome::Reported(report)) => {
-                    let r = *report;
-                    result.verified = r.verified;
-                    result.payload_bytes = r.payload_bytes;
-                    result.shares_references = r.shares_references;
-                    result.findings = r.findings;
+            match record_unit(unit, Recording::Timing, settings) {
+                Ok(r) => {
                     result.error = r.error;
                     match r.timing {
                         Some(mut p) => {
@@ -473,8 +467,7 @@ pub fn time_units(
                         None => {}
                     }
                 }
-                Ok(Outcome::Crashed(why)) => result.error = Some(why),
-                Err(e) => result.error = Some(crate::error::one_line(&e)),
+                Err(why) => result.error = Some(why),
             }
         }
     }
@@ -484,6 +477,48 @@ pub fn time_units(
         }
     }
     results
+}
+
+/// The verification child of `unit`: its verdict, payload size and findings go into `result`.
+fn verify_unit(
+    unit: &Unit,
+    settings: &Settings,
+    progress: &progress::Progress,
+    result: &mut ConfigResult,
+) {
+    progress.recording(&unit.label, "verify");
+    match record_unit(unit, Recording::Verify, settings) {
+        Ok(r) => {
+            result.verified = r.verified;
+            result.payload_bytes = r.payload_bytes;
+            result.shares_references = r.shares_references;
+            result.findings = r.findings;
+            result.error = r.error;
+            if result.error.is_none() && !result.verified {
+                result.error = Some("the verification child reported no verdict".into());
+            }
+        }
+        Err(why) => result.error = Some(why),
+    }
+}
+
+/// One recording of `unit` in its folder: the worker's report, or why there is none (the
+/// folder cannot be made, the child crashed, it could not be started).
+fn record_unit(
+    unit: &Unit,
+    recording: Recording,
+    settings: &Settings,
+) -> std::result::Result<WorkerReport, String> {
+    std::fs::create_dir_all(&unit.dir)
+        .map_err(|e| format!("cannot create {}: {e}", unit.dir.display()))?;
+    match unit
+        .exec
+        .record(&config_id(unit.config), recording, &unit.dir, settings)
+    {
+        Ok(Outcome::Reported(report)) => Ok(*report),
+        Ok(Outcome::Crashed(why)) => Err(why),
+        Err(e) => Err(crate::error::one_line(&e)),
+    }
 }
 
 /// The one line `serprof run` without `--study` says about the corpus study.
@@ -497,19 +532,24 @@ pub fn corpus_note(documents: usize) -> String {
 }
 
 /// The settings of one configuration: the run's, within its study's budget (fewer timing
-/// processes and CPU samples for a study of many configurations).
+/// processes, CPU samples and overhead pairs for a study of many configurations).
 pub fn budgeted(settings: &Settings, config: &Config) -> Settings {
     let Some(b) = studies::find_info(&config.info.study).and_then(|s| s.budget) else {
         return settings.clone();
     };
-    let (processes, cpu_samples) = if settings.quick {
-        (b.quick_processes, b.quick_cpu_samples)
+    let (processes, cpu_samples, overhead_pairs) = if settings.quick {
+        (
+            b.quick_processes,
+            b.quick_cpu_samples,
+            b.quick_overhead_pairs,
+        )
     } else {
-        (b.processes, b.cpu_samples)
+        (b.processes, b.cpu_samples, b.overhead_pairs)
     };
     Settings {
         processes: settings.processes.min(processes),
         cpu_samples: settings.cpu_samples.min(cpu_samples),
+        overhead_pairs: settings.overhead_pairs.min(overhead_pairs),
         ..settings.clone()
     }
 }
@@ -644,22 +684,27 @@ mod tests {
             self.calls
                 .borrow_mut()
                 .push((config.to_string(), recording));
-            if config.to_string() == self.crash {
+            if config.to_string() == self.crash && recording == Recording::Timing {
                 return Ok(Outcome::Crashed(
                     "timing child killed by SIGSEGV (11)".into(),
                 ));
+            }
+            if recording == Recording::Verify {
+                return Ok(Outcome::Reported(Box::new(WorkerReport {
+                    verified: true,
+                    payload_bytes: Some(7.0),
+                    ..WorkerReport::default()
+                })));
             }
             // Each process of a configuration reads 10 ns more than the one before.
             let n = self
                 .calls
                 .borrow()
                 .iter()
-                .filter(|c| c.0 == config.to_string())
+                .filter(|c| c.0 == config.to_string() && c.1 == Recording::Timing)
                 .count();
             let ns = 100.0 + 10.0 * (n - 1) as f64;
             Ok(Outcome::Reported(Box::new(WorkerReport {
-                verified: true,
-                payload_bytes: Some(7.0),
                 timing: ProcessTiming::from_batches(vec![ns; 4], &[ns; 4], 10),
                 ..WorkerReport::default()
             })))
@@ -696,17 +741,22 @@ mod tests {
             crash: "formats/bincode",
         };
         let done = run_with(&request(out.path()), &exec).unwrap();
-        // bincode crashes in round 0 and is not timed again; postcard gets its 3 processes.
+        // Each is verified once, before its timing; bincode crashes in round 0 and is not
+        // timed again; postcard gets its 3 processes.
         let calls = exec.calls.borrow().clone();
-        let timing_of = |n: &str| {
-            calls
+        let count = |n: &str, r: Recording| calls.iter().filter(|c| c.0 == n && c.1 == r).count();
+        assert_eq!(count("formats/postcard", Recording::Verify), 1);
+        assert_eq!(count("formats/bincode", Recording::Verify), 1);
+        assert_eq!(
+            calls[..2]
                 .iter()
-                .filter(|c| c.0 == n && c.1 == Recording::Timing)
-                .count()
-        };
-        assert_eq!(timing_of("formats/postcard"), 3);
-        assert_eq!(timing_of("formats/bincode"), 1);
-        assert_eq!(calls.len(), 4, "no CPU or allocation recording: {calls:?}");
+                .filter(|c| c.1 == Recording::Verify)
+                .count(),
+            2
+        );
+        assert_eq!(count("formats/postcard", Recording::Timing), 3);
+        assert_eq!(count("formats/bincode", Recording::Timing), 1);
+        assert_eq!(calls.len(), 6, "no CPU or allocation recording: {calls:?}");
         let by_name = |n: &str| done.results.iter().find(|r| r.name() == n).unwrap();
         let ok = by_name("formats/postcard");
         let t = ok.time_ns.as_ref().unwrap();
@@ -771,10 +821,16 @@ mod tests {
             fn record(
                 &self,
                 _: &ConfigId,
-                _: Recording,
+                recording: Recording,
                 _: &Path,
                 _: &Settings,
             ) -> Result<Outcome> {
+                if recording == Recording::Verify {
+                    return Ok(Outcome::Reported(Box::new(WorkerReport {
+                        verified: true,
+                        ..WorkerReport::default()
+                    })));
+                }
                 *self.0.borrow_mut() += 1;
                 let round = (*self.0.borrow() - 1) / 3;
                 let ns = 100.0 * (1.0 + round as f64);

@@ -285,14 +285,21 @@ pub fn study(docs: &[DocumentRecord]) -> Study {
             steps: Vec::new(),
             hidden: false,
             // 21 configurations per standard document, 63 for the three: at the run's full
-            // settings (12 processes, 1,000 samples) they would take ~15 minutes. Within these
-            // caps a configuration takes ~8 s of CPU (full) or ~2.5 s (--quick), so the three
-            // documents fit 10 and 3 minutes on an idle machine.
+            // settings (12 processes, 1,000 samples, 24 overhead pairs) they would take ~15
+            // minutes, against a budget of 10 (and 3 for --quick). Measured on an idle machine
+            // with 5 processes and 500 samples (--quick: 2 and 150) and the run's overhead
+            // pairs, the three documents took 9 min 35 s (--quick 3 min 25 s): the CPU
+            // recording's pairs of 100 ms batches were 4.8 s (1.6 s) of a configuration's ~9 s
+            // (~3.3 s). 12 pairs keep a 96% interval on the overhead ([3rd, 10th] of 12), 6 a
+            // 97% one ([min, max]); at the ~190 Hz measured, 6 pairs' sampled halves give ~115
+            // samples, so a --quick recording is its pairs and nothing more.
             budget: Some(Budget {
                 processes: 5,
                 quick_processes: 2,
                 cpu_samples: 500,
-                quick_cpu_samples: 150,
+                quick_cpu_samples: 110,
+                overhead_pairs: 12,
+                quick_overhead_pairs: 6,
             }),
         },
         configs: docs.iter().flat_map(configs).collect(),
