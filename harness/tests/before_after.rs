@@ -2,16 +2,16 @@
 //! - misuse is a one-line error with exit 2 before anything is built (outside a repository, a
 //!   bad revision, a bad `--patch`, a crate not in the graph, a patch cargo would not use, a
 //!   revision too old to drive);
-//! - a revision that gives one `bytes_json` codec a known amount of extra work in a non-inlined
-//!   function: the instruction growth is reported for that configuration only, with that
-//!   function at the top of the moved list;
-//! - the `base64` crate patched with a copy of its pinned source whose decoder does extra work
-//!   and whose version is past the pin: it builds with the pin relaxed and says so, and the
-//!   instructions grow inside `base64`.
+//! - one comparison of two builds: the after side is a revision that gives one `bytes_json`
+//!   codec a known amount of extra work in a non-inlined function, with the `base64` crate
+//!   patched by a copy of its pinned source whose decoder does extra work and whose version is
+//!   past the pin. The instruction growth shows in those two configurations, each with its
+//!   function at the top of the moved list, the pin is relaxed and said, and a configuration
+//!   that uses neither does not move. (One comparison, not one per change: every side is a
+//!   release build of the workspace, the longest part of the test.)
 //!
 //! The builds share one cache (`$SERPROF_BA_CACHE`, default `$TMPDIR/serprof-before-after-tests`),
-//! seeded from the workspace's release build when there is one, so the commit both tests start
-//! from is built once. Needs git, valgrind and cargo's registry copy of base64; without them
+//! seeded from the workspace's release build when there is one. Needs git, valgrind and cargo's registry copy of base64; without them
 //! the tests say so and pass, except valgrind in CI (`CI=true`). Timing verdicts are printed,
 //! never asserted.
 
@@ -24,8 +24,8 @@ use serde_json::Value;
 mod common;
 use common::have_valgrind;
 
-/// The two tests that build and measure run one at a time: their timing children would share a
-/// CPU otherwise, and their verdicts are printed for the record.
+/// A test that builds and measures holds this, so that another one added later runs after it:
+/// their timing children would share a CPU otherwise.
 static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn workspace() -> PathBuf {
@@ -247,92 +247,6 @@ fn extra_work_fn(name: &str) -> String {
     )
 }
 
-#[test]
-fn a_revision_with_extra_work_in_one_codec_moves_that_function_only() {
-    if !have_valgrind() {
-        return;
-    }
-    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(scratch) = scratch_clone() else {
-        return;
-    };
-    let repo = clone_path(&scratch);
-    let file = repo.join("engines/src/casestudy/bytes_json/base64/two_pass.rs");
-    insert_after(
-        &file,
-        "let (digits, body_end) = validate(input, start)?;",
-        "    let _ = serprof_test_extra_work(start);",
-    );
-    let mut text = std::fs::read_to_string(&file).unwrap();
-    text.push_str(&extra_work_fn("serprof_test_extra_work"));
-    std::fs::write(&file, text).unwrap();
-    git(
-        &repo,
-        &["commit", "-qam", "extra work in the two-pass decoder"],
-    );
-
-    let changed = "bytes/json-base64-twopass";
-    let untouched = "bytes/json-decimal";
-    let (record, _) = before_after(
-        &repo,
-        &["HEAD~1", "HEAD", "--config", changed, "--config", untouched],
-    );
-    let grown = &row(&record, changed)["comparison"]["instructions"];
-    let delta = grown["delta_per_op"].as_f64().unwrap();
-    assert!(
-        delta >= 1000.0,
-        "at least one instruction per iteration: {grown}"
-    );
-    let top = grown["moved"][0]["function"].as_str().unwrap();
-    assert!(
-        top.contains("serprof_test_extra_work"),
-        "the new function tops the moved list: {grown}"
-    );
-    assert!(grown["moved"][0]["self_delta_per_op"].as_f64().unwrap() >= 1000.0);
-    // The untouched configuration runs the same code, but in another binary: its static data
-    // and code moved, and libc's memcmp/memcpy cost a few instructions more or fewer on other
-    // alignments (measured: -72 of 1,564,525 per operation, all in __memcmp_avx2_movbe). No
-    // engine function moves, and the total stays within 0.1%.
-    let same = &row(&record, untouched)["comparison"]["instructions"];
-    let drift = same["delta_per_op"].as_f64().unwrap().abs();
-    assert!(
-        drift < 1e-3 * same["before_per_op"].as_f64().unwrap(),
-        "{same}"
-    );
-    for m in same["moved"].as_array().unwrap() {
-        let f = m["function"].as_str().unwrap();
-        assert!(
-            !f.contains("serprof_engines"),
-            "no engine function moves: {same}"
-        );
-    }
-    // The folder holds the record, the page and each configuration's comparison.
-    let out = PathBuf::from(record["out_dir"].as_str().unwrap());
-    for f in [
-        "before-after.json",
-        "before-after.html",
-        "before-after.txt",
-        "compare.json",
-    ] {
-        assert!(out.join(f).is_file(), "{f} in {}", out.display());
-    }
-    let cfg = out.join(changed);
-    for f in [
-        "compare.json",
-        "diff.svg",
-        "diff-reverse.svg",
-        "instructions-diff.svg",
-    ] {
-        assert!(cfg.join(f).is_file(), "{f} in {}", cfg.display());
-    }
-    let page = std::fs::read_to_string(out.join("before-after.html")).unwrap();
-    assert!(
-        page.contains("serprof_test_extra_work"),
-        "moved function on the page"
-    );
-    assert!(page.contains("instructions-diff.svg"), "linked flame graph");
-}
-
 /// The registry copy of the crate `name` at the version the workspace locks.
 fn registry_copy(name: &str) -> Option<PathBuf> {
     let out = StdCommand::new("cargo")
@@ -373,23 +287,11 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-#[test]
-fn a_patched_base64_past_the_pin_grows_inside_base64() {
-    if !have_valgrind() {
-        return;
-    }
-    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(source) = registry_copy("base64") else {
-        eprintln!("skipped: no registry copy of base64 (run `cargo fetch` first)");
-        return;
-    };
-    let Some(scratch) = scratch_clone() else {
-        return;
-    };
-    let repo = clone_path(&scratch);
-    let copy = scratch.path().join("base64-copy");
-    copy_tree(&source, &copy);
-    // A version past the pin, and extra work on every decode.
+/// A copy of base64's registry source at the next patch version past the pin, whose decoder
+/// does extra work on every call; returns the copy and that version.
+fn base64_past_the_pin(source: &Path, into: &Path) -> (PathBuf, String) {
+    let copy = into.join("base64-copy");
+    copy_tree(source, &copy);
     let manifest = copy.join("Cargo.toml");
     let text = std::fs::read_to_string(&manifest).unwrap();
     let pinned = text
@@ -420,19 +322,77 @@ fn a_patched_base64_past_the_pin_grows_inside_base64() {
     let mut text = std::fs::read_to_string(&lib).unwrap();
     text.push_str(&extra_work_fn("serprof_patch_extra_work"));
     std::fs::write(&lib, text).unwrap();
+    (copy, past)
+}
 
-    let config = "bytes/json-base64-crate";
+/// One before-after of two builds (so two side builds, not three): the after side is a commit
+/// giving the two-pass decoder extra work in a non-inlined function, with base64 patched by a
+/// copy past its pin whose decoder does extra work too. Each change shows in its own
+/// configuration, with its function at the top of the moved list, and a configuration that
+/// uses neither does not move.
+#[test]
+fn extra_work_in_a_commit_and_in_a_patched_crate_moves_those_functions_only() {
+    if !have_valgrind() {
+        return;
+    }
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(source) = registry_copy("base64") else {
+        eprintln!("skipped: no registry copy of base64 (run `cargo fetch` first)");
+        return;
+    };
+    let Some(scratch) = scratch_clone() else {
+        return;
+    };
+    let repo = clone_path(&scratch);
+    let file = repo.join("engines/src/casestudy/bytes_json/base64/two_pass.rs");
+    insert_after(
+        &file,
+        "let (digits, body_end) = validate(input, start)?;",
+        "    let _ = serprof_test_extra_work(start);",
+    );
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push_str(&extra_work_fn("serprof_test_extra_work"));
+    std::fs::write(&file, text).unwrap();
+    git(
+        &repo,
+        &["commit", "-qam", "extra work in the two-pass decoder"],
+    );
+    let (copy, past) = base64_past_the_pin(&source, scratch.path());
+
+    let changed = "bytes/json-base64-twopass";
+    let patched = "bytes/json-base64-crate";
+    let untouched = "bytes/json-decimal";
     let (record, stderr) = before_after(
         &repo,
         &[
-            "HEAD",
+            "HEAD~1",
             "HEAD",
             "--patch",
             &format!("base64={}", copy.display()),
             "--config",
-            config,
+            changed,
+            "--config",
+            patched,
+            "--config",
+            untouched,
         ],
     );
+
+    // The commit: growth in the two-pass decoder, its new function on top.
+    let grown = &row(&record, changed)["comparison"]["instructions"];
+    let delta = grown["delta_per_op"].as_f64().unwrap();
+    assert!(
+        delta >= 1000.0,
+        "at least one instruction per iteration: {grown}"
+    );
+    let top = grown["moved"][0]["function"].as_str().unwrap();
+    assert!(
+        top.contains("serprof_test_extra_work"),
+        "the new function tops the moved list: {grown}"
+    );
+    assert!(grown["moved"][0]["self_delta_per_op"].as_f64().unwrap() >= 1000.0);
+
+    // The patch: built with the pin relaxed (and said), growth inside base64.
     assert!(
         stderr.contains(&format!("base64 {past} is past serprof's pin"))
             && stderr.contains("relaxed"),
@@ -442,8 +402,52 @@ fn a_patched_base64_past_the_pin_grows_inside_base64() {
     assert_eq!(patch["version"], past.as_str());
     assert!(!patch["relaxed"].as_array().unwrap().is_empty(), "{patch}");
     assert!(record["before"]["patches"].as_array().unwrap().is_empty());
-    let grown = &row(&record, config)["comparison"]["instructions"];
+    let grown = &row(&record, patched)["comparison"]["instructions"];
     assert!(grown["delta_per_op"].as_f64().unwrap() >= 1000.0, "{grown}");
     let top = grown["moved"][0]["function"].as_str().unwrap();
     assert!(top.starts_with("base64::"), "inside base64: {grown}");
+
+    // The untouched configuration runs the same code, but in another binary: its static data
+    // and code moved, and libc's memcmp/memcpy cost a few instructions more or fewer on other
+    // alignments (measured: -72 of 1,564,525 per operation, all in __memcmp_avx2_movbe). No
+    // engine function moves, and the total stays within 0.1%.
+    let same = &row(&record, untouched)["comparison"]["instructions"];
+    let drift = same["delta_per_op"].as_f64().unwrap().abs();
+    assert!(
+        drift < 1e-3 * same["before_per_op"].as_f64().unwrap(),
+        "{same}"
+    );
+    for m in same["moved"].as_array().unwrap() {
+        let f = m["function"].as_str().unwrap();
+        assert!(
+            !f.contains("serprof_engines") && !f.starts_with("base64::"),
+            "no engine function moves: {same}"
+        );
+    }
+
+    // The folder holds the record, the page and each configuration's comparison.
+    let out = PathBuf::from(record["out_dir"].as_str().unwrap());
+    for f in [
+        "before-after.json",
+        "before-after.html",
+        "before-after.txt",
+        "compare.json",
+    ] {
+        assert!(out.join(f).is_file(), "{f} in {}", out.display());
+    }
+    let cfg = out.join(changed);
+    for f in [
+        "compare.json",
+        "diff.svg",
+        "diff-reverse.svg",
+        "instructions-diff.svg",
+    ] {
+        assert!(cfg.join(f).is_file(), "{f} in {}", cfg.display());
+    }
+    let page = std::fs::read_to_string(out.join("before-after.html")).unwrap();
+    assert!(
+        page.contains("serprof_test_extra_work"),
+        "moved function on the page"
+    );
+    assert!(page.contains("instructions-diff.svg"), "linked flame graph");
 }
