@@ -409,8 +409,10 @@ fn extra_work_in_a_commit_and_in_a_patched_crate_moves_those_functions_only() {
 
     // The untouched configuration runs the same code, but in another binary: its static data
     // and code moved, and libc's memcmp/memcpy cost a few instructions more or fewer on other
-    // alignments (measured: -72 of 1,564,525 per operation, all in __memcmp_avx2_movbe). No
-    // engine function moves, and the total stays within 0.1%.
+    // alignments (measured: -72 and -44 of 1,564,525 per operation, all in
+    // __memcmp_avx2_movbe). No engine function's own instructions change (a caller of memcmp
+    // may be listed, by its inclusive count: `Cursor::parse_literal` +0.8, self 0), and the
+    // total stays within 0.1%.
     let same = &row(&record, untouched)["comparison"]["instructions"];
     let drift = same["delta_per_op"].as_f64().unwrap().abs();
     assert!(
@@ -419,10 +421,13 @@ fn extra_work_in_a_commit_and_in_a_patched_crate_moves_those_functions_only() {
     );
     for m in same["moved"].as_array().unwrap() {
         let f = m["function"].as_str().unwrap();
-        assert!(
-            !f.contains("serprof_engines") && !f.starts_with("base64::"),
-            "no engine function moves: {same}"
-        );
+        if f.contains("serprof_engines") || f.starts_with("base64::") {
+            assert_eq!(
+                m["self_delta_per_op"].as_f64(),
+                Some(0.0),
+                "no engine function's own count moves: {same}"
+            );
+        }
     }
 
     // The folder holds the record, the page and each configuration's comparison.
