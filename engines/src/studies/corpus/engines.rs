@@ -11,7 +11,7 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::reference::{self, RefValue};
+use super::reference;
 use crate::codec::CodecError;
 
 /// One engine holding one document's value: what the corpus configurations time.
@@ -42,12 +42,13 @@ pub trait Engine: Send + 'static {
     }
 }
 
-/// An engine with its held value, its payload and the reference of the document.
+/// An engine with its held value, its payload and the document's JSON (which the reference
+/// parser reads in [`DocumentCodec::verify`]: only the verification child needs it).
 pub struct Prepared<E: Engine> {
     engine: E,
     value: E::Value,
     payload: Vec<u8>,
-    reference: RefValue,
+    document: Vec<u8>,
     /// What the engine does with duplicate keys (`None` for a transcoding: its parse of the
     /// JSON is serde_json's).
     duplicates: Option<String>,
@@ -56,12 +57,7 @@ pub struct Prepared<E: Engine> {
 impl<E: Engine> Prepared<E> {
     /// `duplicates`: the finding of [`duplicate_keys`], for this engine's value type or, for a
     /// typed model, for the same engine on [`Probe`].
-    pub fn new(
-        mut engine: E,
-        json: &[u8],
-        reference: RefValue,
-        duplicates: Option<String>,
-    ) -> Result<Self, CodecError> {
+    pub fn new(mut engine: E, json: &[u8], duplicates: Option<String>) -> Result<Self, CodecError> {
         let (value, payload) = engine.prepare(json).map_err(|e| {
             CodecError::Setup(format!("the engine does not take the document: {e}"))
         })?;
@@ -69,7 +65,7 @@ impl<E: Engine> Prepared<E> {
             engine,
             value,
             payload,
-            reference,
+            document: json.to_vec(),
             duplicates,
         })
     }
@@ -102,7 +98,9 @@ impl<E: Engine> DocumentCodec for Prepared<E> {
         // 1. The held value (the engine's parse of the document; for a transcoding, serde_json's
         //    DOM) against the reference.
         let held = to_value(&self.value)?;
-        let c = reference::compare(&self.reference, &held);
+        let reference = reference::parse(&self.document)
+            .map_err(|e| format!("the reference parser rejects the document: {e}"))?;
+        let c = reference::compare(&reference, &held);
         if let Some(m) = c.mismatch {
             return Err(format!("the parse differs from the reference {m}"));
         }
@@ -376,7 +374,7 @@ impl Engine for BorrowedOwnedCopy {
 }
 
 impl BorrowedCodec {
-    pub fn new(json: &[u8], reference: RefValue) -> Result<BorrowedCodec, CodecError> {
+    pub fn new(json: &[u8]) -> Result<BorrowedCodec, CodecError> {
         // The borrowed value itself, written by its own writer (an owned copy would be a map
         // built anew).
         let mut probe = SimdBorrowed::default();
@@ -385,12 +383,7 @@ impl BorrowedCodec {
             v.encode().into_bytes()
         }));
         Ok(BorrowedCodec {
-            inner: Prepared::new(
-                BorrowedOwnedCopy::default(),
-                json,
-                reference,
-                Some(duplicates),
-            )?,
+            inner: Prepared::new(BorrowedOwnedCopy::default(), json, Some(duplicates))?,
         })
     }
 }
@@ -494,9 +487,8 @@ mod tests {
     const DOC: &[u8] = br#"{"a":[1,-2,3.25,1e300],"s":"x\"\u00e9","o":{"n":null,"t":true}}"#;
 
     fn check<E: Engine + Default>(engine: E) -> Vec<String> {
-        let r = reference::parse(DOC).unwrap();
         let dup = E::JSON.then(|| duplicate_keys(E::default()));
-        let mut p = Prepared::new(engine, DOC, r, dup).unwrap();
+        let mut p = Prepared::new(engine, DOC, dup).unwrap();
         let mut out = Vec::new();
         p.serialize(&mut out).unwrap();
         p.parse(&mut p.payload().to_vec()).unwrap();
@@ -520,15 +512,9 @@ mod tests {
 
     #[test]
     fn typed_engines_reject_or_keep_duplicates() {
-        let r = reference::parse(br#"{"k":7}"#).unwrap();
         let dup = duplicate_keys(SerdeJsonSlice::<Probe>::default());
-        let mut p = Prepared::new(
-            SerdeJsonSlice::<Probe>::default(),
-            br#"{"k":7}"#,
-            r,
-            Some(dup),
-        )
-        .unwrap();
+        let mut p =
+            Prepared::new(SerdeJsonSlice::<Probe>::default(), br#"{"k":7}"#, Some(dup)).unwrap();
         let f = p.verify().unwrap();
         assert!(f[0].contains("rejects"), "{f:?}");
     }
@@ -537,8 +523,7 @@ mod tests {
     fn a_wrong_shape_fails_verification() {
         // A typed model that drops a field gives a value that differs from the reference.
         let doc = br#"{"k":7,"extra":1}"#;
-        let r = reference::parse(doc).unwrap();
-        let mut p = Prepared::new(SerdeJsonSlice::<Probe>::default(), doc, r, None).unwrap();
+        let mut p = Prepared::new(SerdeJsonSlice::<Probe>::default(), doc, None).unwrap();
         assert!(p.verify().unwrap_err().contains("keys"));
     }
 }

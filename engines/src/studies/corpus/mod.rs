@@ -467,23 +467,21 @@ fn configs(doc: &DocumentRecord) -> Vec<Config> {
 fn prepared<E: Engine>(
     engine: E,
     json: &[u8],
-    r: reference::RefValue,
     duplicates: Option<String>,
 ) -> Result<Box<dyn DocumentCodec>, CodecError> {
-    Ok(Box::new(Prepared::new(engine, json, r, duplicates)?))
+    Ok(Box::new(Prepared::new(engine, json, duplicates)?))
 }
 
 /// A typed configuration of engine `F` on the model of `standard`.
 fn typed<F: TypedEngine>(
     standard: Standard,
     json: &[u8],
-    r: reference::RefValue,
 ) -> Result<Box<dyn DocumentCodec>, CodecError> {
     let dup = Some(duplicate_keys(F::engine::<Probe>()));
     match standard {
-        Standard::Twitter => prepared(F::engine::<typed::Twitter>(), json, r, dup),
-        Standard::Citm => prepared(F::engine::<typed::CitmCatalog>(), json, r, dup),
-        Standard::Canada => prepared(F::engine::<typed::Canada>(), json, r, dup),
+        Standard::Twitter => prepared(F::engine::<typed::Twitter>(), json, dup),
+        Standard::Citm => prepared(F::engine::<typed::CitmCatalog>(), json, dup),
+        Standard::Canada => prepared(F::engine::<typed::Canada>(), json, dup),
     }
 }
 
@@ -509,8 +507,9 @@ typed_engine!(WithSerdeJsonStr, SerdeJsonStr);
 typed_engine!(WithSonic, SonicRs);
 typed_engine!(WithSimd, SimdSerde);
 
-/// Builds a configuration's engine on its document: reads the file, checks its hash, parses it
-/// with the reference parser, and has the engine prepare its value and payload.
+/// Builds a configuration's engine on its document: reads the file, checks its hash (the
+/// parent checked that text is JSON when `--corpus` gave it), and has the engine prepare its
+/// value and payload. The reference parser reads it only when the configuration is verified.
 fn make(doc: &DocumentRecord, variant: Variant) -> Result<Box<dyn DocumentCodec>, CodecError> {
     let json = std::fs::read(&doc.path)
         .map_err(|e| CodecError::Setup(format!("{}: {e}", doc.path.display())))?;
@@ -522,33 +521,26 @@ fn make(doc: &DocumentRecord, variant: Variant) -> Result<Box<dyn DocumentCodec>
             doc.sha256
         )));
     }
-    let r = reference::parse(&json).map_err(|e| CodecError::DecodeAt {
-        offset: e.offset,
-        message: e.message,
-    })?;
     let standard = || {
         doc.standard()
             .ok_or_else(|| CodecError::Setup(format!("{} has no typed model", doc.path.display())))
     };
     let dup = |s: String| Some(s);
     match variant {
-        Variant::TypedSerdeJson => typed::<WithSerdeJson>(standard()?, &json, r),
-        Variant::TypedSerdeJsonStr => typed::<WithSerdeJsonStr>(standard()?, &json, r),
-        Variant::TypedSonic => typed::<WithSonic>(standard()?, &json, r),
-        Variant::TypedSimd => typed::<WithSimd>(standard()?, &json, r),
-        Variant::DomSerdeJson => {
-            prepared(SerdeJsonDom, &json, r, dup(duplicate_keys(SerdeJsonDom)))
-        }
-        Variant::DomSonic => prepared(SonicDom, &json, r, dup(duplicate_keys(SonicDom))),
+        Variant::TypedSerdeJson => typed::<WithSerdeJson>(standard()?, &json),
+        Variant::TypedSerdeJsonStr => typed::<WithSerdeJsonStr>(standard()?, &json),
+        Variant::TypedSonic => typed::<WithSonic>(standard()?, &json),
+        Variant::TypedSimd => typed::<WithSimd>(standard()?, &json),
+        Variant::DomSerdeJson => prepared(SerdeJsonDom, &json, dup(duplicate_keys(SerdeJsonDom))),
+        Variant::DomSonic => prepared(SonicDom, &json, dup(duplicate_keys(SonicDom))),
         Variant::DomSimdOwned => prepared(
             SimdOwned::default(),
             &json,
-            r,
             dup(duplicate_keys(SimdOwned::default())),
         ),
-        Variant::DomSimdBorrowed => Ok(Box::new(BorrowedCodec::new(&json, r)?)),
-        Variant::MsgpackRmp => prepared(RmpDom, &json, r, None),
-        Variant::CborCiborium => prepared(CborDom, &json, r, None),
+        Variant::DomSimdBorrowed => Ok(Box::new(BorrowedCodec::new(&json)?)),
+        Variant::MsgpackRmp => prepared(RmpDom, &json, None),
+        Variant::CborCiborium => prepared(CborDom, &json, None),
     }
 }
 
