@@ -670,7 +670,10 @@ mod tests {
     /// call is remembered.
     struct Canned {
         calls: RefCell<Vec<(String, Recording)>>,
+        /// Its timing children crash.
         crash: &'static str,
+        /// It fails verification.
+        unverified: &'static str,
     }
 
     impl Executor for Canned {
@@ -688,6 +691,12 @@ mod tests {
                 return Ok(Outcome::Crashed(
                     "timing child killed by SIGSEGV (11)".into(),
                 ));
+            }
+            if recording == Recording::Verify && config.to_string() == self.unverified {
+                return Ok(Outcome::Reported(Box::new(WorkerReport {
+                    error: Some("verification failed: value 3 does not round-trip".into()),
+                    ..WorkerReport::default()
+                })));
             }
             if recording == Recording::Verify {
                 return Ok(Outcome::Reported(Box::new(WorkerReport {
@@ -739,6 +748,7 @@ mod tests {
         let exec = Canned {
             calls: RefCell::new(Vec::new()),
             crash: "formats/bincode",
+            unverified: "",
         };
         let done = run_with(&request(out.path()), &exec).unwrap();
         // Each is verified once, before its timing; bincode crashes in round 0 and is not
@@ -788,6 +798,48 @@ mod tests {
         let sessions = &resumed.manifest.sessions;
         assert_eq!(sessions.len(), 2, "the first run and the resume");
         assert_eq!((sessions[0].measured.len(), sessions[1].kept.len()), (2, 2));
+    }
+
+    #[test]
+    fn a_configuration_that_fails_verification_is_never_timed_and_keeps_the_reason() {
+        let out = tempfile::tempdir().unwrap();
+        let exec = Canned {
+            calls: RefCell::new(Vec::new()),
+            crash: "",
+            unverified: "formats/bincode",
+        };
+        let done = run_with(&request(out.path()), &exec).unwrap();
+        let calls = exec.calls.borrow().clone();
+        let of = |n: &str| {
+            calls
+                .iter()
+                .filter(|c| c.0 == n)
+                .map(|c| c.1)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(of("formats/bincode"), [Recording::Verify]);
+        assert_eq!(
+            of("formats/postcard"),
+            [
+                Recording::Verify,
+                Recording::Timing,
+                Recording::Timing,
+                Recording::Timing
+            ]
+        );
+        let failed = done
+            .results
+            .iter()
+            .find(|r| r.name() == "formats/bincode")
+            .unwrap();
+        assert!(!failed.verified);
+        assert!(failed.time_ns.is_none());
+        assert!(failed
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("does not round-trip"));
+        assert_eq!(done.manifest.failed.len(), 1);
     }
 
     #[test]
