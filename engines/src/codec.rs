@@ -5,34 +5,91 @@
 //! growth. Decoding takes `&mut [u8]` because in-place parsers (simd-json) parse the encode
 //! buffer itself; every other engine only reads it.
 
-/// Why an engine could not encode or decode.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Why an engine could not encode or decode, or could not be set up.
+///
+/// The engine's own error is kept as its message: engines' error types differ, and a result
+/// file stores the kind, the byte offset when the engine gives one, and that message. Build it
+/// with [`CodecError::encode`], [`CodecError::decode`], [`CodecError::decode_at`] or
+/// [`CodecError::setup`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CodecError {
     /// The engine failed to write the value.
-    #[error("encode failed: {0}")]
-    Encode(String),
-    /// The input is not a valid payload; `offset` is the byte where the engine noticed.
-    #[error("{message} at byte {offset}")]
-    DecodeAt { offset: usize, message: String },
-    /// The input is not a valid payload and the engine does not say where.
-    #[error("{0}")]
-    Decode(String),
-    /// The engine could not be set up (registration, schema).
-    #[error("setup failed: {0}")]
-    Setup(String),
+    #[error("encode failed: {message}")]
+    Encode {
+        /// The engine's message.
+        message: String,
+    },
+    /// The input is not a valid payload.
+    #[error("{}", DecodeText { message, offset: *offset })]
+    Decode {
+        /// The engine's message.
+        message: String,
+        /// The byte where the engine noticed, when it says.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        offset: Option<usize>,
+    },
+    /// The engine could not be set up (registration, schema, a document it does not take).
+    #[error("setup failed: {message}")]
+    Setup {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// A decode error's text: the message, then the offset when there is one.
+struct DecodeText<'a> {
+    message: &'a str,
+    offset: Option<usize>,
+}
+
+impl fmt::Display for DecodeText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.offset {
+            Some(at) => write!(f, "{} at byte {at}", self.message),
+            None => f.write_str(self.message),
+        }
+    }
 }
 
 impl CodecError {
     /// A decode error from any displayable engine error.
     #[cold]
-    pub fn decode(e: impl std::fmt::Display) -> CodecError {
-        CodecError::Decode(e.to_string())
+    pub fn decode(e: impl fmt::Display) -> CodecError {
+        CodecError::Decode {
+            message: e.to_string(),
+            offset: None,
+        }
+    }
+
+    /// A decode error the engine noticed at byte `offset`.
+    #[cold]
+    pub fn decode_at(offset: usize, e: impl fmt::Display) -> CodecError {
+        CodecError::Decode {
+            message: e.to_string(),
+            offset: Some(offset),
+        }
     }
 
     /// An encode error from any displayable engine error.
     #[cold]
-    pub fn encode(e: impl std::fmt::Display) -> CodecError {
-        CodecError::Encode(e.to_string())
+    pub fn encode(e: impl fmt::Display) -> CodecError {
+        CodecError::Encode {
+            message: e.to_string(),
+        }
+    }
+
+    /// A set-up error: the engine or its schema could not be made ready.
+    #[cold]
+    pub fn setup(e: impl fmt::Display) -> CodecError {
+        CodecError::Setup {
+            message: e.to_string(),
+        }
     }
 }
 
@@ -42,6 +99,28 @@ impl CodecError {
 /// must accept exactly what `encode` wrote and return an equal value, and must return an error
 /// (never panic, never allocate without bound) on anything else.
 pub trait Codec<T>: Send {
+    /// Writes `value` into `out` (empty when called).
     fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError>;
+    /// Reads a value back from a payload `encode` wrote (or from damaged bytes: an error).
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_read_as_before_and_store_their_kind() {
+        assert_eq!(
+            CodecError::decode_at(7, "bad digit").to_string(),
+            "bad digit at byte 7"
+        );
+        assert_eq!(CodecError::decode("eof").to_string(), "eof");
+        assert_eq!(CodecError::encode("x").to_string(), "encode failed: x");
+        assert_eq!(CodecError::setup("y").to_string(), "setup failed: y");
+        let json = serde_json::to_string(&CodecError::decode_at(3, "m")).unwrap();
+        assert_eq!(json, r#"{"kind":"decode","message":"m","offset":3}"#);
+        let back: CodecError = serde_json::from_str(r#"{"kind":"decode","message":"m"}"#).unwrap();
+        assert_eq!(back, CodecError::decode("m"));
+    }
 }

@@ -13,5 +13,6 @@ pub mod dataset;
 pub mod external;
 pub mod model;
 pub mod studies;
+pub mod verify;
 
 pub use codec::{Codec, CodecError};

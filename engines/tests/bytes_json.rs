@@ -386,7 +386,7 @@ fn codec_errors_carry_the_offset() {
     let mut codec = BytesJson::default();
     let mut input = b"{\"id\":1}".to_vec();
     match codec.decode(&mut input) {
-        Err(serprof_engines::CodecError::DecodeAt { offset, .. }) => assert_eq!(offset, 6),
+        Err(serprof_engines::CodecError::Decode { offset, .. }) => assert_eq!(offset, Some(6)),
         other => panic!("{other:?}"),
     }
 }

@@ -9,8 +9,6 @@ use clap::{ArgAction, Parser, Subcommand};
 
 use crate::commands;
 use crate::commands::run::RunArgs;
-use crate::measure::Recording;
-use crate::model::Settings;
 
 /// serprof: a profiling-instrumented research harness for serialization engines.
 ///
@@ -235,61 +233,12 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Internal: one process of `serprof doctor`'s between-process probe.
-    #[command(name = "__reference-probe", hide = true)]
-    ReferenceProbe {
-        #[arg(long)]
-        batches: usize,
-    },
-    /// Internal: one process of `serprof ab`'s interleaved rounds.
-    #[command(name = "__ab-worker", hide = true)]
-    AbWorker {
-        #[arg(long)]
-        protocol: u32,
-        #[arg(long)]
-        a: String,
-        #[arg(long)]
-        b: String,
-        #[arg(long)]
-        rounds: usize,
-        #[arg(long)]
-        out: PathBuf,
-    },
-    /// Internal: decode the corrupt study's inputs for one configuration, in a guarded child.
-    #[command(name = "__corrupt-worker", hide = true)]
-    CorruptWorker {
-        #[arg(long)]
-        config: String,
-        #[arg(long)]
-        dir: PathBuf,
-        #[arg(long)]
-        settings: String,
-        /// Index of the first input to decode.
-        #[arg(long, default_value_t = 0)]
-        start: usize,
-    },
+    /// Internal: a worker child (see `protocol`).
+    #[command(name = crate::protocol::WORKER_COMMAND, hide = true)]
+    Worker(crate::protocol::WorkerArgs),
     /// Internal: print the worker protocol this binary speaks, as JSON.
-    #[command(name = "__protocol", hide = true)]
-    Protocol,
-    /// Internal: one recording of one configuration, in a child process.
-    #[command(name = "__worker", hide = true)]
-    Worker {
-        /// The worker protocol the parent speaks (see `measure::PROTOCOL`).
-        #[arg(long)]
-        protocol: u32,
-        /// A job file (`measure::Job`) instead of the four flags below; the folder is the
-        /// current directory.
-        #[arg(long, conflicts_with_all = ["config", "recording", "dir", "settings"])]
-        job: Option<PathBuf>,
-        #[arg(long, required_unless_present = "job")]
-        config: Option<String>,
-        #[arg(long, value_enum, required_unless_present = "job")]
-        recording: Option<Recording>,
-        #[arg(long, required_unless_present = "job")]
-        dir: Option<PathBuf>,
-        #[arg(long, required_unless_present = "job")]
-        settings: Option<String>,
-    },
+    #[command(name = crate::protocol::IDENTITY_COMMAND, hide = true)]
+    Identity,
 }
 
 /// Environment variable through which worker children inherit `--trace-json`.
@@ -380,17 +329,6 @@ fn usage_error(e: clap::Error) -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// A worker refuses a parent of another protocol, naming both.
-fn check_protocol(protocol: u32) -> Result<()> {
-    if protocol != crate::measure::PROTOCOL {
-        anyhow::bail!(
-            "this worker speaks protocol {}, the parent speaks {protocol}: run the parent and the worker from builds of one protocol",
-            crate::measure::PROTOCOL
-        );
-    }
-    Ok(())
 }
 
 /// `--by` on the command line.
@@ -541,70 +479,25 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             bmf,
             json,
         } => commands::check::run(&baseline, &current, max_regression, json, bmf.as_deref()),
-        Command::ReferenceProbe { batches } => {
-            crate::measure::reference::probe_process(batches)?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::AbWorker {
-            protocol,
-            a,
-            b,
-            rounds,
-            out,
-        } => {
-            check_protocol(protocol)?;
-            commands::ab::worker(&a, &b, rounds, &out)?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::CorruptWorker {
-            config,
-            dir,
-            settings,
-            start,
-        } => {
-            let settings: Settings = serde_json::from_str(&settings)?;
-            crate::measure::corrupt::run(&config, &dir, &settings, start)?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Protocol => {
+        Command::Worker(args) => worker(&args),
+        Command::Identity => {
             println!(
                 "{}",
-                serde_json::json!({
-                    "protocol": crate::measure::PROTOCOL,
-                    "serprof_version": env!("CARGO_PKG_VERSION"),
-                    "git_rev": crate::model::GIT_REV,
-                })
+                serde_json::to_string(&crate::protocol::Identity::this())?
             );
             Ok(ExitCode::SUCCESS)
         }
-        Command::Worker {
-            protocol,
-            job,
-            config,
-            recording,
-            dir,
-            settings,
-        } => {
-            check_protocol(protocol)?;
-            match (job, config, recording, dir, settings) {
-                (Some(job), ..) => {
-                    let job: crate::measure::Job = serde_json::from_slice(&std::fs::read(&job)?)?;
-                    crate::measure::run(
-                        &job.config,
-                        job.recording,
-                        std::path::Path::new("."),
-                        &job.settings,
-                    )?;
-                }
-                (None, Some(config), Some(recording), Some(dir), Some(settings)) => {
-                    let settings: Settings = serde_json::from_str(&settings)?;
-                    crate::measure::run(&config, recording, &dir, &settings)?;
-                }
-                _ => anyhow::bail!(
-                    "__worker needs --job, or --config, --recording, --dir and --settings"
-                ),
-            }
-            Ok(ExitCode::SUCCESS)
-        }
     }
+}
+
+/// A worker child: the request its parent sent, done.
+fn worker(args: &crate::protocol::WorkerArgs) -> Result<ExitCode> {
+    use crate::protocol::Request;
+    match args.request()? {
+        Request::Record(r) => crate::measure::run(&r)?,
+        Request::Corrupt(r) => crate::measure::corrupt::run(&r)?,
+        Request::Ab(r) => commands::ab::worker(&r)?,
+        Request::Probe { batches } => crate::measure::reference::probe_process(batches)?,
+    }
+    Ok(ExitCode::SUCCESS)
 }

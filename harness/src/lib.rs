@@ -12,7 +12,8 @@
 //!   allocations, the corrupt decoder;
 //! - [`render`]: flame graphs, tables, the report; [`analyze`]: folded stacks, hot spots,
 //!   comparisons in memory;
-//! - [`process`]: the one process guard (spawn, caps, verdicts, interrupts);
+//! - [`process`]: the one process guard (spawn, caps, verdicts, interrupts); [`protocol`]: every
+//!   request and reply between a parent and its worker children, and their command lines;
 //! - [`layout`]: every file and folder name of a run, atomic writes; [`model`]: the types
 //!   serprof writes (settings, manifest, results, statistics);
 //! - [`error`]: exit codes and one-line messages, used by every layer.
@@ -25,6 +26,7 @@ pub mod layout;
 pub mod measure;
 pub mod model;
 pub mod process;
+pub mod protocol;
 pub mod render;
 pub mod run;
 

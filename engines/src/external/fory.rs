@@ -33,7 +33,7 @@ impl ForyCodec {
             .compatible(false)
             .track_ref(true)
             .build();
-        register(&mut fory).map_err(|e| CodecError::Setup(e.to_string()))?;
+        register(&mut fory).map_err(CodecError::setup)?;
         Ok(ForyCodec { fory })
     }
 }

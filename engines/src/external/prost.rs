@@ -199,7 +199,7 @@ impl OrderMessage {
     /// Moves the decoded messages into an Order; a missing required message is an error.
     pub fn into_order(self) -> Result<Order, CodecError> {
         let status = StatusMessage::try_from(self.status)
-            .map_err(|e| CodecError::Decode(format!("order status: {e}")))?;
+            .map_err(|e| CodecError::decode(format_args!("order status: {e}")))?;
         let mut attributes =
             OrderedMap::with_capacity_and_hasher(self.attributes.len(), Default::default());
         for a in self.attributes {
@@ -226,7 +226,7 @@ impl OrderMessage {
 
 #[cold]
 fn missing(what: &str) -> CodecError {
-    CodecError::Decode(format!("missing message {what}"))
+    CodecError::decode(format_args!("missing message {what}"))
 }
 
 fn required<T>(m: Option<T>, what: &str) -> Result<T, CodecError> {

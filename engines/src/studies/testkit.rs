@@ -163,7 +163,7 @@ impl Codec<Order> for AllocPattern {
             .iter()
             .find(|o| o.id == id)
             .cloned()
-            .ok_or_else(|| CodecError::Decode(format!("no order with id {id:?}")))
+            .ok_or_else(|| CodecError::decode(format_args!("no order with id {id:?}")))
     }
 }
 

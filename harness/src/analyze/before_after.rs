@@ -175,7 +175,7 @@ mod tests {
             after_ns: 1.0,
             ratio: (lo + hi) / 2.0,
             ci95: [lo, hi],
-            method: String::new(),
+            method: Default::default(),
             samples: 12,
         }
     }

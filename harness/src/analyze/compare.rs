@@ -15,7 +15,7 @@ use serprof_engines::studies::{DatasetKind, Operation};
 
 use super::folded::Folded;
 use super::hotspots::{compute, Hotspots};
-use crate::model::stats::{ratio_of_medians, RatioStats, TimeStats};
+use crate::model::stats::{ratio_of_medians, RatioMethod, RatioStats, TimeStats};
 use crate::model::ConfigResult;
 
 /// A share must move by at least this many percentage points to be listed.
@@ -30,18 +30,6 @@ pub fn moved_rule() -> String {
     )
 }
 
-/// The method of a bootstrap ratio, in words, for outputs.
-pub const BOOTSTRAP_METHOD: &str = "ratio of medians after/before over the timing batches; 95% percentile-bootstrap interval (2,000 resamples of each side's batches, fixed seed)";
-
-/// The method of an interleaved (`serprof ab`) ratio, in words, for outputs.
-pub const INTERLEAVED_METHOD: &str = "serprof ab: median of the per-process ratios of interleaved batches (per-round ratios for a folder of one process), thread CPU time; 95% distribution-free interval from order statistics of those ratios";
-
-/// The method of `serprof ab`'s ratio, in words, for outputs.
-pub const AB_PROCESSES_METHOD: &str = "median over child processes of each process's median B/A pair ratio (interleaved batches, thread CPU time); 95% distribution-free interval from order statistics of the process ratios";
-
-/// The method of a ratio over timing processes, in words, for outputs.
-pub const PROCESS_PAIRS_METHOD: &str = "median of per-round ratios after/before of timing processes (thread CPU time; within one run the processes of a round ran back to back, so drift cancels; across two runs each pair is two independent processes); 95% distribution-free interval from order statistics of the pair ratios";
-
 /// The ratio after/before from both sides' timing processes, paired by round.
 pub fn process_ratio(before: &TimeStats, after: &TimeStats) -> Option<TimeComparison> {
     let r = RatioStats::by_round(after, before)?;
@@ -50,7 +38,7 @@ pub fn process_ratio(before: &TimeStats, after: &TimeStats) -> Option<TimeCompar
         after_ns: after.median,
         ratio: r.ratio,
         ci95: r.ci95,
-        method: PROCESS_PAIRS_METHOD.into(),
+        method: RatioMethod::ProcessPairs,
         samples: r.pairs,
     })
 }
@@ -246,7 +234,8 @@ pub struct TimeComparison {
     /// after / before: below 1 is faster.
     pub ratio: f64,
     pub ci95: [f64; 2],
-    pub method: String,
+    #[serde(default)]
+    pub method: RatioMethod,
     /// Batches (bootstrap) or pairs (interleaved) behind the interval.
     pub samples: usize,
 }
@@ -268,7 +257,7 @@ pub fn bootstrap_ratio(before: &TimeStats, after: &TimeStats) -> Option<TimeComp
         after_ns: after.median,
         ratio,
         ci95,
-        method: BOOTSTRAP_METHOD.into(),
+        method: RatioMethod::Bootstrap,
         samples: before.batches.len().min(after.batches.len()),
     })
 }
@@ -292,7 +281,7 @@ pub fn interleaved_ratio(
         after_ns: after.median,
         ratio,
         ci95,
-        method: INTERLEAVED_METHOD.into(),
+        method: RatioMethod::Interleaved,
         samples: pair_ratios.len(),
     })
 }

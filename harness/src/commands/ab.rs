@@ -37,22 +37,24 @@
 use std::fs;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime};
 
-use anyhow::{anyhow, Context, Result};
-use serde::{Deserialize, Serialize};
+use anyhow::{Context, Result};
+use serprof_engines::codec::CodecError;
 use serprof_engines::studies::{self, Config, StudyKind};
 
 use crate::layout::{self, utc_rfc3339, write_json};
 use crate::measure::timing::timed_batch;
 use crate::measure::workload::{ops_per_batch, warm_up, workload, Measured, Verified};
-use crate::measure::PROTOCOL;
 use crate::misuse;
 use crate::model::ab::AbRecord;
 use crate::model::stats::{ProcessTiming, RatioStats};
-use crate::model::{ConfigResult, Machine, Settings, TimeStats, GIT_REV};
+use crate::model::{
+    ConfigId, ConfigResult, Failure, Machine, Recording, Settings, TimeStats, GIT_REV,
+};
 use crate::process::{interrupt, Guarded, Limits, Verdict};
+use crate::protocol::{AbProcess, AbReply, AbRounds, Request};
 use crate::render::table::format_ns;
 use crate::run::placement::{self, CpuChoice};
 use crate::run::plan as select;
@@ -68,9 +70,8 @@ pub const BATCH_MS: u64 = 25;
 /// Warm-up of each side before the rounds, in milliseconds.
 pub const WARMUP_MS: u64 = 500;
 
-/// One side: its configuration, workload, verification and batch times.
+/// One side: its workload, verification and batch times.
 struct Side {
-    name: String,
     work: Box<dyn Measured>,
     verified: Verified,
     per_batch: u64,
@@ -79,27 +80,36 @@ struct Side {
     wall_batches: Vec<f64>,
 }
 
-/// Runs `f` on the side named `name`, turning an engine error or panic into an error naming it.
-fn guarded<T>(name: &str, what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T> {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(anyhow!("{name}: {what} failed: {e}")),
-        Err(p) => {
-            let msg = crate::process::panic_text(p.as_ref());
-            Err(anyhow!("{name}: the engine panicked during {what}: {msg}"))
-        }
+/// Runs `f` on a side, turning a panic into a [`Failure`] too.
+fn guarded<T>(f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| {
+        Err(Failure::Panicked {
+            message: crate::process::panic_text(p.as_ref()),
+        })
+    })
+}
+
+/// An engine error while timing.
+fn engine(error: CodecError) -> Failure {
+    Failure::Engine {
+        recording: Recording::Timing,
+        error,
     }
 }
 
 impl Side {
-    fn new(name: &str) -> Result<Side> {
-        let config = select::one(name)?;
-        let mut work = guarded(name, "setup", || {
-            workload(&config).map_err(|e| e.to_string())
+    /// The side's workload, built and verified.
+    fn new(id: &ConfigId) -> Result<Side, Failure> {
+        let config = studies::find(&id.to_string())
+            .ok_or_else(|| Failure::harness(format_args!("unknown configuration {id}")))?;
+        let (work, verified) = guarded(|| {
+            let mut work = workload(&config).map_err(engine)?;
+            let verified = work
+                .verify()
+                .map_err(|error| Failure::Verification { error })?;
+            Ok((work, verified))
         })?;
-        let verified = guarded(name, "verification", || work.verify())?;
         Ok(Side {
-            name: name.to_string(),
             work,
             verified,
             per_batch: 1,
@@ -109,11 +119,10 @@ impl Side {
     }
 
     /// Warms up and sizes a batch to about [`BATCH_MS`].
-    fn warm_up(&mut self) -> Result<()> {
+    fn warm_up(&mut self) -> Result<(), Failure> {
         let work = &mut self.work;
-        let (ops, took) = guarded(&self.name, "warm-up", || {
-            warm_up(work.as_mut(), Duration::from_millis(WARMUP_MS)).map_err(|e| e.to_string())
-        })?;
+        let (ops, took) =
+            guarded(|| warm_up(work.as_mut(), Duration::from_millis(WARMUP_MS)).map_err(engine))?;
         self.per_batch = ops_per_batch(
             took.as_nanos() as f64 / ops as f64,
             Duration::from_millis(BATCH_MS),
@@ -122,53 +131,48 @@ impl Side {
     }
 
     /// Times one batch; returns CPU and wall-clock nanoseconds per operation.
-    fn batch(&mut self) -> Result<(f64, f64)> {
+    fn batch(&mut self) -> Result<(f64, f64), Failure> {
         let (work, n) = (&mut self.work, self.per_batch);
-        let (cpu, wall) = guarded(&self.name, "timing", || {
-            timed_batch(work.as_mut(), n).map_err(|e| e.to_string())
-        })?;
+        let (cpu, wall) = guarded(|| timed_batch(work.as_mut(), n).map_err(engine))?;
         self.batches.push(cpu);
         self.wall_batches.push(wall);
         Ok((cpu, wall))
     }
 }
 
-/// What one ab process measured (written by `serprof __ab-worker`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct AbProcess {
-    pub ops_per_batch: [u64; 2],
-    /// B/A thread CPU time per operation of every round, and the same of wall time.
-    pub pair_ratios: Vec<f64>,
-    pub wall_pair_ratios: Vec<f64>,
-    /// Thread CPU and wall ns per operation of every batch of A and of B.
-    pub batches: [Vec<f64>; 2],
-    pub wall_batches: [Vec<f64>; 2],
-    pub payload_bytes: [f64; 2],
-    pub shares_references: [Option<bool>; 2],
+/// The child: `rounds` interleaved rounds of A and B in this process; writes its [`AbReply`]
+/// to the request's `out`.
+pub fn worker(req: &AbRounds) -> Result<()> {
+    // Engine panics become failures naming the side (see `guarded`), not a backtrace.
+    std::panic::set_hook(Box::new(|_| {}));
+    let reply = match measure_sides(req) {
+        Ok(p) => AbReply::Measured(p),
+        Err((side, failure)) => AbReply::Failed { side, failure },
+    };
+    write_json(&req.out, &reply)
 }
 
-/// The child: `rounds` interleaved rounds of A and B in this process; writes [`AbProcess`] to
-/// `out` (a failure is an error: the parent reports the child's last stderr line).
-pub fn worker(a: &str, b: &str, rounds: usize, out: &Path) -> Result<()> {
-    // Engine panics become one-line errors naming the side (see `guarded`), not a backtrace.
-    std::panic::set_hook(Box::new(|_| {}));
-    let mut side_a = Side::new(a)?;
-    let mut side_b = Side::new(b)?;
-    side_a.warm_up()?;
-    side_b.warm_up()?;
+/// Both sides set up, verified, warmed up and timed in `req.rounds` rounds; or the side (`a`
+/// or `b`) that failed, and why.
+fn measure_sides(req: &AbRounds) -> Result<AbProcess, (char, Failure)> {
+    let on = |side: char| move |f: Failure| (side, f);
+    let mut side_a = Side::new(&req.a).map_err(on('a'))?;
+    let mut side_b = Side::new(&req.b).map_err(on('b'))?;
+    side_a.warm_up().map_err(on('a'))?;
+    side_b.warm_up().map_err(on('b'))?;
     let (mut pair_ratios, mut wall_pair_ratios) = (Vec::new(), Vec::new());
-    for round in 0..rounds {
+    for round in 0..req.rounds {
         let (ta, tb) = if round % 2 == 0 {
-            let ta = side_a.batch()?;
-            (ta, side_b.batch()?)
+            let ta = side_a.batch().map_err(on('a'))?;
+            (ta, side_b.batch().map_err(on('b'))?)
         } else {
-            let tb = side_b.batch()?;
-            (side_a.batch()?, tb)
+            let tb = side_b.batch().map_err(on('b'))?;
+            (side_a.batch().map_err(on('a'))?, tb)
         };
         pair_ratios.push(tb.0 / ta.0);
         wall_pair_ratios.push(tb.1 / ta.1);
     }
-    let record = AbProcess {
+    Ok(AbProcess {
         ops_per_batch: [side_a.per_batch, side_b.per_batch],
         pair_ratios,
         wall_pair_ratios,
@@ -179,33 +183,26 @@ pub fn worker(a: &str, b: &str, rounds: usize, out: &Path) -> Result<()> {
             side_a.verified.shares_references,
             side_b.verified.shares_references,
         ],
-    };
-    write_json(out, &record)
+    })
 }
 
 /// Runs one ab process through the process guard, pinned to `cpu`.
 fn run_process(
     exe: &Path,
-    a: &str,
-    b: &str,
+    a: &ConfigId,
+    b: &ConfigId,
     rounds: usize,
     cpu: Option<usize>,
     file: &Path,
 ) -> Result<AbProcess> {
     let _ = fs::remove_file(file);
-    let mut cmd = Command::new(exe);
-    cmd.arg("__ab-worker")
-        .arg("--protocol")
-        .arg(PROTOCOL.to_string())
-        .arg("--a")
-        .arg(a)
-        .arg("--b")
-        .arg(b)
-        .arg("--rounds")
-        .arg(rounds.to_string())
-        .arg("--out")
-        .arg(file)
-        .stdout(Stdio::null());
+    let cmd = Request::Ab(AbRounds {
+        a: a.clone(),
+        b: b.clone(),
+        rounds,
+        out: file.to_path_buf(),
+    })
+    .command(exe);
     let limits = Limits {
         address_space: Settings::defaults().memory_cap_mib * 1024 * 1024,
         cpu,
@@ -215,29 +212,21 @@ fn run_process(
     if ended.verdict == Verdict::Interrupted {
         anyhow::bail!("interrupted; nothing written");
     }
-    match (ended.verdict.success(), fs::read(file)) {
-        (true, Ok(bytes)) => {
-            let _ = fs::remove_file(file);
-            serde_json::from_slice(&bytes).context("an ab process wrote an unreadable record")
+    let reply: Option<AbReply> = fs::read(file)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+    let _ = fs::remove_file(file);
+    match reply {
+        Some(AbReply::Measured(p)) if ended.verdict.success() => Ok(p),
+        Some(AbReply::Failed { side, failure }) => {
+            let name = if side == 'a' { a } else { b };
+            anyhow::bail!("{name}: {failure}")
         }
-        _ => {
-            // The child's own error line, when it printed one, says what failed.
-            let said = ended
-                .stderr
-                .tail
-                .iter()
-                .rev()
-                .find_map(|l| l.strip_prefix("serprof: error: "))
-                .map(str::to_string);
-            match said {
-                Some(message) => anyhow::bail!("{message}"),
-                None => anyhow::bail!(
-                    "an ab process {}{}",
-                    ended.verdict.describe(),
-                    ended.stderr.suffix()
-                ),
-            }
-        }
+        _ => anyhow::bail!(
+            "an ab process {}{}",
+            ended.verdict.describe(),
+            ended.stderr.suffix()
+        ),
     }
 }
 
@@ -332,7 +321,14 @@ pub fn run(req: &AbRequest) -> Result<ExitCode> {
     let mut records = Vec::new();
     for p in 0..processes {
         let file = req.out.join(format!(".ab-{}-{p}.json", std::process::id()));
-        records.push(run_process(&exe, a, b, per_process, placed.cpu, &file)?);
+        records.push(run_process(
+            &exe,
+            &crate::run::config_id(&config_a),
+            &crate::run::config_id(&config_b),
+            per_process,
+            placed.cpu,
+            &file,
+        )?);
         if p == 0 {
             // After the first process, so that a failing side is the only line printed.
             eprintln!(
@@ -374,7 +370,7 @@ pub fn run(req: &AbRequest) -> Result<ExitCode> {
         pair_ratios: records.iter().flat_map(|r| r.pair_ratios.clone()).collect(),
         ratio: across.ratio,
         ci95: across.ci95,
-        method: crate::analyze::compare::AB_PROCESSES_METHOD.into(),
+        method: crate::model::stats::RatioMethod::AbProcesses,
         wall_pair_ratios: records
             .iter()
             .flat_map(|r| r.wall_pair_ratios.clone())

@@ -95,10 +95,9 @@ pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
             sides::stderr_line(line);
         }
     };
-    let oldest = || sides::oldest_driveable(&repo);
     let staged = [
-        sides::stage(&repo, &cache, &specs[0], &oldest, &say)?,
-        sides::stage(&repo, &cache, &specs[1], &oldest, &say)?,
+        sides::stage(&repo, &cache, &specs[0], &say)?,
+        sides::stage(&repo, &cache, &specs[1], &say)?,
     ];
     let before = sides::build(&repo, &cache, &staged[0], !quiet, &say)?;
     let after = if staged[1].key() == staged[0].key() {

@@ -13,7 +13,7 @@
 //! deviations of their logarithm (the expected 3rd and 10th of 12 normal values lie 0.79 of
 //! them from the middle).
 
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -22,6 +22,7 @@ use serde::Serialize;
 use crate::measure::reference;
 use crate::model::stats::median;
 use crate::process::{Guarded, Limits};
+use crate::protocol::{ProbeReply, Request};
 use crate::render::table::format_ns;
 use crate::run::placement;
 
@@ -74,11 +75,11 @@ fn spread(values: &[f64]) -> f64 {
 }
 
 fn probe_child(exe: &std::path::Path, cpu: Option<usize>) -> Result<f64> {
-    let mut cmd = Command::new(exe);
-    cmd.arg("__reference-probe")
-        .arg("--batches")
-        .arg(PROCESS_BATCHES.to_string())
-        .stdout(Stdio::piped());
+    let mut cmd = Request::Probe {
+        batches: PROCESS_BATCHES,
+    }
+    .command(exe);
+    cmd.stdout(Stdio::piped());
     let child = Guarded::spawn(
         cmd,
         Limits {
@@ -94,11 +95,9 @@ fn probe_child(exe: &std::path::Path, cpu: Option<usize>) -> Result<f64> {
             ended.stderr.suffix()
         );
     }
-    let doc: serde_json::Value =
+    let reply: ProbeReply =
         serde_json::from_slice(&stdout).context("a probe process printed no figure")?;
-    doc["median_ns"]
-        .as_f64()
-        .context("a probe process printed no median")
+    Ok(reply.median_ns)
 }
 
 pub fn run(json: bool) -> Result<ExitCode> {

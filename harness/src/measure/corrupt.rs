@@ -1,10 +1,8 @@
-//! The corrupt child (`serprof __corrupt-worker`): builds the engine, decodes the damaged inputs
-//! from `--start` on, and appends one [`InputRecord`] line per input to the progress file,
-//! flushed before the next input starts.
-//!
-//! Besides records, the progress file holds marker lines: `# ready <start>` once setup is done
-//! (the parent's per-input clock starts there) and `# error: <message>` when the child itself
-//! fails (a harness failure, not an outcome).
+//! The corrupt child (a [`CorruptRequest`]): builds the engine, decodes the damaged inputs from
+//! `start` on, and appends one [`CorruptEvent`] line per input to the progress file, flushed
+//! before the next input starts: `Ready` once set-up is done (the parent's per-input clock
+//! starts there), `Decoded` per input, `Failed` when the child itself fails (a harness failure,
+//! not an outcome).
 
 use std::cell::RefCell;
 use std::fs::{File, OpenOptions};
@@ -12,55 +10,74 @@ use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Context, Result};
-use serprof_engines::codec::Codec;
+use anyhow::{bail, Context, Result};
+use serprof_engines::codec::{Codec, CodecError};
 use serprof_engines::dataset::orders;
 use serprof_engines::model::Order;
 use serprof_engines::studies::corrupt::corrupt_input;
 use serprof_engines::studies::{self, AnyCodec, Config};
+use serprof_engines::verify::VerifyError;
 
 use crate::layout::{write_atomic, CORRUPT_PAYLOADS, CORRUPT_PROGRESS};
 use crate::model::corrupt::{input_count, InputRecord, Outcome};
-use crate::model::Settings;
+use crate::model::{Failure, Recording};
+use crate::protocol::{CorruptEvent, CorruptRequest};
 
 /// Longest detail kept per input: error messages of some engines quote the input.
 const DETAIL_CHARS: usize = 240;
 
 /// Runs the child; a failure is also written to the progress file for the parent.
-pub fn run(config_name: &str, dir: &Path, settings: &Settings, start: usize) -> Result<()> {
-    let path = dir.join(CORRUPT_PROGRESS);
+pub fn run(req: &CorruptRequest) -> Result<()> {
+    let path = req.dir.join(CORRUPT_PROGRESS);
     let mut progress = OpenOptions::new()
         .create(true)
         .append(true)
         .open(&path)
         .with_context(|| format!("cannot open {}", path.display()))?;
-    let outcome = decode_inputs(config_name, dir, settings, start, &mut progress);
-    if let Err(e) = &outcome {
-        let _ = writeln!(progress, "# error: {}", crate::error::one_line(e));
+    if let Err(failure) = decode_inputs(req, &mut progress) {
+        let line = CorruptEvent::Failed {
+            failure: failure.clone(),
+        }
+        .line();
+        let _ = progress.write_all(&line);
+        bail!("{failure}");
     }
-    outcome
+    Ok(())
 }
 
-fn decode_inputs(
-    config_name: &str,
-    dir: &Path,
-    settings: &Settings,
-    start: usize,
-    progress: &mut File,
-) -> Result<()> {
-    let config =
-        studies::find(config_name).ok_or_else(|| anyhow!("unknown configuration {config_name}"))?;
+/// A failure of the child's own work (its files).
+fn harness(e: impl std::fmt::Display) -> Failure {
+    Failure::Recording {
+        recording: Recording::Corrupt,
+        message: e.to_string(),
+    }
+}
+
+fn decode_inputs(req: &CorruptRequest, progress: &mut File) -> Result<(), Failure> {
+    let (dir, settings, start) = (req.dir.as_path(), &req.settings, req.start);
+    let config = studies::find(&req.config.to_string())
+        .ok_or_else(|| harness(format_args!("unknown configuration {}", req.config)))?;
     let mut codec = make_codec(&config)?;
     let payloads = if start == 0 {
-        let p = catch_unwind(AssertUnwindSafe(|| encode_and_verify(codec.as_mut())))
-            .map_err(|p| anyhow!("engine panicked during setup: {}", panic_text(p.as_ref())))??;
-        write_payloads(&dir.join(CORRUPT_PAYLOADS), &p)?;
+        let p = catch_unwind(AssertUnwindSafe(|| encode_and_verify(codec.as_mut()))).map_err(
+            |p| Failure::Panicked {
+                message: panic_text(p.as_ref()),
+            },
+        )??;
+        write_payloads(&dir.join(CORRUPT_PAYLOADS), &p).map_err(harness)?;
         p
     } else {
-        read_payloads(&dir.join(CORRUPT_PAYLOADS))?
+        read_payloads(&dir.join(CORRUPT_PAYLOADS)).map_err(harness)?
     };
     install_quiet_panic_hook();
-    writeln!(progress, "# ready {start}")?;
+    let mut emit = |event: CorruptEvent| {
+        // One write per line, and no buffering: the parent reads it while this child lives.
+        progress
+            .write_all(&event.line())
+            .and_then(|()| progress.flush())
+            .map_err(harness)
+    };
+    emit(CorruptEvent::Ready { start })?;
     let data = orders();
     for index in start..input_count(settings) {
         let input = corrupt_input(index, config.info.format, &payloads);
@@ -78,44 +95,44 @@ fn decode_inputs(
                 (Outcome::Panic, panic_text(payload.as_ref()))
             }
         };
-        let record = InputRecord {
+        emit(CorruptEvent::Decoded(InputRecord {
             index,
             outcome,
             detail: shorten(&detail),
-        };
-        let mut line = serde_json::to_vec(&record)?;
-        line.push(b'\n');
-        // One write per line, and no buffering: the parent reads it while this child lives.
-        progress.write_all(&line)?;
-        progress.flush()?;
+        }))?;
     }
     Ok(())
 }
 
-fn make_codec(config: &Config) -> Result<Box<dyn Codec<Order>>> {
-    match config.codec().map_err(|e| anyhow!("{e}"))? {
+fn make_codec(config: &Config) -> Result<Box<dyn Codec<Order>>, Failure> {
+    let engine = |error: CodecError| Failure::Engine {
+        recording: Recording::Corrupt,
+        error,
+    };
+    match config.codec().map_err(engine)? {
         AnyCodec::Orders(codec) => Ok(codec),
-        AnyCodec::Samples(_) | AnyCodec::Document(_) => {
-            bail!("the corrupt study decodes Orders only")
-        }
+        AnyCodec::Samples(_) | AnyCodec::Document(_) => Err(engine(CodecError::setup(
+            "the corrupt study decodes Orders only",
+        ))),
     }
 }
 
 /// Encodes every Order and checks it decodes back equal: damage is only meaningful against
 /// payloads the engine reads correctly.
-fn encode_and_verify(codec: &mut dyn Codec<Order>) -> Result<Vec<Vec<u8>>> {
+fn encode_and_verify(codec: &mut dyn Codec<Order>) -> Result<Vec<Vec<u8>>, Failure> {
+    let failed = |error| Failure::Verification { error };
     let mut payloads = Vec::new();
-    for (i, order) in orders().iter().enumerate() {
+    for (index, order) in orders().iter().enumerate() {
         let mut buf = Vec::new();
         codec
             .encode(order, &mut buf)
-            .map_err(|e| anyhow!("verification failed: value {i} does not encode: {e}"))?;
+            .map_err(|error| failed(VerifyError::Encode { index, error }))?;
         let mut copy = buf.clone();
         let back = codec
             .decode(&mut copy)
-            .map_err(|e| anyhow!("verification failed: value {i} does not decode: {e}"))?;
-        if let Some(diff) = order.first_difference(&back) {
-            bail!("verification failed: value {i} does not round-trip: {diff}");
+            .map_err(|error| failed(VerifyError::Decode { index, error }))?;
+        if let Some(difference) = order.first_difference(&back) {
+            return Err(failed(VerifyError::Differs { index, difference }));
         }
         payloads.push(buf);
     }

@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result};
 
 use super::timing::timed_batch;
 use super::workload::{ops_per_batch, warm_up, Measured};
@@ -277,8 +277,7 @@ pub const CPU_BATCH_MS: u64 = 100;
 /// with its order-statistics interval: the same process, the same minutes, no drift between
 /// two phases.
 pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<CpuRecording> {
-    let (ops, took) = warm_up(w, Duration::from_millis(settings.warmup_ms.min(300)))
-        .map_err(|e| anyhow!("{e}"))?;
+    let (ops, took) = warm_up(w, Duration::from_millis(settings.warmup_ms.min(300)))?;
     // Long batches: the timer fires at kernel ticks, and each sampled batch loses about one
     // tick's worth of the requested rate at its edges (25 ms batches got ~155-170 Hz of 199).
     let per_batch = ops_per_batch(
@@ -326,7 +325,7 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
             if on {
                 timer.disarm();
             }
-            let (cpu, _) = batch.map_err(|e| anyhow!("{e}"))?;
+            let (cpu, _) = batch?;
             if on {
                 sampled.push(cpu);
                 sampled_ns += cpu * per_batch as f64;

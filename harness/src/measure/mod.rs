@@ -2,24 +2,23 @@
 //! (timing, cpu, alloc), like the JProfiler Gradle plugin's one JVM and one snapshot per
 //! configuration and recording.
 //!
-//! The parent re-executes its own binary as `serprof __worker ...`. The child builds the codec,
-//! makes its one recording, writes its files into the configuration's folder, and writes its
-//! figures to `.<recording>.json` there (through a temporary file and a rename). A child that
-//! crashes writes nothing, and the parent reports the crash.
+//! The parent re-executes its own binary as a worker child with a [`RecordRequest`] (see
+//! [`crate::protocol`]). The child builds the codec, makes its one recording, writes its files
+//! into the configuration's folder, and writes its [`WorkerReport`] there (through a temporary
+//! file and a rename). A child that crashes writes nothing, and the parent reports the crash.
 //!
 //! Verification (every value of the dataset round-trips; a corpus document parses to what the
 //! reference parser reads) is a recording of its own, made once per configuration before its
-//! timing processes: the code is deterministic, so checking it again in each of the 7 to 14
-//! children of a configuration only cost time (on the corpus study's documents, 40 to 170 ms per
-//! child). The instructions child verifies too, before its passes, as it always has: its counts
-//! depend on the heap the verification leaves.
+//! timing processes: the code is deterministic, so the timing, CPU and allocation children do
+//! not check again. The instructions child verifies before its passes: its counts depend on the
+//! heap the verification leaves.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::{anyhow, Context, Result};
-use clap::ValueEnum;
-use serde::{Deserialize, Serialize};
+use anyhow::{anyhow, Result};
+use serprof_engines::codec::CodecError;
+use serprof_engines::studies::Config;
 
 pub mod alloc;
 pub mod corrupt;
@@ -31,191 +30,111 @@ pub mod workload;
 use workload::Measured;
 
 use crate::layout::{self, write_atomic, write_json};
-use crate::model::stats::ProcessTiming;
-use crate::model::{AllocStats, CpuStats, Settings};
+use crate::model::{AllocStats, CpuStats, Failure, Recording, Settings};
+use crate::protocol::{report_path, RecordRequest, WorkerReport};
 use crate::render::flame::{flame_svg, Kind};
 use crate::render::speedscope::{speedscope_json, Unit};
 
-/// The version of the parent-worker protocol: the command line of `serprof __worker` and the
-/// report it writes. A parent passes the version it speaks with `--protocol`; a worker of
-/// another version refuses with a message naming both, and `serprof __protocol` prints it, so
-/// a parent can check a binary (of another revision, say) before it drives it.
-pub const PROTOCOL: u32 = 3;
-
-/// The job of an instrumented worker, read from a file in its folder (`--job`), so that its
-/// command line is the same length in every run: the length of the arguments moves the stack,
-/// which can change instruction counts.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Job {
-    pub config: String,
-    pub recording: Recording,
-    pub settings: Settings,
-}
-
-/// Size of a job file: padded with spaces to this, so that reading it allocates the same in
-/// every run (the heap's layout, like the stack's, can move instruction counts: malloc's own
-/// work and `memcpy`'s alignment paths depend on it).
-pub const JOB_FILE_BYTES: usize = 8192;
-/// Capacity of the job's configuration name, likewise.
-const JOB_NAME_CAPACITY: usize = 256;
-
-impl Job {
-    /// Writes the job to `path`, padded to [`JOB_FILE_BYTES`].
-    pub fn write(&self, path: &Path) -> Result<()> {
-        let mut bytes = serde_json::to_vec(self)?;
-        if bytes.len() > JOB_FILE_BYTES {
-            anyhow::bail!("a job of {} bytes does not fit a job file", bytes.len());
-        }
-        bytes.resize(JOB_FILE_BYTES, b' ');
-        write_atomic(path, &bytes)
-    }
-
-    /// Reads a job file written by [`Job::write`].
-    pub fn read(path: &Path) -> Result<Job> {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let mut job: Job = serde_json::from_slice(&bytes)
-            .with_context(|| format!("{} is not a job file", path.display()))?;
-        let mut name = String::with_capacity(JOB_NAME_CAPACITY.max(job.config.len()));
-        name.push_str(&job.config);
-        job.config = name;
-        Ok(job)
-    }
-}
-
-/// The recordings a configuration gets, each in its own child.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Recording {
-    /// The verification alone: the payload size, findings and whether it passed.
-    Verify,
-    Timing,
-    Cpu,
-    Alloc,
-    /// Under `valgrind --tool=callgrind`: one uncounted pass, then whole counted passes.
-    Instructions,
-}
-
-impl Recording {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Recording::Verify => "verify",
-            Recording::Timing => "timing",
-            Recording::Cpu => "cpu",
-            Recording::Alloc => "alloc",
-            Recording::Instructions => "instructions",
-        }
-    }
-
-    /// The file the child writes its figures to, inside the configuration's folder.
-    pub fn report_path(self, dir: &Path) -> PathBuf {
-        layout::worker_report(dir, self.as_str())
-    }
-}
-
-/// What a worker child reports to the parent.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct WorkerReport {
-    pub verified: bool,
-    pub payload_bytes: Option<f64>,
-    pub shares_references: Option<bool>,
-    /// The timing recording: one process's figures.
-    pub timing: Option<ProcessTiming>,
-    /// The instructions recording: operations in the counted call of the measured loop.
-    #[serde(default)]
-    pub counted_ops: Option<u64>,
-    pub cpu: Option<CpuStats>,
-    pub alloc: Option<AllocStats>,
-    pub error: Option<String>,
-    /// Verification's findings that do not fail it (a corpus document's changed numbers).
-    #[serde(default)]
-    pub findings: Vec<String>,
-}
-
-/// Runs one recording of `config_name` and writes its report into `dir`.
-pub fn run(config_name: &str, recording: Recording, dir: &Path, settings: &Settings) -> Result<()> {
+/// Makes the recording `req` asks for and writes its report into the request's folder.
+pub fn run(req: &RecordRequest) -> Result<()> {
     // The corpus study's configurations exist once its documents are registered.
-    serprof_engines::studies::corpus::register(settings.corpus.clone());
-    let config = if recording == Recording::Instructions {
-        // Every configuration's registry entry stays allocated: freeing all but the one chosen
-        // would leave the heap in a state that depends on which one it is, and malloc's work in
-        // the counted loop with it (measured: ~50 instructions per operation between two testkit
-        // twins). Kept, the heap below the workload is the same for every configuration.
-        let all = serprof_engines::studies::all();
-        let found = all
-            .iter()
-            .flat_map(|s| &s.configs)
-            .find(|c| c.info.name() == config_name)
-            .cloned();
-        std::mem::forget(all);
-        found
-    } else {
-        serprof_engines::studies::find(config_name)
-    }
-    .ok_or_else(|| anyhow!("unknown configuration {config_name}"))?;
+    serprof_engines::studies::corpus::register(req.settings.corpus.clone());
+    let name = req.config.to_string();
+    let config =
+        find_config(&name, req.recording).ok_or_else(|| anyhow!("unknown configuration {name}"))?;
     let mut report = WorkerReport::default();
-    let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<()> {
-        let prepare = tracing::info_span!("prepare", config = config_name).entered();
-        let mut w = workload::workload(&config).map_err(|e| anyhow!("{e}"))?;
-        drop(prepare);
-        if matches!(recording, Recording::Verify | Recording::Instructions) {
-            let _span = tracing::info_span!("verify", config = config_name).entered();
-            let verified = match w.verify() {
-                Ok(v) => v,
-                Err(e) => {
-                    report.error = Some(format!("verification failed: {e}"));
-                    return Ok(());
-                }
-            };
-            report.verified = true;
-            report.payload_bytes = Some(verified.payload_bytes);
-            report.shares_references = verified.shares_references;
-            report.findings = verified.findings;
-        }
-        match recording {
-            Recording::Verify => {}
-            Recording::Timing => {
-                let _span = tracing::info_span!("timing", config = config_name).entered();
-                report.timing =
-                    Some(timing::record(w.as_mut(), settings).map_err(|e| anyhow!("{e}"))?);
+    let outcome = catch_unwind(AssertUnwindSafe(|| record(&config, req, &mut report)));
+    report.error = match outcome {
+        Ok(Ok(())) => report.error.take(),
+        Ok(Err(e)) => Some(failure_of(req.recording, e)),
+        Err(p) => Some(Failure::Panicked {
+            message: crate::process::panic_text(p.as_ref()),
+        }),
+    };
+    write_json(&report_path(req.recording, &req.dir), &report)
+}
+
+/// The configuration named `name`. For the instructions recording every configuration's
+/// registry entry stays allocated: freeing all but the one chosen would leave the heap in a
+/// state that depends on which one it is, and malloc's work in the counted loop with it (~50
+/// instructions per operation between two testkit twins). Kept, the heap below the workload is
+/// the same for every configuration.
+fn find_config(name: &str, recording: Recording) -> Option<Config> {
+    if recording != Recording::Instructions {
+        return serprof_engines::studies::find(name);
+    }
+    let all = serprof_engines::studies::all();
+    let found = all
+        .iter()
+        .flat_map(|s| &s.configs)
+        .find(|c| c.info.name() == name)
+        .cloned();
+    std::mem::forget(all);
+    found
+}
+
+/// A failed recording's error as a [`Failure`]: the engine's own error keeps its kind.
+fn failure_of(recording: Recording, e: anyhow::Error) -> Failure {
+    match e.downcast::<CodecError>() {
+        Ok(error) => Failure::Engine { recording, error },
+        Err(e) => Failure::Recording {
+            recording,
+            message: crate::error::one_line(&e),
+        },
+    }
+}
+
+/// The recording itself; verification failures go into `report`, other failures are errors.
+fn record(config: &Config, req: &RecordRequest, report: &mut WorkerReport) -> Result<()> {
+    let (name, recording, dir, settings) = (
+        req.config.to_string(),
+        req.recording,
+        req.dir.as_path(),
+        &req.settings,
+    );
+    let prepare = tracing::info_span!("prepare", config = %name).entered();
+    let mut w = workload::workload(config)?;
+    drop(prepare);
+    if matches!(recording, Recording::Verify | Recording::Instructions) {
+        let _span = tracing::info_span!("verify", config = %name).entered();
+        match w.verify() {
+            Ok(verified) => {
+                report.verified = true;
+                report.payload_bytes = Some(verified.payload_bytes);
+                report.shares_references = verified.shares_references;
+                report.findings = verified.findings;
             }
-            Recording::Cpu => {
-                let _span = tracing::info_span!("cpu", config = config_name).entered();
-                report.cpu = Some(record_cpu(w.as_mut(), settings, config_name, dir)?);
+            Err(error) => {
+                report.error = Some(Failure::Verification { error });
+                return Ok(());
             }
-            Recording::Alloc => {
-                let _span = tracing::info_span!("alloc", config = config_name).entered();
-                report.alloc = Some(record_alloc(w.as_mut(), settings, config_name, dir)?);
-            }
-            Recording::Instructions => {
-                // Exactly two calls of the measured loop, each dumped by callgrind when it
-                // returns (`--dump-after`): one pass uncounted, then the counted passes.
-                let pass = w.dataset_len() as u64;
-                w.run(pass).map_err(|e| anyhow!("{e}"))?;
-                let n = pass * settings.instruction_passes.max(1);
-                w.run(n).map_err(|e| anyhow!("{e}"))?;
-                report.counted_ops = Some(n);
-            }
-        }
-        Ok(())
-    }));
-    match outcome {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => {
-            report.error = Some(format!(
-                "{} recording failed: {}",
-                recording.as_str(),
-                crate::error::one_line(&e)
-            ))
-        }
-        Err(p) => {
-            report.error = Some(format!(
-                "engine panicked: {}",
-                crate::process::panic_text(p.as_ref())
-            ))
         }
     }
-    write_json(&recording.report_path(dir), &report)
+    match recording {
+        Recording::Verify | Recording::Corrupt => {}
+        Recording::Timing => {
+            let _span = tracing::info_span!("timing", config = %name).entered();
+            report.timing = Some(timing::record(w.as_mut(), settings)?);
+        }
+        Recording::Cpu => {
+            let _span = tracing::info_span!("cpu", config = %name).entered();
+            report.cpu = Some(record_cpu(w.as_mut(), settings, &name, dir)?);
+        }
+        Recording::Alloc => {
+            let _span = tracing::info_span!("alloc", config = %name).entered();
+            report.alloc = Some(record_alloc(w.as_mut(), settings, &name, dir)?);
+        }
+        Recording::Instructions => {
+            // Exactly two calls of the measured loop, each dumped by callgrind when it
+            // returns (`--dump-after`): one pass uncounted, then the counted passes.
+            let pass = w.dataset_len() as u64;
+            w.run(pass)?;
+            let n = pass * settings.instruction_passes.max(1);
+            w.run(n)?;
+            report.counted_ops = Some(n);
+        }
+    }
+    Ok(())
 }
 
 fn record_cpu(
@@ -275,8 +194,7 @@ fn record_alloc(
     use std::time::{Duration, Instant};
     // Warm up uncounted (caches, buffer capacity), then count whole passes over the dataset
     // so the figures are exact and repeatable.
-    let (ops, took) = workload::warm_up(w, Duration::from_millis(settings.warmup_ms.min(200)))
-        .map_err(|e| anyhow!("{e}"))?;
+    let (ops, took) = workload::warm_up(w, Duration::from_millis(settings.warmup_ms.min(200)))?;
     let pass = w.dataset_len() as u64;
     let ns_per_op = took.as_nanos() as f64 / ops as f64;
     let wanted = (settings.alloc_min_ms as f64 * 1e6 / ns_per_op.max(1.0)).ceil() as u64;
@@ -294,7 +212,7 @@ fn record_alloc(
         took_ms = start.elapsed().as_millis() as u64,
         "alloc loop"
     );
-    outcome.map_err(|e| anyhow!("{e}"))?;
+    outcome?;
     let symbolise = tracing::info_span!("symbolise").entered();
     let (folded, samples, sources) = alloc::take_stacks_with_sources(name);
     drop(symbolise);
@@ -341,15 +259,4 @@ fn record_alloc(
         stack_samples: samples,
         sample_bytes: settings.alloc_sample_bytes,
     })
-}
-
-/// Reads a child's report. `None` when the child wrote none (it crashed) or it is unreadable.
-pub fn read_report(recording: Recording, dir: &Path) -> Option<WorkerReport> {
-    let path = recording.report_path(dir);
-    let bytes = std::fs::read(&path).ok()?;
-    let report = serde_json::from_slice(&bytes)
-        .with_context(|| format!("{}", path.display()))
-        .ok();
-    let _ = std::fs::remove_file(&path);
-    report
 }

@@ -81,9 +81,9 @@ pub fn probe_process(batches_n: usize) -> Result<()> {
     super::workload::warm_up(w.as_mut(), std::time::Duration::from_millis(150))
         .map_err(|e| anyhow!("{REFERENCE}: {e}"))?;
     let b = batches(w.as_mut(), batches_n.max(1))?;
-    println!(
-        "{}",
-        serde_json::json!({ "median_ns": crate::model::stats::median(&b), "batches": b })
-    );
+    let reply = crate::protocol::ProbeReply {
+        median_ns: crate::model::stats::median(&b),
+    };
+    println!("{}", serde_json::to_string(&reply)?);
     Ok(())
 }

@@ -49,7 +49,7 @@ pub fn record(w: &mut dyn Measured, settings: &Settings) -> Result<ProcessTiming
         wall.push(w_ns);
     }
     let mut p = ProcessTiming::from_batches(cpu, &wall, per_batch)
-        .ok_or_else(|| CodecError::Setup("no finite batch time".into()))?;
+        .ok_or_else(|| CodecError::setup("no finite batch time"))?;
     p.cpu = settings.pin_cpu;
     Ok(p)
 }

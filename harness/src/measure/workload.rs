@@ -13,6 +13,7 @@ use serprof_engines::dataset;
 use serprof_engines::model::{Order, Sample};
 use serprof_engines::studies::corpus::DocumentCodec;
 use serprof_engines::studies::{AnyCodec, Config, DatasetKind, Operation};
+use serprof_engines::verify::{DocumentStep, Finding, VerifyError};
 
 /// What verification found.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,7 +24,7 @@ pub struct Verified {
     pub shares_references: Option<bool>,
     /// What verification found that does not fail it (a document's changed numbers, what its
     /// engine does with duplicate keys).
-    pub findings: Vec<String>,
+    pub findings: Vec<Finding>,
 }
 
 /// A value a study measures: how to describe a difference after a round trip.
@@ -76,7 +77,7 @@ pub struct Workload<T: 'static> {
 /// The type-erased face of a [`Workload`], so a worker handles both datasets alike.
 pub trait Measured {
     /// Round-trips every value of the dataset once and checks it comes back equal.
-    fn verify(&mut self) -> Result<Verified, String>;
+    fn verify(&mut self) -> Result<Verified, VerifyError>;
     /// Runs `n` operations, cycling through the dataset.
     fn run(&mut self, n: u64) -> Result<(), CodecError>;
     /// Values in the dataset (a whole pass is this many operations).
@@ -159,21 +160,21 @@ fn serialize_loop<T>(
 }
 
 impl<T: Value> Measured for Workload<T> {
-    fn verify(&mut self) -> Result<Verified, String> {
+    fn verify(&mut self) -> Result<Verified, VerifyError> {
         let mut total = 0usize;
         let mut shares = None;
-        for (i, value) in self.data.iter().enumerate() {
+        for (index, value) in self.data.iter().enumerate() {
             self.buf.clear();
             self.codec
                 .encode(value, &mut self.buf)
-                .map_err(|e| format!("value {i}: {e}"))?;
+                .map_err(|error| VerifyError::Encode { index, error })?;
             total += self.buf.len();
             let back = self
                 .codec
                 .decode(self.buf.as_mut_slice())
-                .map_err(|e| format!("value {i} does not decode: {e}"))?;
-            if let Some(diff) = value.difference(&back) {
-                return Err(format!("value {i} does not round-trip: {diff}"));
+                .map_err(|error| VerifyError::Decode { index, error })?;
+            if let Some(difference) = value.difference(&back) {
+                return Err(VerifyError::Differs { index, difference });
             }
             if let Some(s) = back.shares_references() {
                 shares = Some(shares.unwrap_or(true) && s);
@@ -277,12 +278,15 @@ fn document_roundtrip_loop(
 }
 
 impl Measured for DocumentWorkload {
-    fn verify(&mut self) -> Result<Verified, String> {
+    fn verify(&mut self) -> Result<Verified, VerifyError> {
         let findings = self.codec.verify()?;
         let mut out = Vec::new();
         self.codec
             .serialize(&mut out)
-            .map_err(|e| format!("serialize failed: {e}"))?;
+            .map_err(|error| VerifyError::DocumentStep {
+                step: DocumentStep::Serialize,
+                error,
+            })?;
         // A parse reads its payload (the document as it is, or its transcoding); a serialize
         // or round trip writes what the engine writes.
         let bytes = match self.operation {
@@ -349,7 +353,7 @@ pub fn workload(config: &Config) -> Result<Box<dyn Measured>, CodecError> {
                 buf: Vec::new(),
             })
         }
-        _ => return Err(CodecError::Setup("codec and dataset do not match".into())),
+        _ => return Err(CodecError::setup("codec and dataset do not match")),
     })
 }
 

@@ -24,7 +24,8 @@ pub struct AbRecord {
     /// The median of the processes' ratios and its 95% interval across processes.
     pub ratio: f64,
     pub ci95: [f64; 2],
-    pub method: String,
+    #[serde(default)]
+    pub method: super::stats::RatioMethod,
     /// The same from wall-clock time, for reference (noisier under load).
     pub wall_pair_ratios: Vec<f64>,
     pub wall_ratio: f64,

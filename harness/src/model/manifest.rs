@@ -50,7 +50,8 @@ pub struct RunManifest {
     /// True only when every selected configuration finished (measured or failed with a reason).
     pub complete: bool,
     /// Configurations that failed, with their reasons.
-    pub failed: Vec<String>,
+    #[serde(default, deserialize_with = "super::failure::failed_or_sentences")]
+    pub failed: Vec<super::failure::Failed>,
     pub warnings: Vec<String>,
     /// How the run was pieced together: one session per `serprof run` (the first) and per
     /// `--resume`, with the configurations each measured and kept. Figures of configurations

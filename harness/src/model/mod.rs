@@ -5,13 +5,19 @@
 pub mod ab;
 pub mod config_id;
 pub mod corrupt;
+pub mod failure;
 pub mod manifest;
+pub mod recording;
 pub mod result;
 pub mod settings;
 pub mod stats;
+pub mod verdict;
 
 pub use config_id::ConfigId;
+pub use failure::{Failed, Failure, InstructionsFailure};
 pub use manifest::{EngineVersion, Machine, RunManifest, BUFFER_POLICY, GIT_REV, RUSTC};
+pub use recording::Recording;
 pub use result::{AllocStats, ConfigResult, CpuStats, InstructionStats, ProfileSummary, Share};
 pub use settings::Settings;
-pub use stats::TimeStats;
+pub use stats::{TimeStats, TimingMethod};
+pub use verdict::Verdict;

@@ -7,9 +7,11 @@
 use serde::{Deserialize, Serialize};
 use serprof_engines::studies::corpus::DocumentRecord;
 use serprof_engines::studies::{ConfigInfo, DatasetKind, Format, Operation};
+use serprof_engines::verify::Finding;
 
 use super::config_id::ConfigId;
 use super::corrupt::CorruptStats;
+use super::failure::Failure;
 use super::stats::{RatioStats, TimeStats};
 
 /// Allocation figures per operation, from the counting allocator (`alloc` child).
@@ -125,8 +127,8 @@ pub struct ConfigResult {
     #[serde(default)]
     pub warnings: Vec<String>,
     /// What went wrong, or null.
-    #[serde(default)]
-    pub error: Option<String>,
+    #[serde(default, deserialize_with = "super::failure::failure_or_sentence")]
+    pub error: Option<Failure>,
     /// The `corrupt` study's outcomes of damaged inputs (absent for every other study).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub corrupt: Option<CorruptStats>,
@@ -136,8 +138,12 @@ pub struct ConfigResult {
     /// What verification found without failing: numbers the engine changes (first path and
     /// both values), what it does with duplicate keys. A configuration whose findings change
     /// a number is timed, and marked in the tables.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub findings: Vec<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "serprof_engines::verify::findings_or_sentences"
+    )]
+    pub findings: Vec<Finding>,
 }
 
 impl ConfigResult {
@@ -171,7 +177,7 @@ impl ConfigResult {
 
     /// Whether verification found that the engine changes numbers (the tables mark its time).
     pub fn changes_numbers(&self) -> bool {
-        self.findings.iter().any(|f| f.contains(" changes "))
+        self.findings.iter().any(Finding::changes_numbers)
     }
 
     /// The document's JSON bytes per second of the median time, in MB/s (10^6 bytes), as

@@ -29,7 +29,7 @@ pub struct TimeStats {
     pub processes: Vec<ProcessTiming>,
     /// How `median` and `ci95` were computed.
     #[serde(default)]
-    pub method: String,
+    pub method: TimingMethod,
 }
 
 /// What one timing process measured: thread CPU time per operation (the clock of every figure)
@@ -73,8 +73,86 @@ impl ProcessTiming {
     }
 }
 
-/// The method text of figures across processes.
-pub const ACROSS_PROCESSES: &str = "median of the timing processes' medians (thread CPU time per operation); 95% distribution-free interval from order statistics of the process medians, exact binomial coverage";
+/// An enum of methods stored by name, each with the sentence outputs print; it reads the name,
+/// or the sentence an older serprof stored in its place. Text of any other shape reads as the
+/// default.
+macro_rules! described {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = ($id:literal, $text:literal),)+ }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)+
+        }
+
+        impl $name {
+            /// What the method is, in a sentence.
+            pub fn describe(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)+
+                }
+            }
+
+            /// Its name in files.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $id,)+
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.describe())
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = String::deserialize(d)?;
+                Ok([$($name::$variant,)+]
+                    .into_iter()
+                    .find(|m| text == m.as_str() || text == m.describe())
+                    .unwrap_or_default())
+            }
+        }
+    };
+}
+
+described! {
+    /// How a [`TimeStats`]'s median and interval were computed.
+    #[derive(Default)]
+    TimingMethod {
+        /// Across timing processes: the median of their medians, with an order-statistics
+        /// interval.
+        AcrossProcesses = ("across_processes", "median of the timing processes' medians (thread CPU time per operation); 95% distribution-free interval from order statistics of the process medians, exact binomial coverage"),
+        /// Within one process (files of one timing process): the median of the batches, with
+        /// an order-statistics interval of the batches.
+        #[default]
+        Batches = ("batches", "median of batches; 95% interval from order statistics of the batches (normal approximation to the binomial)"),
+    }
+}
+
+described! {
+    /// How a time ratio and its interval were computed.
+    #[derive(Default)]
+    RatioMethod {
+        /// Per-round pairs of timing processes.
+        #[default]
+        ProcessPairs = ("process_pairs", "median of per-round ratios after/before of timing processes (thread CPU time; within one run the processes of a round ran back to back, so drift cancels; across two runs each pair is two independent processes); 95% distribution-free interval from order statistics of the pair ratios"),
+        /// A bootstrap over the batches of one process per side.
+        Bootstrap = ("bootstrap", "ratio of medians after/before over the timing batches; 95% percentile-bootstrap interval (2,000 resamples of each side's batches, fixed seed)"),
+        /// `serprof ab`'s interleaved batches, read back by `compare`.
+        Interleaved = ("interleaved", "serprof ab: median of the per-process ratios of interleaved batches (per-round ratios for a folder of one process), thread CPU time; 95% distribution-free interval from order statistics of those ratios"),
+        /// `serprof ab`'s own ratio over its child processes.
+        AbProcesses = ("ab_processes", "median over child processes of each process's median B/A pair ratio (interleaved batches, thread CPU time); 95% distribution-free interval from order statistics of the process ratios"),
+    }
+}
 
 impl TimeStats {
     /// The figures of a configuration from its timing processes. `None` without any.
@@ -98,7 +176,7 @@ impl TimeStats {
             ops_per_batch: processes[0].ops_per_batch,
             batches: processes.iter().flat_map(|p| p.batches.clone()).collect(),
             processes,
-            method: ACROSS_PROCESSES.into(),
+            method: TimingMethod::AcrossProcesses,
         })
     }
 
@@ -211,7 +289,7 @@ impl TimeStats {
             ops_per_batch,
             batches,
             processes: Vec::new(),
-            method: "median of batches; 95% interval from order statistics of the batches (normal approximation to the binomial)".into(),
+            method: TimingMethod::Batches,
         })
     }
 }

@@ -25,60 +25,7 @@ pub const STDERR_LINES: usize = 8;
 /// How often a waiting parent looks at its child.
 pub const POLL: Duration = Duration::from_millis(5);
 
-/// How a child ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Verdict {
-    /// It exited by itself with this code (0: success).
-    Exited(i32),
-    /// A signal ended it (not one of ours, not one of the cases below).
-    Signal { signal: i32 },
-    /// It ran out of memory: `detail` is std's allocation-failure line, or says that an
-    /// unexplained SIGKILL is presumably the kernel's out-of-memory killer.
-    OutOfMemory { detail: String },
-    /// It overflowed a thread's stack.
-    StackOverflow,
-    /// We killed it after `after` without progress.
-    Hung { after: Duration },
-    /// We killed it because the run was interrupted.
-    Interrupted,
-}
-
-impl Verdict {
-    /// Whether it exited with status 0.
-    pub fn success(&self) -> bool {
-        *self == Verdict::Exited(0)
-    }
-
-    /// A short phrase: "exited with code 3", "killed by SIGSEGV (11)", "ran out of memory (...)".
-    pub fn describe(&self) -> String {
-        match self {
-            Verdict::Exited(code) => format!("exited with code {code}"),
-            Verdict::Signal { signal } => {
-                format!("killed by {} ({signal})", signal_name(*signal))
-            }
-            Verdict::OutOfMemory { detail } => format!("ran out of memory ({detail})"),
-            Verdict::StackOverflow => "overflowed its stack (SIGABRT)".into(),
-            Verdict::Hung { after } => format!("hung: killed after {} s", after.as_secs_f64()),
-            Verdict::Interrupted => "was stopped: the run was interrupted".into(),
-        }
-    }
-}
-
-/// Signal names for verdicts.
-pub fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGILL => "SIGILL",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGTRAP => "SIGTRAP",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGINT => "SIGINT",
-        _ => "a signal",
-    }
-}
+pub use crate::model::verdict::{signal_name, Verdict};
 
 /// What a child's stderr said, kept for its verdict.
 #[derive(Debug, Default, Clone)]
@@ -127,13 +74,13 @@ pub fn judge(status: ExitStatus, stderr: &Stderr) -> Verdict {
         return Verdict::StackOverflow;
     }
     match (status.code(), status.signal()) {
-        (Some(code), _) => Verdict::Exited(code),
+        (Some(code), _) => Verdict::Exited { code },
         // Not ours (ours are Hung or Interrupted): the kernel's OOM killer sends SIGKILL.
         (None, Some(libc::SIGKILL)) => Verdict::OutOfMemory {
             detail: "killed by SIGKILL, presumably the kernel's out-of-memory killer".into(),
         },
         (None, Some(signal)) => Verdict::Signal { signal },
-        _ => Verdict::Exited(-1),
+        _ => Verdict::Exited { code: -1 },
     }
 }
 
@@ -360,7 +307,10 @@ mod tests {
             judge(ExitStatus::from_raw(3 << 8), &so),
             Verdict::StackOverflow
         );
-        assert_eq!(judge(ExitStatus::from_raw(0), &oom), Verdict::Exited(0));
+        assert_eq!(
+            judge(ExitStatus::from_raw(0), &oom),
+            Verdict::Exited { code: 0 }
+        );
         assert!(Verdict::Signal { signal: 11 }
             .describe()
             .contains("SIGSEGV"));
@@ -383,7 +333,7 @@ mod tests {
             .unwrap()
             .wait_capped(Duration::from_secs(30))
             .unwrap();
-        assert_eq!(ended.verdict, Verdict::Exited(3));
+        assert_eq!(ended.verdict, Verdict::Exited { code: 3 });
         assert_eq!(ended.stderr.tail, ["boom"]);
         let mut cmd = Command::new("sleep");
         cmd.arg("30");

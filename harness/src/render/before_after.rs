@@ -327,12 +327,12 @@ pub fn page(r: &BeforeAfterRecord, dir: &Path) -> String {
         .rows
         .iter()
         .find_map(|x| x.comparison.time.as_ref())
-        .map(|t| t.method.clone())
+        .map(|t| t.method.describe())
         .unwrap_or_default();
     let _ = write!(
         out,
         "<footer><p>ratio: {}</p><p>moved: {}; {}</p><p>measured in {:.0} s · {} timing processes per side and configuration, alternating A B / B A by round, pinned to CPU {}</p></footer>\n</main>\n</body>\n</html>\n",
-        esc(&method),
+        esc(method),
         esc(&r.instruction_move_rule),
         esc(&r.cpu_alarm_rule),
         r.measure_seconds,

@@ -36,7 +36,7 @@ pub fn write_html(out: &mut String, results: &[&ConfigResult]) {
                         out,
                         "<tr><td>{}</td><td colspan=\"3\">failed: {}</td></tr>",
                         esc(variant(r)),
-                        esc(e)
+                        esc(&e.to_string())
                     );
                     continue;
                 }

@@ -35,7 +35,10 @@ pub fn render_table(study: &str, results: &[ConfigResult]) -> String {
     let mut findings = Vec::new();
     for r in &rows {
         let Some(c) = &r.corrupt else {
-            let why = r.error.as_deref().unwrap_or("no outcome");
+            let why = r
+                .error
+                .as_ref()
+                .map_or("no outcome".to_string(), ToString::to_string);
             let _ = writeln!(out, "{:<22} FAILED: {why}", r.config);
             continue;
         };
@@ -102,7 +105,10 @@ fn failures_only(rows: &[&ConfigResult]) -> String {
         let _ = writeln!(out, "\ncorrupt: no outcomes");
     }
     for r in rows {
-        let why = r.error.as_deref().unwrap_or("no outcome");
+        let why = r
+            .error
+            .as_ref()
+            .map_or("no outcome".to_string(), ToString::to_string);
         let _ = writeln!(out, "{:<22} FAILED: {why}", r.config);
     }
     out

@@ -110,7 +110,9 @@ pub fn load(run_dir: &Path) -> Result<RunData> {
                 seen.insert(file_name(&dir));
                 match read_row(run_dir, &name, &dir) {
                     Ok(row) => rows.push(row),
-                    Err(e) => problems.push(format!("{}: {e}", dir.display())),
+                    Err(e) => {
+                        problems.push(format!("{}: {}", dir.display(), crate::error::one_line(&e)))
+                    }
                 }
             }
         }
@@ -124,7 +126,7 @@ pub fn load(run_dir: &Path) -> Result<RunData> {
                         "not measured: the run ended before this configuration finished",
                     ) {
                         Ok(row) => rows.push(row),
-                        Err(e) => problems.push(format!("{c}: {e}")),
+                        Err(e) => problems.push(format!("{c}: {}", crate::error::one_line(&e))),
                     }
                 }
             }
@@ -218,12 +220,14 @@ fn relative(p: &Path) -> String {
 
 /// A row for a configuration without a usable `result.json`, described by the registry; a
 /// configuration this build no longer has cannot be described, so it is a problem instead.
-fn placeholder(study: &str, config: &str, why: &str) -> Result<Row, String> {
+fn placeholder(study: &str, config: &str, why: &str) -> anyhow::Result<Row> {
     let info = studies::find(&format!("{study}/{config}"))
         .map(|c| c.info)
-        .ok_or_else(|| format!("{why} (this serprof has no configuration {study}/{config})"))?;
+        .ok_or_else(|| {
+            anyhow::anyhow!("{why} (this serprof has no configuration {study}/{config})")
+        })?;
     let mut result = ConfigResult::new(&info);
-    result.error = Some(why.to_string());
+    result.error = Some(crate::model::Failure::harness(why));
     Ok(Row {
         result,
         missing: Some(why.to_string()),
@@ -232,15 +236,13 @@ fn placeholder(study: &str, config: &str, why: &str) -> Result<Row, String> {
     })
 }
 
-fn read_row(run_dir: &Path, study: &str, dir: &Path) -> Result<Row, String> {
+fn read_row(run_dir: &Path, study: &str, dir: &Path) -> anyhow::Result<Row> {
     let config = file_name(dir);
     let path = dir.join(layout::RESULT_JSON);
-    let result: ConfigResult = match fs::read(&path)
-        .map_err(|e| e.to_string())
-        .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
-    {
+    let result: ConfigResult = match layout::read_json(&path) {
         Ok(r) => r,
         Err(e) => {
+            let e = crate::error::one_line(&e);
             eprintln!(
                 "serprof: warning: {} is unreadable, shown as not measured: {e}",
                 path.display()

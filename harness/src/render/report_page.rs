@@ -273,7 +273,7 @@ pub fn manifest_section(out: &mut String, data: &RunData) {
         .collect();
     out.push_str("<h3>Warnings and failures</h3>\n<ul class=\"warnings\">\n");
     for f in &m.failed {
-        let _ = writeln!(out, "<li>failed: {}</li>", esc(f));
+        let _ = writeln!(out, "<li>failed: {}</li>", esc(&f.to_string()));
     }
     for w in &run_level {
         let _ = writeln!(out, "<li>{}</li>", esc(w));

@@ -284,7 +284,7 @@ fn table_row(
             out,
             "<td class=\"error\" colspan=\"{}\">{label}{}</td></tr>",
             cols.len().max(1),
-            esc(e)
+            esc(&e.to_string())
         );
         return;
     }

@@ -441,10 +441,11 @@ pub fn render_documents(results: &[&ConfigResult]) -> String {
                 );
             }
         }
-        let mut findings: Vec<&str> = rs
+        let mut findings: Vec<String> = rs
             .iter()
-            .flat_map(|r| r.findings.iter().map(String::as_str))
-            .filter(|f| f.contains(" changes "))
+            .flat_map(|r| r.findings.iter())
+            .filter(|f| f.changes_numbers())
+            .map(ToString::to_string)
             .collect();
         findings.sort();
         findings.dedup();

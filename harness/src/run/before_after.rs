@@ -172,9 +172,8 @@ pub fn measure(
         if let (None, Some(version)) = (&result.error, &valgrind) {
             progress.recording(&unit.label, "instructions (callgrind)");
             match super::instructions::record(unit.exec, unit.config, &unit.dir, &own, version) {
-                Ok(Ok(stats)) => result.instructions = Some(stats),
-                Ok(Err(why)) => result.error = Some(why),
-                Err(e) => result.error = Some(crate::error::one_line(&e)),
+                Ok(stats) => result.instructions = Some(stats),
+                Err(why) => result.error = Some(why),
             }
         }
         if interrupt::interrupted() {

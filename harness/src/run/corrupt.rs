@@ -36,7 +36,6 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -54,8 +53,9 @@ use crate::model::corrupt::{
     input_count, memory_cap_mib, per_input_cap, CorruptCase, CorruptStats, InputRecord, Outcome,
     OutcomeCounts, MAX_CHILD_DEATHS, MAX_HANGS, REPRO_ALTERED, REPRO_PER_OUTCOME,
 };
-use crate::model::{ConfigResult, Settings};
+use crate::model::{ConfigResult, Failure, Recording, Settings};
 use crate::process::{interrupt, Guarded, Limits, Verdict, POLL};
+use crate::protocol::{CorruptEvent, CorruptRequest, Request};
 
 /// Measures one configuration of the `corrupt` study (operation `decode`). Called by the runner
 /// instead of the timing, CPU and allocation recordings. Engine misbehaviour is recorded in
@@ -74,8 +74,15 @@ pub fn measure_config(
         .and_then(|exe| decode_all(&exe, config, dir, settings, progress));
     match decoded {
         Ok(Some(decoded)) => summarize(config, dir, settings, decoded, &mut result),
-        Ok(None) => result.error = Some("interrupted".into()),
-        Err(e) => result.error = Some(crate::error::one_line(&e)),
+        Ok(None) => {
+            result.error = Some(Failure::Child {
+                recording: Recording::Corrupt,
+                verdict: Verdict::Interrupted,
+                stderr: Vec::new(),
+                memory_cap_mib: memory_cap_mib(settings),
+            })
+        }
+        Err(e) => result.error = Some(Failure::of(e)),
     }
     for name in [CORRUPT_PROGRESS, CORRUPT_PAYLOADS] {
         let _ = std::fs::remove_file(dir.join(name));
@@ -112,20 +119,20 @@ fn decode_all(
     while next < n && hangs < MAX_HANGS && deaths < MAX_CHILD_DEATHS {
         progress.recording(&name, &format!("corrupt inputs {next}/{n}"));
         children += 1;
-        let run = run_child(exe, &name, dir, settings, next)?;
+        let run = run_child(exe, config, dir, settings, next)?;
         let mut ready = false;
         for event in run.events {
             match event {
-                Event::Ready => ready = true,
-                Event::Finished(record) if record.index < n => {
+                CorruptEvent::Ready { .. } => ready = true,
+                CorruptEvent::Decoded(record) if record.index < n => {
                     next = record.index + 1;
                     let index = record.index;
                     records[index] = Some(record);
                 }
-                Event::Finished(record) => {
+                CorruptEvent::Decoded(record) => {
                     anyhow::bail!("a corrupt child reported input {} of {n}", record.index)
                 }
-                Event::Failed(message) => anyhow::bail!("{message}"),
+                CorruptEvent::Failed { failure } => return Err(anyhow::Error::new(failure)),
             }
         }
         let (outcome, detail) = match run.end {
@@ -189,7 +196,7 @@ fn summarize(
     let payloads = match read_payloads(&dir.join(CORRUPT_PAYLOADS)) {
         Ok(p) => p,
         Err(e) => {
-            result.error = Some(crate::error::one_line(&e));
+            result.error = Some(Failure::of(e));
             return;
         }
     };
@@ -272,14 +279,6 @@ fn summarize(
     result.corrupt = Some(stats);
 }
 
-/// What the child said through its progress file, in order.
-#[derive(Debug)]
-enum Event {
-    Ready,
-    Finished(InputRecord),
-    Failed(String),
-}
-
 /// How a child ended.
 #[derive(Debug, PartialEq)]
 enum End {
@@ -297,7 +296,7 @@ enum End {
 /// One child's run: its events and its end.
 #[derive(Debug)]
 struct ChildRun {
-    events: Vec<Event>,
+    events: Vec<CorruptEvent>,
     end: End,
 }
 
@@ -320,7 +319,7 @@ impl ProgressReader {
     }
 
     /// The complete lines written since the last call.
-    fn poll(&mut self) -> Result<Vec<Event>> {
+    fn poll(&mut self) -> Result<Vec<CorruptEvent>> {
         let mut file = match File::open(&self.path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -343,39 +342,31 @@ impl ProgressReader {
     }
 }
 
-fn parse_line(line: &[u8]) -> Result<Event> {
-    let text = String::from_utf8_lossy(line);
-    if let Some(message) = text.strip_prefix("# error: ") {
-        return Ok(Event::Failed(message.to_string()));
-    }
-    if text.starts_with("# ready") {
-        return Ok(Event::Ready);
-    }
-    serde_json::from_str(&text)
-        .map(Event::Finished)
-        .with_context(|| format!("unreadable progress line {text:?}"))
+fn parse_line(line: &[u8]) -> Result<CorruptEvent> {
+    serde_json::from_slice(line).with_context(|| {
+        format!(
+            "unreadable progress line {:?}",
+            String::from_utf8_lossy(line)
+        )
+    })
 }
 
 /// Runs one child on `config` from input `start` and follows it until it ends.
 fn run_child(
     exe: &Path,
-    config: &str,
+    config: &Config,
     dir: &Path,
     settings: &Settings,
     start: usize,
 ) -> Result<ChildRun> {
     let mut reader = ProgressReader::new(dir.join(CORRUPT_PROGRESS));
-    let mut cmd = Command::new(exe);
-    cmd.arg("__corrupt-worker")
-        .arg("--config")
-        .arg(config)
-        .arg("--dir")
-        .arg(dir)
-        .arg("--settings")
-        .arg(serde_json::to_string(settings)?)
-        .arg("--start")
-        .arg(start.to_string())
-        .stdout(Stdio::null());
+    let cmd = Request::Corrupt(CorruptRequest {
+        config: super::config_id(config),
+        dir: dir.to_path_buf(),
+        settings: settings.clone(),
+        start,
+    })
+    .command(exe);
     // The same guards as every worker child, with the corrupt study's own memory cap.
     let limits = Limits {
         address_space: memory_cap_mib(settings).saturating_mul(1024 * 1024),
@@ -391,7 +382,7 @@ fn run_child(
         let new = reader.poll()?;
         if !new.is_empty() {
             last = Instant::now();
-            ready |= new.iter().any(|e| matches!(e, Event::Ready));
+            ready |= new.iter().any(|e| matches!(e, CorruptEvent::Ready { .. }));
             events.extend(new);
         }
         if child.try_wait()?.is_some() {
@@ -408,7 +399,7 @@ fn run_child(
     };
     events.extend(reader.poll()?);
     let end = match ended.verdict {
-        Verdict::Exited(0) => End::Exited,
+        Verdict::Exited { code: 0 } => End::Exited,
         Verdict::Interrupted => End::Interrupted,
         Verdict::Hung { after } => End::TimedOut {
             setup: !ready,
@@ -447,7 +438,8 @@ mod tests {
     fn the_reader_returns_complete_lines_only_and_skips_earlier_children() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("p");
-        std::fs::write(&path, "# ready 0\n").unwrap();
+        let ready = |start| CorruptEvent::Ready { start }.line();
+        std::fs::write(&path, ready(0)).unwrap();
         let mut r = ProgressReader::new(path.clone());
         assert!(r.poll().unwrap().is_empty());
         use std::io::Write;
@@ -455,18 +447,29 @@ mod tests {
             .append(true)
             .open(&path)
             .unwrap();
-        write!(
-            f,
-            "# ready 5\n{{\"index\":5,\"outcome\":\"panic\",\"detail\":\"x\"}}\n{{\"ind"
-        )
-        .unwrap();
+        let record = |index, outcome| {
+            CorruptEvent::Decoded(InputRecord {
+                index,
+                outcome,
+                detail: "x".into(),
+            })
+            .line()
+        };
+        let six = record(6, Outcome::CleanError);
+        f.write_all(&ready(5)).unwrap();
+        f.write_all(&record(5, Outcome::Panic)).unwrap();
+        f.write_all(&six[..10]).unwrap();
         let events = r.poll().unwrap();
-        assert!(matches!(events[0], Event::Ready));
-        assert!(matches!(&events[1], Event::Finished(rec) if rec.index == 5));
+        assert!(matches!(events[0], CorruptEvent::Ready { start: 5 }));
+        assert!(matches!(&events[1], CorruptEvent::Decoded(rec) if rec.index == 5));
         assert_eq!(events.len(), 2);
-        writeln!(f, "ex\":6,\"outcome\":\"clean-error\"}}\n# error: boom").unwrap();
+        f.write_all(&six[10..]).unwrap();
+        let failed = CorruptEvent::Failed {
+            failure: Failure::harness("boom"),
+        };
+        f.write_all(&failed.line()).unwrap();
         let events = r.poll().unwrap();
-        assert!(matches!(&events[0], Event::Finished(rec) if rec.index == 6));
-        assert!(matches!(&events[1], Event::Failed(m) if m == "boom"));
+        assert!(matches!(&events[0], CorruptEvent::Decoded(rec) if rec.index == 6));
+        assert_eq!(events[1], failed);
     }
 }

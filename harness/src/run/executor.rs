@@ -12,17 +12,17 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use crate::measure::{self, Recording, WorkerReport, PROTOCOL};
-use crate::model::{ConfigId, Settings};
-use crate::process::{Guarded, Limits, Verdict};
+use crate::model::{ConfigId, Failure, Recording, Settings};
+use crate::process::{Guarded, Limits};
+use crate::protocol::{self, identity_of, RecordRequest, Request, WorkerReport, PROTOCOL};
 
 /// How a recording ended.
 #[derive(Debug)]
 pub enum Outcome {
     /// The worker wrote its report (which may itself carry an engine error).
     Reported(Box<WorkerReport>),
-    /// It died or hung before writing a report; the message says how.
-    Crashed(String),
+    /// It died or hung before writing a report, or could not be started.
+    Crashed(Failure),
 }
 
 /// Makes recordings.
@@ -73,28 +73,7 @@ impl ChildProcesses {
 /// The worker protocol of the serprof binary `exe` (`serprof __protocol`). A binary from before
 /// protocols were numbered has no such command: that is an error naming it.
 pub fn protocol_of(exe: &Path) -> Result<u32> {
-    identity_of(exe).map(|(protocol, _)| protocol)
-}
-
-/// The worker protocol and the git revision the serprof binary `exe` reports of itself.
-pub fn identity_of(exe: &Path) -> Result<(u32, String)> {
-    let out = Command::new(exe)
-        .arg("__protocol")
-        .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("cannot run {}", exe.display()))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let doc: serde_json::Value = serde_json::from_str(text.trim()).map_err(|_| {
-        anyhow::anyhow!(
-            "{} does not report a worker protocol (it predates protocol {PROTOCOL})",
-            exe.display()
-        )
-    })?;
-    let protocol = doc["protocol"]
-        .as_u64()
-        .map(|p| p as u32)
-        .with_context(|| format!("{} reports no protocol number", exe.display()))?;
-    Ok((protocol, doc["git_rev"].as_str().unwrap_or("").to_string()))
+    Ok(identity_of(exe)?.protocol)
 }
 
 /// Address space an instrumented child gets beyond `--memory-cap`, in MiB. Measured here, a
@@ -118,12 +97,13 @@ pub fn instrumented(
         .with_context(|| format!("unknown configuration {config}"))?
         .info;
     let loop_fn = crate::measure::workload::loop_function(info.dataset, info.operation);
-    let job = crate::measure::Job {
-        config: config.to_string(),
+    let request = Request::Record(RecordRequest {
+        config: config.clone(),
         recording: Recording::Instructions,
+        dir: PathBuf::from("."),
         settings: settings.clone(),
-    };
-    job.write(&dir.join(crate::layout::INSTRUCTIONS_JOB))?;
+    });
+    request.write_file(&dir.join(crate::layout::INSTRUCTIONS_JOB))?;
     for old in callgrind_dumps(dir) {
         let _ = std::fs::remove_file(old);
     }
@@ -153,11 +133,7 @@ pub fn instrumented(
         // Per instruction addresses (`--dump-instr=yes`) are not needed for lines.
         .arg("--dump-line=yes")
         .arg(format!("./{INSTRUMENTED_EXE}"))
-        .arg("__worker")
-        .arg("--protocol")
-        .arg(PROTOCOL.to_string())
-        .arg("--job")
-        .arg(crate::layout::INSTRUCTIONS_JOB);
+        .args(Request::file_args(crate::layout::INSTRUCTIONS_JOB));
     Ok(cmd)
 }
 
@@ -241,16 +217,14 @@ impl Executor for ChildProcesses {
         dir: &Path,
         settings: &Settings,
     ) -> Result<Outcome> {
-        let name = config.to_string();
-        let _span =
-            tracing::info_span!("child", recording = recording.as_str(), config = %name).entered();
-        let report = recording.report_path(dir);
-        let _ = std::fs::remove_file(&report);
+        let _span = tracing::info_span!("child", recording = recording.as_str(), config = %config)
+            .entered();
+        let _ = std::fs::remove_file(protocol::report_path(recording, dir));
         let mut limits = Limits {
             address_space: settings.memory_cap_mib.saturating_mul(1024 * 1024),
             cpu: settings.pin_cpu,
         };
-        let mut cmd;
+        let cmd;
         let mut scratch = None;
         if recording == Recording::Instructions {
             for old in callgrind_dumps(dir) {
@@ -266,20 +240,14 @@ impl Executor for ChildProcesses {
                     .saturating_add(VALGRIND_EXTRA_MIB * 1024 * 1024);
             }
         } else {
-            cmd = Command::new(&self.exe);
-            cmd.arg("__worker")
-                .arg("--protocol")
-                .arg(PROTOCOL.to_string())
-                .arg("--config")
-                .arg(&name)
-                .arg("--recording")
-                .arg(recording.as_str())
-                .arg("--dir")
-                .arg(dir)
-                .arg("--settings")
-                .arg(serde_json::to_string(settings)?);
+            cmd = Request::Record(RecordRequest {
+                config: config.clone(),
+                recording,
+                dir: dir.to_path_buf(),
+                settings: settings.clone(),
+            })
+            .command(&self.exe);
         }
-        cmd.stdout(Stdio::null());
         let ended = Guarded::spawn(cmd, limits).and_then(|child| {
             child.wait_capped(Duration::from_secs(settings.child_time_cap_s.max(1)))
         });
@@ -287,19 +255,16 @@ impl Executor for ChildProcesses {
             collect_scratch(folder, dir)?;
         }
         let ended = ended?;
-        let what = recording.as_str();
-        let last = ended.stderr.suffix();
-        if let Verdict::Exited(_) = ended.verdict {
-            if let Some(report) = measure::read_report(recording, dir) {
+        if let crate::model::Verdict::Exited { .. } = ended.verdict {
+            if let Some(report) = protocol::take_report(recording, dir) {
                 return Ok(Outcome::Reported(Box::new(report)));
             }
         }
-        Ok(Outcome::Crashed(match &ended.verdict {
-            Verdict::OutOfMemory { detail } => format!(
-                "{what} child ran out of memory past the {} MiB cap ({detail}){last}",
-                settings.memory_cap_mib
-            ),
-            v => format!("{what} child {}{last}", v.describe()),
+        Ok(Outcome::Crashed(Failure::Child {
+            recording,
+            verdict: ended.verdict,
+            stderr: ended.stderr.tail,
+            memory_cap_mib: settings.memory_cap_mib,
         }))
     }
 

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use serprof_engines::studies::Config;
 
 use super::executor::{callgrind_dumps, Executor, Outcome};
@@ -16,8 +16,8 @@ use crate::analyze::folded::Folded;
 use crate::analyze::sources::Sources;
 use crate::layout::{self, write_atomic};
 use crate::measure::workload::loop_function;
-use crate::measure::Recording;
-use crate::model::{InstructionStats, Settings};
+use crate::model::Recording;
+use crate::model::{Failure, InstructionStats, InstructionsFailure, Settings};
 use crate::render::flame::{flame_svg, Kind};
 use crate::render::speedscope::{speedscope_json, Unit};
 
@@ -28,18 +28,24 @@ pub fn record(
     dir: &Path,
     settings: &Settings,
     tool_version: &str,
-) -> Result<std::result::Result<InstructionStats, String>> {
+) -> std::result::Result<InstructionStats, Failure> {
     let id = super::config_id(config);
     let started = Instant::now();
-    let outcome = exec.record(&id, Recording::Instructions, dir, settings)?;
+    let outcome = exec
+        .record(&id, Recording::Instructions, dir, settings)
+        .map_err(Failure::of)?;
     let seconds = started.elapsed().as_secs_f64();
     let ops = match outcome {
         Outcome::Reported(r) => match (r.error, r.counted_ops) {
-            (Some(e), _) => return Ok(Err(e)),
+            (Some(e), _) => return Err(e),
             (None, Some(ops)) => ops,
-            (None, None) => return Ok(Err("the instructions child counted nothing".into())),
+            (None, None) => {
+                return Err(Failure::Silent {
+                    recording: Recording::Instructions,
+                })
+            }
         },
-        Outcome::Crashed(why) => return Ok(Err(why)),
+        Outcome::Crashed(why) => return Err(why),
     };
     let loop_fn = loop_function(config.info.dataset, config.info.operation);
     let stats = read_counts(
@@ -54,7 +60,12 @@ pub fn record(
     for dump in callgrind_dumps(dir) {
         let _ = std::fs::remove_file(dump);
     }
-    stats.map(Ok)
+    stats.map_err(Failure::of)
+}
+
+/// A count that cannot be read, as an error that keeps its kind.
+fn no_count(reason: InstructionsFailure) -> anyhow::Error {
+    anyhow::Error::new(Failure::Instructions { reason })
 }
 
 /// The counted dump: the one written after the second (counted) call of the loop, which
@@ -63,10 +74,9 @@ pub fn record(
 fn counted_dump(dir: &Path) -> Result<std::path::PathBuf> {
     let path = dir.join(format!("{}.2", layout::CALLGRIND_OUT));
     if !path.is_file() {
-        bail!(
-            "callgrind wrote no dump of the counted call ({} is missing): the measured loop was not called twice",
-            path.display()
-        );
+        return Err(no_count(InstructionsFailure::NoDump {
+            path: path.display().to_string(),
+        }));
     }
     Ok(path)
 }
@@ -83,11 +93,16 @@ pub fn read_counts(
     let path = counted_dump(dir)?;
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
-    let profile = Profile::parse(&text)
-        .map_err(|e| anyhow::anyhow!("{}: not a callgrind file: {e}", path.display()))?;
+    let shown = || path.display().to_string();
+    let profile = Profile::parse(&text).map_err(|e| {
+        no_count(InstructionsFailure::Unreadable {
+            path: shown(),
+            message: e.to_string(),
+        })
+    })?;
     let ir = profile
         .event("Ir")
-        .with_context(|| format!("{} counts no instructions (Ir)", path.display()))?;
+        .ok_or_else(|| no_count(InstructionsFailure::NoInstructions { path: shown() }))?;
     let total = profile.total(ir);
     let loops: Vec<usize> = (0..profile.functions.len())
         .filter(|&i| {
@@ -96,14 +111,20 @@ pub fn read_counts(
         })
         .collect();
     if loops.is_empty() || total == 0 {
-        bail!("callgrind counted nothing inside {loop_fn}: the toggle pattern matched no function");
+        return Err(no_count(InstructionsFailure::NothingCounted {
+            loop_fn: loop_fn.to_string(),
+        }));
     }
     let inside: u64 = loops
         .iter()
         .map(|&i| profile.functions[i].inclusive[ir])
         .sum();
     if inside != total {
-        bail!("callgrind counted {total} instructions, {inside} of them inside {loop_fn}: the dump holds more than the counted call");
+        return Err(no_count(InstructionsFailure::MoreThanTheCall {
+            total,
+            inside,
+            loop_fn: loop_fn.to_string(),
+        }));
     }
     let folded = profile.folded(&FoldOptions {
         event: ir,

@@ -25,7 +25,6 @@ use serprof_engines::studies::{self, Config, StudyKind};
 use crate::analyze::folded::Folded;
 use crate::analyze::hotspots;
 use crate::layout::{self, config_dir, read_json, utc_rfc3339, write_json};
-use crate::measure::{Recording, WorkerReport};
 use crate::misuse;
 use crate::model::manifest::Session;
 use crate::model::stats::{ProcessTiming, SplitMix64};
@@ -33,7 +32,9 @@ use crate::model::{
     ConfigId, ConfigResult, EngineVersion, Machine, RunManifest, Settings, TimeStats,
     BUFFER_POLICY, GIT_REV, RUSTC,
 };
+use crate::model::{Failed, Failure, Recording};
 use crate::process::interrupt;
+use crate::protocol::WorkerReport;
 use executor::{Executor, Outcome};
 
 /// What `serprof run` was asked to do.
@@ -190,9 +191,8 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
         if let (None, Some(version)) = (&result.error, &valgrind) {
             progress.recording(&config.info.name(), "instructions (callgrind)");
             match instructions::record(exec, config, &dir, &settings, version) {
-                Ok(Ok(stats)) => result.instructions = Some(stats),
-                Ok(Err(why)) => result.error = Some(why),
-                Err(e) => result.error = Some(crate::error::one_line(&e)),
+                Ok(stats) => result.instructions = Some(stats),
+                Err(why) => result.error = Some(why),
             }
         }
         if interrupt::interrupted() {
@@ -263,7 +263,12 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
 pub fn record_outcomes(manifest: &mut RunManifest, results: &[&ConfigResult]) {
     manifest.failed = results
         .iter()
-        .filter_map(|r| r.error.as_ref().map(|e| format!("{}: {e}", r.name())))
+        .filter_map(|r| {
+            r.error.as_ref().map(|failure| Failed {
+                config: r.id(),
+                failure: failure.clone(),
+            })
+        })
         .collect();
     manifest.warnings = results
         .iter()
@@ -462,7 +467,9 @@ pub fn time_units(
                             processes[i].push(p);
                         }
                         None if result.error.is_none() => {
-                            result.error = Some("the timing child reported no timing".into())
+                            result.error = Some(Failure::Silent {
+                                recording: Recording::Timing,
+                            })
                         }
                         None => {}
                     }
@@ -495,7 +502,9 @@ fn verify_unit(
             result.findings = r.findings;
             result.error = r.error;
             if result.error.is_none() && !result.verified {
-                result.error = Some("the verification child reported no verdict".into());
+                result.error = Some(Failure::Silent {
+                    recording: Recording::Verify,
+                });
             }
         }
         Err(why) => result.error = Some(why),
@@ -508,16 +517,16 @@ fn record_unit(
     unit: &Unit,
     recording: Recording,
     settings: &Settings,
-) -> std::result::Result<WorkerReport, String> {
+) -> std::result::Result<WorkerReport, Failure> {
     std::fs::create_dir_all(&unit.dir)
-        .map_err(|e| format!("cannot create {}: {e}", unit.dir.display()))?;
+        .map_err(|e| Failure::harness(format_args!("cannot create {}: {e}", unit.dir.display())))?;
     match unit
         .exec
         .record(&config_id(unit.config), recording, &unit.dir, settings)
     {
         Ok(Outcome::Reported(report)) => Ok(*report),
         Ok(Outcome::Crashed(why)) => Err(why),
-        Err(e) => Err(crate::error::one_line(&e)),
+        Err(e) => Err(Failure::of(e)),
     }
 }
 
@@ -628,7 +637,7 @@ pub fn profile_config(
             }
             Ok(Outcome::Reported(r)) => result.error = r.error,
             Ok(Outcome::Crashed(why)) => result.error = Some(why),
-            Err(e) => result.error = Some(crate::error::one_line(&e)),
+            Err(e) => result.error = Some(Failure::of(e)),
         }
         if result.error.is_some() || interrupt::interrupted() {
             return;
@@ -641,7 +650,7 @@ pub fn profile_config(
             Ok(Outcome::Reported(r)) if r.error.is_none() => result.alloc = r.alloc,
             Ok(Outcome::Reported(r)) => result.error = r.error,
             Ok(Outcome::Crashed(why)) => result.error = Some(why),
-            Err(e) => result.error = Some(crate::error::one_line(&e)),
+            Err(e) => result.error = Some(Failure::of(e)),
         }
     }
 }
@@ -664,7 +673,9 @@ mod tests {
     use std::cell::RefCell;
 
     use super::*;
-    use crate::measure::WorkerReport;
+    use crate::model::Verdict;
+    use crate::protocol::WorkerReport;
+    use serprof_engines::verify::VerifyError;
 
     /// A stand-in for worker children: canned reports, one configuration crashes, and every
     /// call is remembered.
@@ -688,13 +699,21 @@ mod tests {
                 .borrow_mut()
                 .push((config.to_string(), recording));
             if config.to_string() == self.crash && recording == Recording::Timing {
-                return Ok(Outcome::Crashed(
-                    "timing child killed by SIGSEGV (11)".into(),
-                ));
+                return Ok(Outcome::Crashed(Failure::Child {
+                    recording,
+                    verdict: Verdict::Signal { signal: 11 },
+                    stderr: Vec::new(),
+                    memory_cap_mib: 0,
+                }));
             }
             if recording == Recording::Verify && config.to_string() == self.unverified {
                 return Ok(Outcome::Reported(Box::new(WorkerReport {
-                    error: Some("verification failed: value 3 does not round-trip".into()),
+                    error: Some(Failure::Verification {
+                        error: VerifyError::Differs {
+                            index: 3,
+                            difference: "id".into(),
+                        },
+                    }),
                     ..WorkerReport::default()
                 })));
             }
@@ -780,7 +799,13 @@ mod tests {
         assert_eq!(ok.payload_bytes, Some(7.0));
         assert!(ok.error.is_none());
         let failed = by_name("formats/bincode");
-        assert!(failed.error.as_deref().unwrap().contains("SIGSEGV"));
+        assert!(matches!(
+            failed.error,
+            Some(Failure::Child {
+                verdict: Verdict::Signal { signal: 11 },
+                ..
+            })
+        ));
         assert_eq!(done.manifest.failed.len(), 1);
         assert!(done.manifest.complete);
         let on_disk: ConfigResult =
@@ -834,11 +859,12 @@ mod tests {
             .unwrap();
         assert!(!failed.verified);
         assert!(failed.time_ns.is_none());
-        assert!(failed
-            .error
-            .as_deref()
-            .unwrap()
-            .contains("does not round-trip"));
+        assert!(matches!(
+            failed.error,
+            Some(Failure::Verification {
+                error: VerifyError::Differs { index: 3, .. }
+            })
+        ));
         assert_eq!(done.manifest.failed.len(), 1);
     }
 

@@ -38,14 +38,10 @@ use serde::Serialize;
 use crate::analyze::before_after::{AppliedPatch, SideRecord};
 use crate::error::misuse_err;
 use crate::misuse;
+use crate::protocol::{identity_of, Identity, IdentityError, PROTOCOL};
 
 /// The workspace manifests whose `=` pins a patch may relax.
 const MANIFESTS: [&str; 3] = ["Cargo.toml", "engines/Cargo.toml", "harness/Cargo.toml"];
-
-/// Where the measuring worker protocol is defined in a side's source.
-const PROTOCOL_SOURCE: &str = "harness/src/measure/mod.rs";
-/// Its definition, up to the number.
-const PROTOCOL_DEFINITION: &str = "pub const PROTOCOL: u32 = ";
 
 /// A dependency built from a local checkout: `CRATE=PATH`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -120,10 +116,11 @@ pub fn repo_root(dir: &Path) -> Result<PathBuf> {
         )
     })?;
     let root = PathBuf::from(out.trim());
-    if !root.join(PROTOCOL_SOURCE).is_file() {
+    if !root.join(MANIFESTS[0]).is_file() {
         misuse!(
-            "{} is not a serprof repository (no {PROTOCOL_SOURCE})",
-            root.display()
+            "{} is not a serprof repository (no {})",
+            root.display(),
+            MANIFESTS[0]
         );
     }
     Ok(root)
@@ -277,17 +274,11 @@ impl Staged {
     }
 }
 
-/// Stages one side: its source in the cache, its worker protocol checked from the source, its
-/// patches checked against the dependency graph and applied to the copy. Quick (no build), so
+/// Stages one side: its source in the cache, its patches checked against the dependency graph
+/// and applied to the copy. Quick (no build), so
 /// both sides are staged before either is built: a misuse on the after side costs no build.
 /// `say` gets one line per step for the progress output.
-pub fn stage(
-    repo: &Path,
-    cache: &Path,
-    spec: &SideSpec,
-    oldest: &dyn Fn() -> String,
-    say: &dyn Fn(&str),
-) -> Result<Staged> {
+pub fn stage(repo: &Path, cache: &Path, spec: &SideSpec, say: &dyn Fn(&str)) -> Result<Staged> {
     let key = spec.key(repo);
     let src = cache.join("src").join(&key);
     std::fs::create_dir_all(cache.join("src"))
@@ -299,7 +290,6 @@ pub fn stage(
         Source::Revision { sha, .. } => extract_revision(repo, sha, &src)?,
         Source::WorkingTree { .. } => sync_working_tree(repo, &src)?,
     }
-    check_protocol_source(&src, &spec.describe(), oldest)?;
     let mut notes = Vec::new();
     let mut applied = Vec::new();
     let pristine = |manifest: &str| match &spec.source {
@@ -393,11 +383,10 @@ pub fn build(
         spec.label,
         exe.display()
     ));
-    // What the binary says of itself, unless it could not know (an older build script without
-    // git says `nogit`): then the revision it was built from.
-    let git_rev = crate::run::executor::identity_of(&exe)
-        .map(|(_, rev)| rev)
-        .ok()
+    // Its protocol, and what the binary says of its revision, unless it could not know (a build
+    // script without git says `nogit`): then the revision it was built from.
+    let identity = check_protocol(&exe, &spec.describe())?;
+    let git_rev = Some(identity.git_rev)
         .filter(|rev| !rev.is_empty() && !rev.starts_with("nogit"))
         .unwrap_or_else(|| build_rev(spec));
     Ok(SideRecord {
@@ -686,48 +675,22 @@ fn remove_unwanted(
     Ok(())
 }
 
-/// The worker protocol a side's source defines, checked before its (long) build: a revision
-/// from before numbered protocols, or of another number, cannot be driven by this serprof.
-fn check_protocol_source(src: &Path, describe: &str, oldest: &dyn Fn() -> String) -> Result<()> {
-    let text = std::fs::read_to_string(src.join(PROTOCOL_SOURCE)).unwrap_or_default();
-    let theirs = text.lines().find_map(|l| {
-        l.trim()
-            .strip_prefix(PROTOCOL_DEFINITION)
-            .and_then(|rest| rest.trim_end_matches(';').trim().parse::<u32>().ok())
-    });
-    let ours = crate::measure::PROTOCOL;
-    match theirs {
-        Some(p) if p == ours => Ok(()),
-        Some(p) => misuse!(
-            "{describe} speaks worker protocol {p} and this serprof drives protocol {ours}: run before-after from a build whose protocol is {p}"
+/// The identity of a side's built binary: its worker protocol must be this serprof's (a
+/// binary from before numbered protocols reports none), and its revision names the side.
+fn check_protocol(exe: &Path, describe: &str) -> Result<Identity> {
+    let ours = PROTOCOL;
+    match identity_of(exe) {
+        Ok(id) if id.protocol == ours => Ok(id),
+        Ok(id) => misuse!(
+            "{describe} speaks worker protocol {} and this serprof drives protocol {ours}: run before-after from a build whose protocol is {}",
+            id.protocol,
+            id.protocol
         ),
-        None => misuse!(
-            "{describe} is too old for before-after: it has no numbered worker protocol; the oldest revision that works is {}",
-            oldest()
+        Err(IdentityError::Silent { .. }) => misuse!(
+            "{describe} is too old for before-after: its binary reports no worker protocol (it predates protocol {ours})"
         ),
+        Err(e) => Err(e.into()),
     }
-}
-
-/// The oldest commit of `repo` that defines this serprof's worker protocol, found with git's
-/// pickaxe (`git log -S`), for the message that refuses an older revision.
-pub fn oldest_driveable(repo: &Path) -> String {
-    let needle = format!("{PROTOCOL_DEFINITION}{};", crate::measure::PROTOCOL);
-    git(
-        repo,
-        &[
-            "log",
-            "--all",
-            "--reverse",
-            "--format=%h %cs %s",
-            "-S",
-            &needle,
-            "--",
-            PROTOCOL_SOURCE,
-        ],
-    )
-    .ok()
-    .and_then(|s| s.lines().next().map(str::to_string))
-    .unwrap_or_else(|| format!("the first one whose {PROTOCOL_SOURCE} has `{needle}`"))
 }
 
 /// `cargo metadata` of the side's source, with these `--config` values.

@@ -65,9 +65,6 @@ impl Codec<Order> for BytesJson {
     }
 
     fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
-        read_order(bytes, &self.options).map_err(|e| CodecError::DecodeAt {
-            offset: e.offset,
-            message: e.message,
-        })
+        read_order(bytes, &self.options).map_err(|e| CodecError::decode_at(e.offset, e.message))
     }
 }

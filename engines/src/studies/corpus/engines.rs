@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::reference;
 use crate::codec::CodecError;
+use crate::verify::{DocumentStep, DuplicateKeys, Finding, Stage, VerifyError};
 
 /// One engine holding one document's value: what the corpus configurations time.
 pub trait DocumentCodec: Send {
@@ -25,7 +26,7 @@ pub trait DocumentCodec: Send {
     fn serialize(&mut self, out: &mut Vec<u8>) -> Result<(), CodecError>;
     /// Checks the engine against the reference before anything is timed: findings (numbers it
     /// changes, what it does with duplicate keys), or why it fails.
-    fn verify(&mut self) -> Result<Vec<String>, String>;
+    fn verify(&mut self) -> Result<Vec<Finding>, VerifyError>;
 }
 
 /// One engine: its value type, how it parses and serialises.
@@ -51,15 +52,19 @@ pub struct Prepared<E: Engine> {
     document: Vec<u8>,
     /// What the engine does with duplicate keys (`None` for a transcoding: its parse of the
     /// JSON is serde_json's).
-    duplicates: Option<String>,
+    duplicates: Option<Finding>,
 }
 
 impl<E: Engine> Prepared<E> {
     /// `duplicates`: the finding of [`duplicate_keys`], for this engine's value type or, for a
     /// typed model, for the same engine on [`Probe`].
-    pub fn new(mut engine: E, json: &[u8], duplicates: Option<String>) -> Result<Self, CodecError> {
+    pub fn new(
+        mut engine: E,
+        json: &[u8],
+        duplicates: Option<Finding>,
+    ) -> Result<Self, CodecError> {
         let (value, payload) = engine.prepare(json).map_err(|e| {
-            CodecError::Setup(format!("the engine does not take the document: {e}"))
+            CodecError::setup(format_args!("the engine does not take the document: {e}"))
         })?;
         Ok(Prepared {
             engine,
@@ -71,8 +76,10 @@ impl<E: Engine> Prepared<E> {
     }
 }
 
-fn to_value(v: &impl Serialize) -> Result<serde_json::Value, String> {
-    serde_json::to_value(v).map_err(|e| format!("the engine's value does not convert: {e}"))
+fn to_value(v: &impl Serialize) -> Result<serde_json::Value, VerifyError> {
+    serde_json::to_value(v).map_err(|e| VerifyError::Conversion {
+        message: e.to_string(),
+    })
 }
 
 /// The document with one key twice, for the duplicate-key finding.
@@ -93,55 +100,56 @@ impl<E: Engine> DocumentCodec for Prepared<E> {
         self.engine.serialize(&self.value, out)
     }
 
-    fn verify(&mut self) -> Result<Vec<String>, String> {
+    fn verify(&mut self) -> Result<Vec<Finding>, VerifyError> {
+        let step = |step| move |error| VerifyError::DocumentStep { step, error };
+        let differs = |stage| move |at| VerifyError::DocumentDiffers { stage, at };
         let mut findings = Vec::new();
         // 1. The held value (the engine's parse of the document; for a transcoding, serde_json's
         //    DOM) against the reference.
         let held = to_value(&self.value)?;
-        let reference = reference::parse(&self.document)
-            .map_err(|e| format!("the reference parser rejects the document: {e}"))?;
+        let reference = reference::parse(&self.document).map_err(|e| VerifyError::Reference {
+            message: e.to_string(),
+        })?;
         let c = reference::compare(&reference, &held);
         if let Some(m) = c.mismatch {
-            return Err(format!("the parse differs from the reference {m}"));
+            return Err(differs(Stage::Parse)(m));
         }
-        findings.extend(c.finding().map(|f| format!("parse {f}")));
+        findings.extend(c.finding(Stage::Parse));
         // 2. Parsing the payload gives the held value again.
         let again = self
             .engine
             .parse(&mut self.payload.clone())
-            .map_err(|e| format!("the payload does not parse: {e}"))?;
+            .map_err(step(DocumentStep::ParsePayload))?;
         let c = reference::compare_values(&held, &to_value(&again)?);
         if let Some(m) = c.mismatch {
-            return Err(format!("parsing the payload gives another value {m}"));
+            return Err(differs(Stage::ParseAgain)(m));
         }
-        findings.extend(
-            c.finding()
-                .map(|f| format!("parsing the payload again {f}")),
-        );
+        findings.extend(c.finding(Stage::ParseAgain));
         // 3. What the engine writes reads back (with the reference) to what it held, and its
         //    own parse of it gives the value back.
         let mut out = Vec::new();
         self.engine
             .serialize(&self.value, &mut out)
-            .map_err(|e| format!("serialize failed: {e}"))?;
+            .map_err(step(DocumentStep::Serialize))?;
         if E::JSON {
-            let r = reference::parse(&out)
-                .map_err(|e| format!("the engine writes invalid JSON: {e}"))?;
+            let r = reference::parse(&out).map_err(|e| VerifyError::InvalidJson {
+                message: e.to_string(),
+            })?;
             let c = reference::compare(&r, &held);
             if let Some(m) = c.mismatch {
-                return Err(format!("the written document differs {m}"));
+                return Err(differs(Stage::Writing)(m));
             }
-            findings.extend(c.finding().map(|f| format!("writing {f}")));
+            findings.extend(c.finding(Stage::Writing));
         }
         let back = self
             .engine
             .parse(&mut out)
-            .map_err(|e| format!("the written document does not parse back: {e}"))?;
+            .map_err(step(DocumentStep::ParseWritten))?;
         let c = reference::compare_values(&held, &to_value(&back)?);
         if let Some(m) = c.mismatch {
-            return Err(format!("the round trip does not give the value back {m}"));
+            return Err(differs(Stage::RoundTrip)(m));
         }
-        findings.extend(c.finding().map(|f| format!("the round trip {f}")));
+        findings.extend(c.finding(Stage::RoundTrip));
         // 4. Duplicate keys.
         findings.extend(self.duplicates.clone());
         Ok(findings)
@@ -149,35 +157,34 @@ impl<E: Engine> DocumentCodec for Prepared<E> {
 }
 
 /// What `engine` does with `{"k":1,"k":2}`, read from what it writes back.
-pub fn duplicate_keys<E: Engine>(mut engine: E) -> String {
-    {
-        let written = engine.parse(&mut DUPLICATE_PROBE.to_vec()).and_then(|v| {
-            let mut out = Vec::new();
-            engine.serialize(&v, &mut out).map(|()| out)
-        });
-        duplicate_finding(written)
-    }
+pub fn duplicate_keys<E: Engine>(mut engine: E) -> Finding {
+    let written = engine.parse(&mut DUPLICATE_PROBE.to_vec()).and_then(|v| {
+        let mut out = Vec::new();
+        engine.serialize(&v, &mut out).map(|()| out)
+    });
+    duplicate_finding(written)
 }
 
 /// The duplicate-key finding from what an engine wrote back after parsing the probe.
-fn duplicate_finding(written: Result<Vec<u8>, CodecError>) -> String {
-    let what = match written {
+fn duplicate_finding(written: Result<Vec<u8>, CodecError>) -> Finding {
+    let behaviour = match written {
         // Engine messages can span lines (sonic-rs draws a caret under the input).
-        Err(e) => format!(
-            "rejects them ({})",
-            e.to_string().lines().next().unwrap_or("")
-        ),
+        Err(e) => DuplicateKeys::Rejects {
+            message: e.to_string().lines().next().unwrap_or("").to_string(),
+        },
         Ok(out) => match out.as_slice() {
-            br#"{"k":1}"# => "keeps the first".to_string(),
-            br#"{"k":2}"# => "keeps the last".to_string(),
-            br#"{"k":1,"k":2}"# => "keeps both".to_string(),
-            other => format!("gives {}", String::from_utf8_lossy(other)),
+            br#"{"k":1}"# => DuplicateKeys::KeepsFirst,
+            br#"{"k":2}"# => DuplicateKeys::KeepsLast,
+            br#"{"k":1,"k":2}"# => DuplicateKeys::KeepsBoth,
+            other => DuplicateKeys::Gives {
+                text: String::from_utf8_lossy(other).into_owned(),
+            },
         },
     };
-    format!(
-        "duplicate keys: {} {what}",
-        String::from_utf8_lossy(DUPLICATE_PROBE)
-    )
+    Finding::DuplicateKeys {
+        probe: String::from_utf8_lossy(DUPLICATE_PROBE).into_owned(),
+        behaviour,
+    }
 }
 
 /// The typed model of the duplicate-key probe.
@@ -241,10 +248,7 @@ fn serde_json_error(e: serde_json::Error, input: &[u8]) -> CodecError {
             line += 1;
         }
     }
-    CodecError::DecodeAt {
-        offset: offset + e.column().saturating_sub(1),
-        message: e.to_string(),
-    }
+    CodecError::decode_at(offset + e.column().saturating_sub(1), e)
 }
 
 impl<T: Serialize + DeserializeOwned + Send + 'static> Engine for SerdeJsonSlice<T> {
@@ -260,10 +264,8 @@ impl<T: Serialize + DeserializeOwned + Send + 'static> Engine for SerdeJsonSlice
 impl<T: Serialize + DeserializeOwned + Send + 'static> Engine for SerdeJsonStr<T> {
     type Value = T;
     fn parse(&mut self, input: &mut [u8]) -> Result<T, CodecError> {
-        let text = std::str::from_utf8(input).map_err(|e| CodecError::DecodeAt {
-            offset: e.valid_up_to(),
-            message: "invalid UTF-8".into(),
-        })?;
+        let text = std::str::from_utf8(input)
+            .map_err(|e| CodecError::decode_at(e.valid_up_to(), "invalid UTF-8"))?;
         serde_json::from_str(text).map_err(|e| serde_json_error(e, input))
     }
     fn serialize(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
@@ -401,7 +403,7 @@ impl DocumentCodec for BorrowedCodec {
     fn serialize(&mut self, out: &mut Vec<u8>) -> Result<(), CodecError> {
         self.inner.serialize(out)
     }
-    fn verify(&mut self) -> Result<Vec<String>, String> {
+    fn verify(&mut self) -> Result<Vec<Finding>, VerifyError> {
         self.inner.verify()
     }
 }
@@ -486,7 +488,7 @@ mod tests {
 
     const DOC: &[u8] = br#"{"a":[1,-2,3.25,1e300],"s":"x\"\u00e9","o":{"n":null,"t":true}}"#;
 
-    fn check<E: Engine + Default>(engine: E) -> Vec<String> {
+    fn check<E: Engine + Default>(engine: E) -> Vec<Finding> {
         let dup = E::JSON.then(|| duplicate_keys(E::default()));
         let mut p = Prepared::new(engine, DOC, dup).unwrap();
         let mut out = Vec::new();
@@ -504,7 +506,10 @@ mod tests {
             check(BorrowedOwnedCopy::default()),
         ] {
             assert_eq!(findings.len(), 1, "{findings:?}");
-            assert!(findings[0].starts_with("duplicate keys"), "{findings:?}");
+            assert!(
+                matches!(findings[0], Finding::DuplicateKeys { .. }),
+                "{findings:?}"
+            );
         }
         assert!(check(RmpDom).is_empty());
         assert!(check(CborDom).is_empty());
@@ -516,7 +521,16 @@ mod tests {
         let mut p =
             Prepared::new(SerdeJsonSlice::<Probe>::default(), br#"{"k":7}"#, Some(dup)).unwrap();
         let f = p.verify().unwrap();
-        assert!(f[0].contains("rejects"), "{f:?}");
+        assert!(
+            matches!(
+                &f[0],
+                Finding::DuplicateKeys {
+                    behaviour: DuplicateKeys::Rejects { .. },
+                    ..
+                }
+            ),
+            "{f:?}"
+        );
     }
 
     #[test]
@@ -524,6 +538,12 @@ mod tests {
         // A typed model that drops a field gives a value that differs from the reference.
         let doc = br#"{"k":7,"extra":1}"#;
         let mut p = Prepared::new(SerdeJsonSlice::<Probe>::default(), doc, None).unwrap();
-        assert!(p.verify().unwrap_err().contains("keys"));
+        match p.verify().unwrap_err() {
+            VerifyError::DocumentDiffers { stage, at } => {
+                assert_eq!(stage, Stage::Parse);
+                assert_eq!(at.what, "2 keys, the engine has 1");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -27,6 +27,7 @@ use super::{
 };
 use crate::codec::CodecError;
 use crate::external;
+use crate::verify::Finding;
 pub use engines::DocumentCodec;
 use engines::{
     duplicate_keys, BorrowedCodec, CborDom, Engine, Prepared, Probe, RmpDom, SerdeJsonDom,
@@ -467,7 +468,7 @@ fn configs(doc: &DocumentRecord) -> Vec<Config> {
 fn prepared<E: Engine>(
     engine: E,
     json: &[u8],
-    duplicates: Option<String>,
+    duplicates: Option<Finding>,
 ) -> Result<Box<dyn DocumentCodec>, CodecError> {
     Ok(Box::new(Prepared::new(engine, json, duplicates)?))
 }
@@ -512,20 +513,21 @@ typed_engine!(WithSimd, SimdSerde);
 /// value and payload. The reference parser reads it only when the configuration is verified.
 fn make(doc: &DocumentRecord, variant: Variant) -> Result<Box<dyn DocumentCodec>, CodecError> {
     let json = std::fs::read(&doc.path)
-        .map_err(|e| CodecError::Setup(format!("{}: {e}", doc.path.display())))?;
+        .map_err(|e| CodecError::setup(format_args!("{}: {e}", doc.path.display())))?;
     let hash = sha256_hex(&json);
     if hash != doc.sha256 {
-        return Err(CodecError::Setup(format!(
+        return Err(CodecError::setup(format_args!(
             "{} changed: SHA-256 was {}, is {hash}",
             doc.path.display(),
             doc.sha256
         )));
     }
     let standard = || {
-        doc.standard()
-            .ok_or_else(|| CodecError::Setup(format!("{} has no typed model", doc.path.display())))
+        doc.standard().ok_or_else(|| {
+            CodecError::setup(format_args!("{} has no typed model", doc.path.display()))
+        })
     };
-    let dup = |s: String| Some(s);
+    let dup = |f: Finding| Some(f);
     match variant {
         Variant::TypedSerdeJson => typed::<WithSerdeJson>(standard()?, &json),
         Variant::TypedSerdeJsonStr => typed::<WithSerdeJsonStr>(standard()?, &json),

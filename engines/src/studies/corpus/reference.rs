@@ -8,6 +8,9 @@
 
 use std::fmt;
 
+pub use crate::verify::NumberChange;
+use crate::verify::{Finding, Mismatch, Stage};
+
 /// A JSON value with its numbers as written.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RefValue {
@@ -230,21 +233,6 @@ impl Parser<'_> {
     }
 }
 
-/// How a number of the reference differs from an engine's.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NumberChange {
-    /// JSONPath-like place of the first change (`$.features[0].geometry.coordinates[0][1]`).
-    pub path: String,
-    /// The number's text in the reference.
-    pub text: String,
-    /// What the text means: itself for an integer, the correctly rounded f64 for a float.
-    pub expected: String,
-    /// What the engine holds.
-    pub got: String,
-    /// Whether `text` is the reference's text (else it is the engine's value before a trip).
-    pub from_text: bool,
-}
-
 /// What comparing an engine's value with the reference found.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Comparison {
@@ -253,23 +241,17 @@ pub struct Comparison {
     /// The first of them.
     pub first_change: Option<NumberChange>,
     /// The first difference that is not a number's (a string, a key, a shape): a failure.
-    pub mismatch: Option<String>,
+    pub mismatch: Option<Mismatch>,
 }
 
 impl Comparison {
-    /// A finding line for changed numbers, if any.
-    pub fn finding(&self) -> Option<String> {
-        let c = self.first_change.as_ref()?;
-        Some(if c.from_text {
-            format!(
-                "changes {} number(s); first at {}: text {} is {} correctly rounded, the engine holds {}",
-                self.changed_numbers, c.path, c.text, c.expected, c.got
-            )
-        } else {
-            format!(
-                "changes {} number(s); first at {}: {} became {}",
-                self.changed_numbers, c.path, c.expected, c.got
-            )
+    /// The finding of changed numbers at `stage`, if any.
+    pub fn finding(&self, stage: Stage) -> Option<Finding> {
+        let first = self.first_change.clone()?;
+        Some(Finding::NumbersChanged {
+            stage,
+            count: self.changed_numbers,
+            first,
         })
     }
 }
@@ -357,7 +339,10 @@ fn walk(r: &RefValue, g: &serde_json::Value, path: &mut String, c: &mut Comparis
 }
 
 fn mismatch(c: &mut Comparison, path: &str, what: String) {
-    c.mismatch = Some(format!("at {path}: {what}"));
+    c.mismatch = Some(Mismatch {
+        path: path.to_string(),
+        what,
+    });
 }
 
 fn short(r: &RefValue) -> String {
@@ -468,7 +453,7 @@ fn same_number(x: &serde_json::Number, y: &serde_json::Number) -> bool {
 /// integer and a float of the same value are equal).
 pub fn first_difference(a: &serde_json::Value, b: &serde_json::Value) -> Option<String> {
     let c = compare_values(a, b);
-    c.mismatch.or_else(|| {
+    c.mismatch.map(|m| m.to_string()).or_else(|| {
         c.first_change
             .map(|n| format!("at {}: {} became {}", n.path, n.expected, n.got))
     })
@@ -543,10 +528,15 @@ mod tests {
         let c = compare(&r, &moved);
         assert_eq!(c.changed_numbers, 1);
         assert_eq!(c.first_change.as_ref().unwrap().path, "$.x[1]");
-        assert!(c.finding().unwrap().contains("2.5000000000000004"));
+        match c.finding(Stage::Parse) {
+            Some(Finding::NumbersChanged { first, .. }) => {
+                assert_eq!(first.got, "2.5000000000000004")
+            }
+            other => panic!("{other:?}"),
+        }
         assert!(c.mismatch.is_none());
         let other = serde_json::json!({"x": [0.1, 2.5, 7], "s": "b"});
-        assert!(compare(&r, &other).mismatch.unwrap().contains("$.s"));
+        assert_eq!(compare(&r, &other).mismatch.unwrap().path, "$.s");
         let big = parse(b"[18446744073709551616]").unwrap();
         let as_float = serde_json::json!([18446744073709551616.0]);
         assert_eq!(compare(&big, &as_float).changed_numbers, 1);

@@ -1,0 +1,80 @@
+//! How a child process ended, as the process guard judged it (`process::Guarded`).
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// How a child ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "ended", rename_all = "snake_case")]
+pub enum Verdict {
+    /// It exited by itself with this code (0: success).
+    Exited { code: i32 },
+    /// A signal ended it (not one of ours, not one of the cases below).
+    Signal { signal: i32 },
+    /// It ran out of memory: `detail` is std's allocation-failure line, or says that an
+    /// unexplained SIGKILL is presumably the kernel's out-of-memory killer.
+    OutOfMemory { detail: String },
+    /// It overflowed a thread's stack.
+    StackOverflow,
+    /// We killed it after `after` without progress.
+    Hung {
+        #[serde(with = "seconds")]
+        after: Duration,
+    },
+    /// We killed it because the run was interrupted.
+    Interrupted,
+}
+
+impl Verdict {
+    /// Whether it exited with status 0.
+    pub fn success(&self) -> bool {
+        *self == Verdict::Exited { code: 0 }
+    }
+
+    /// A short phrase: "exited with code 3", "killed by SIGSEGV (11)", "ran out of memory (...)".
+    pub fn describe(&self) -> String {
+        match self {
+            Verdict::Exited { code } => format!("exited with code {code}"),
+            Verdict::Signal { signal } => {
+                format!("killed by {} ({signal})", signal_name(*signal))
+            }
+            Verdict::OutOfMemory { detail } => format!("ran out of memory ({detail})"),
+            Verdict::StackOverflow => "overflowed its stack (SIGABRT)".into(),
+            Verdict::Hung { after } => format!("hung: killed after {} s", after.as_secs_f64()),
+            Verdict::Interrupted => "was stopped: the run was interrupted".into(),
+        }
+    }
+}
+
+/// Signal names for verdicts.
+pub fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGINT => "SIGINT",
+        _ => "a signal",
+    }
+}
+
+/// A `Duration` stored as seconds.
+mod seconds {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let s = f64::deserialize(d)?;
+        Ok(Duration::try_from_secs_f64(s).unwrap_or_default())
+    }
+}

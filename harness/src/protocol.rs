@@ -1,0 +1,400 @@
+//! The worker protocol: every request a parent sends to a child of a serprof binary, every reply
+//! a child writes back, the protocol's number, and the command line of every kind of child. A
+//! parent and a child of different revisions (before/after) work together exactly when their
+//! [`PROTOCOL`] numbers are equal; a child given another number refuses with a message naming
+//! both.
+//!
+//! A child is `EXE __worker --protocol N --request JSON`, or, for the instrumented child whose
+//! command line must have the same length in every run, `--request-file FILE` with the request
+//! in a file padded to [`REQUEST_FILE_BYTES`]. Replies are files the child writes (atomically)
+//! into the folder the request names, or, for the corrupt study's decoder, JSON lines appended
+//! to its progress file. `EXE __protocol` prints the binary's [`Identity`].
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde::{Deserialize, Serialize};
+
+use crate::layout::{self, write_atomic};
+use crate::model::corrupt::InputRecord;
+use crate::model::stats::ProcessTiming;
+use crate::model::{AllocStats, ConfigId, CpuStats, Failure, Recording, Settings};
+use serprof_engines::verify::Finding;
+
+/// The version of the protocol. Change it whenever a request, a reply or a command line
+/// changes.
+pub const PROTOCOL: u32 = 4;
+
+/// The hidden subcommand every worker child runs.
+pub const WORKER_COMMAND: &str = "__worker";
+
+/// The hidden subcommand that prints a binary's [`Identity`] (kept from protocol 1 on, so that
+/// a parent can ask any serprof binary what it speaks).
+pub const IDENTITY_COMMAND: &str = "__protocol";
+
+/// Size of a request file: padded with spaces to this, so that reading it allocates the same in
+/// every run (the heap's layout, like the stack's, moves instruction counts: malloc's own work
+/// and `memcpy`'s alignment paths depend on it).
+pub const REQUEST_FILE_BYTES: usize = 8192;
+
+/// Capacity each name of a request read from a file gets, likewise.
+const NAME_CAPACITY: usize = 128;
+
+/// What a parent asks a child to do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Request {
+    /// One recording of one configuration, into its folder; the reply is a [`WorkerReport`].
+    Record(RecordRequest),
+    /// The corrupt study's decoder, from input `start` on; the replies are [`CorruptEvent`]
+    /// lines in the folder's progress file.
+    Corrupt(CorruptRequest),
+    /// `serprof ab`'s interleaved rounds in one process; the reply is an [`AbReply`].
+    Ab(AbRounds),
+    /// One process of `serprof doctor`'s between-process probe; the reply, a [`ProbeReply`],
+    /// is printed on stdout.
+    Probe { batches: usize },
+}
+
+/// One recording of one configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordRequest {
+    pub config: ConfigId,
+    pub recording: Recording,
+    /// The configuration's folder: the reply and the profile files go there (`.` for the
+    /// instrumented child, which runs in a scratch folder of its own).
+    pub dir: PathBuf,
+    pub settings: Settings,
+}
+
+/// The corrupt study's decoder for one configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CorruptRequest {
+    pub config: ConfigId,
+    pub dir: PathBuf,
+    pub settings: Settings,
+    /// Index of the first input to decode.
+    pub start: usize,
+}
+
+/// One `serprof ab` process: `rounds` rounds of A and B, the reply written to `out`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AbRounds {
+    pub a: ConfigId,
+    pub b: ConfigId,
+    pub rounds: usize,
+    pub out: PathBuf,
+}
+
+/// Why a request could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProtocolError {
+    /// The parent speaks another protocol.
+    #[error("the parent speaks worker protocol {parent}, this serprof speaks {PROTOCOL}: use a parent and workers of one version")]
+    Mismatch { parent: u32 },
+    /// The request is not one of this protocol.
+    #[error("unreadable worker request: {message}")]
+    Unreadable { message: String },
+    /// Neither `--request` nor `--request-file` was given.
+    #[error("{WORKER_COMMAND} needs --request JSON or --request-file FILE")]
+    Missing,
+}
+
+/// The arguments of the hidden worker subcommand.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WorkerArgs {
+    /// The protocol the parent speaks.
+    #[arg(long)]
+    pub protocol: u32,
+    /// The request, as JSON.
+    #[arg(long, conflicts_with = "request_file")]
+    pub request: Option<String>,
+    /// A file holding the request (padded to a fixed size).
+    #[arg(long)]
+    pub request_file: Option<PathBuf>,
+}
+
+impl WorkerArgs {
+    /// The request the parent sent, after checking its protocol.
+    pub fn request(&self) -> Result<Request, ProtocolError> {
+        if self.protocol != PROTOCOL {
+            return Err(ProtocolError::Mismatch {
+                parent: self.protocol,
+            });
+        }
+        let unreadable = |e: &dyn fmt::Display| ProtocolError::Unreadable {
+            message: e.to_string(),
+        };
+        match (&self.request, &self.request_file) {
+            (Some(json), _) => serde_json::from_str(json).map_err(|e| unreadable(&e)),
+            (None, Some(file)) => {
+                let bytes = std::fs::read(file).map_err(|e| unreadable(&e))?;
+                let request = serde_json::from_slice(&bytes).map_err(|e| unreadable(&e))?;
+                Ok(with_fixed_capacity(request))
+            }
+            (None, None) => Err(ProtocolError::Missing),
+        }
+    }
+}
+
+/// The request with every name moved into a string of [`NAME_CAPACITY`], so that a request
+/// read from a file allocates the same whatever the names' lengths.
+fn with_fixed_capacity(mut request: Request) -> Request {
+    fn fixed(s: &mut String) {
+        let mut owned = String::with_capacity(NAME_CAPACITY.max(s.len()));
+        owned.push_str(s);
+        *s = owned;
+    }
+    if let Request::Record(r) = &mut request {
+        fixed(&mut r.config.study);
+        fixed(&mut r.config.config);
+    }
+    request
+}
+
+impl Request {
+    /// The arguments after the executable: `__worker --protocol N --request JSON`.
+    pub fn args(&self) -> Vec<OsString> {
+        let json = serde_json::to_string(self).expect("a request serialises");
+        [
+            WORKER_COMMAND.into(),
+            "--protocol".into(),
+            PROTOCOL.to_string().into(),
+            "--request".into(),
+            json.into(),
+        ]
+        .into()
+    }
+
+    /// The child's command: `exe` with [`Request::args`], stdout discarded.
+    pub fn command(&self, exe: &Path) -> Command {
+        let mut cmd = Command::new(exe);
+        cmd.args(self.args()).stdout(Stdio::null());
+        cmd
+    }
+
+    /// Writes the request to `path`, padded to [`REQUEST_FILE_BYTES`].
+    pub fn write_file(&self, path: &Path) -> anyhow::Result<()> {
+        let mut bytes = serde_json::to_vec(self)?;
+        if bytes.len() > REQUEST_FILE_BYTES {
+            anyhow::bail!(
+                "a request of {} bytes does not fit a request file",
+                bytes.len()
+            );
+        }
+        bytes.resize(REQUEST_FILE_BYTES, b' ');
+        write_atomic(path, &bytes)
+    }
+
+    /// The arguments of a child that reads its request from `file` (a path relative to the
+    /// child's working folder, so the command line has the same length in every run).
+    pub fn file_args(file: &str) -> Vec<OsString> {
+        [
+            WORKER_COMMAND.into(),
+            "--protocol".into(),
+            PROTOCOL.to_string().into(),
+            "--request-file".into(),
+            file.into(),
+        ]
+        .into()
+    }
+}
+
+/// What a [`Request::Record`] child reports, in `.<recording>.json` of the folder.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WorkerReport {
+    pub verified: bool,
+    pub payload_bytes: Option<f64>,
+    pub shares_references: Option<bool>,
+    /// The timing recording: one process's figures.
+    pub timing: Option<ProcessTiming>,
+    /// The instructions recording: operations in the counted call of the measured loop.
+    #[serde(default)]
+    pub counted_ops: Option<u64>,
+    pub cpu: Option<CpuStats>,
+    pub alloc: Option<AllocStats>,
+    pub error: Option<Failure>,
+    /// Verification's findings that do not fail it (a corpus document's changed numbers).
+    #[serde(default)]
+    pub findings: Vec<Finding>,
+}
+
+/// The file a child writes its report of `recording` to, inside the configuration's folder.
+pub fn report_path(recording: Recording, dir: &Path) -> PathBuf {
+    layout::worker_report(dir, recording.as_str())
+}
+
+/// Reads (and removes) a child's report. `None` when the child wrote none (it crashed) or the
+/// file does not read as a report.
+pub fn take_report(recording: Recording, dir: &Path) -> Option<WorkerReport> {
+    let path = report_path(recording, dir);
+    let bytes = std::fs::read(&path).ok()?;
+    let _ = std::fs::remove_file(&path);
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// One line of the corrupt decoder's progress file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum CorruptEvent {
+    /// Set-up is done: the parent's per-input clock starts here.
+    Ready { start: usize },
+    /// One input was decoded.
+    Decoded(InputRecord),
+    /// The child itself failed (not an outcome of an input).
+    Failed { failure: Failure },
+}
+
+impl CorruptEvent {
+    /// The event as one line of its file.
+    pub fn line(&self) -> Vec<u8> {
+        let mut line = serde_json::to_vec(self).expect("an event serialises");
+        line.push(b'\n');
+        line
+    }
+}
+
+/// What one `serprof ab` process measured: its batches and pair ratios.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AbProcess {
+    pub ops_per_batch: [u64; 2],
+    /// B/A CPU time per operation of every round.
+    pub pair_ratios: Vec<f64>,
+    pub wall_pair_ratios: Vec<f64>,
+    /// Every batch of A and of B, CPU time per operation.
+    pub batches: [Vec<f64>; 2],
+    pub wall_batches: [Vec<f64>; 2],
+    pub payload_bytes: [f64; 2],
+    pub shares_references: [Option<bool>; 2],
+}
+
+/// The reply of an ab process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum AbReply {
+    Measured(AbProcess),
+    /// A side failed: which one (`a` or `b`) and why.
+    Failed {
+        side: char,
+        failure: Failure,
+    },
+}
+
+/// The reply of a probe process.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ProbeReply {
+    /// The median time of the reference workload, ns per operation.
+    pub median_ns: f64,
+}
+
+/// What `EXE __protocol` prints: the protocol a binary speaks and what it is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Identity {
+    pub protocol: u32,
+    pub serprof_version: String,
+    pub git_rev: String,
+}
+
+impl Identity {
+    /// This binary's.
+    pub fn this() -> Identity {
+        Identity {
+            protocol: PROTOCOL,
+            serprof_version: env!("CARGO_PKG_VERSION").into(),
+            git_rev: crate::model::GIT_REV.into(),
+        }
+    }
+}
+
+/// Why a binary's identity could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum IdentityError {
+    #[error("cannot run {exe}: {source}")]
+    Run { exe: String, source: std::io::Error },
+    /// It printed no identity: a serprof from before numbered protocols, or not serprof.
+    #[error("{exe} does not report a worker protocol (it predates protocol {PROTOCOL})")]
+    Silent { exe: String },
+}
+
+/// The identity the serprof binary `exe` reports of itself.
+pub fn identity_of(exe: &Path) -> Result<Identity, IdentityError> {
+    let shown = exe.display().to_string();
+    let out = Command::new(exe)
+        .arg(IDENTITY_COMMAND)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|source| IdentityError::Run {
+            exe: shown.clone(),
+            source,
+        })?;
+    serde_json::from_slice::<Identity>(out.stdout.trim_ascii())
+        .map_err(|_| IdentityError::Silent { exe: shown })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record() -> Request {
+        Request::Record(RecordRequest {
+            config: ConfigId::new("formats", "serde_json"),
+            recording: Recording::Timing,
+            dir: PathBuf::from("/tmp/x"),
+            settings: Settings::quick(),
+        })
+    }
+
+    fn args(a: &[OsString]) -> WorkerArgs {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Top {
+            #[command(flatten)]
+            worker: WorkerArgs,
+        }
+        let mut all: Vec<OsString> = vec!["serprof".into()];
+        all.extend(a.iter().skip(1).cloned());
+        Top::parse_from(all).worker
+    }
+
+    #[test]
+    fn a_request_survives_its_command_line_and_its_file() {
+        let r = record();
+        assert_eq!(args(&r.args()).request().unwrap(), r);
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("request.json");
+        r.write_file(&file).unwrap();
+        assert_eq!(
+            std::fs::metadata(&file).unwrap().len(),
+            REQUEST_FILE_BYTES as u64
+        );
+        let from_file = args(&Request::file_args(file.to_str().unwrap()))
+            .request()
+            .unwrap();
+        assert_eq!(from_file, r);
+    }
+
+    #[test]
+    fn another_protocol_is_refused_naming_both() {
+        let mut a = args(&record().args());
+        a.protocol = PROTOCOL - 1;
+        let e = a.request().unwrap_err();
+        assert_eq!(
+            e,
+            ProtocolError::Mismatch {
+                parent: PROTOCOL - 1
+            }
+        );
+        let text = e.to_string();
+        assert!(text.contains(&(PROTOCOL - 1).to_string()) && text.contains(&PROTOCOL.to_string()));
+    }
+
+    #[test]
+    fn corrupt_events_are_lines_of_json() {
+        let e = CorruptEvent::Ready { start: 3 };
+        let line = e.line();
+        assert_eq!(line.last(), Some(&b'\n'));
+        assert_eq!(serde_json::from_slice::<CorruptEvent>(&line).unwrap(), e);
+    }
+}
