@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 /// Layers of the harness, top first. A module may import modules of lower layers only
 /// (`error` is used by every layer).
-const HARNESS_LAYERS: [(&str, u32); 10] = [
+const HARNESS_LAYERS: [(&str, u32); 11] = [
     ("cli", 9),
     ("commands", 8),
     ("run", 7),
@@ -27,18 +27,20 @@ const HARNESS_LAYERS: [(&str, u32); 10] = [
     ("render", 5),
     ("analyze", 4),
     ("process", 3),
+    ("protocol", 3),
     ("layout", 2),
     ("model", 1),
     ("error", 0),
 ];
 
 /// Layers of the engines crate, top first.
-const ENGINES_LAYERS: [(&str, u32); 6] = [
+const ENGINES_LAYERS: [(&str, u32); 7] = [
     ("studies", 5),
     ("casestudy", 4),
     ("external", 4),
     ("dataset", 3),
     ("model", 2),
+    ("verify", 2),
     ("codec", 1),
 ];
 
