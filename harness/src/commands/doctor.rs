@@ -105,7 +105,45 @@ pub fn run(json: bool) -> Result<ExitCode> {
     let jiffies = placement::cpu_jiffies();
     eprintln!("serprof doctor: probing each CPU, then {PROCESSES} processes (about 15 s)");
 
-    // Per CPU, alternating passes.
+    let speeds = cpu_speeds()?;
+    let would_pin = speeds
+        .iter()
+        .min_by(|a, b| a.median_ns.total_cmp(&b.median_ns))
+        .map(|s| s.cpu);
+    let medians = process_medians(would_pin)?;
+    let pairs = aa_pairs(&medians);
+    let sd = log_sd(&pairs);
+    let health = placement::health();
+    let steal = placement::steal_percent(jiffies, placement::cpu_jiffies());
+
+    let mut doc = Doctor {
+        reference: reference::REFERENCE,
+        cpus: speeds,
+        would_pin,
+        process_spread_percent: spread(&medians),
+        process_medians_ns: medians,
+        aa_pair_ratios: pairs,
+        aa_sd_percent: 100.0 * sd,
+        expected_ratio_halfwidth_percent: 79.0 * sd,
+        loadavg: health.loadavg,
+        governor: health.governor,
+        steal_percent: steal,
+        seconds: 0.0,
+        advice: Vec::new(),
+    };
+    doc.advice = advice(&doc);
+    doc.seconds = started.elapsed().as_secs_f64();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        print!("{}", render(&doc));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The reference workload on this thread pinned to each CPU in turn: `CPU_PASSES` alternating
+/// passes after one that warms up. CPUs this thread cannot be pinned to are left out.
+fn cpu_speeds() -> Result<Vec<CpuSpeed>> {
     let cpus = reference::allowed_cpus();
     let mut w = reference::build()?;
     let mut per_cpu: Vec<Vec<f64>> = vec![Vec::new(); cpus.len()];
@@ -119,7 +157,7 @@ pub fn run(json: bool) -> Result<ExitCode> {
             }
         }
     }
-    let speeds: Vec<CpuSpeed> = cpus
+    Ok(cpus
         .iter()
         .zip(&per_cpu)
         .filter(|(_, m)| !m.is_empty())
@@ -128,81 +166,70 @@ pub fn run(json: bool) -> Result<ExitCode> {
             median_ns: median(m),
             spread_percent: spread(m),
         })
-        .collect();
-    let would_pin = speeds
-        .iter()
-        .min_by(|a, b| a.median_ns.total_cmp(&b.median_ns))
-        .map(|s| s.cpu);
+        .collect())
+}
 
-    // Between processes, pinned where a run would pin.
+/// The median of each of `PROCESSES` probe processes, run one after another, pinned where a
+/// run would pin (`cpu`).
+fn process_medians(cpu: Option<usize>) -> Result<Vec<f64>> {
     let exe = std::env::current_exe().context("cannot find serprof's own executable")?;
     let mut medians = Vec::new();
     for _ in 0..PROCESSES {
-        medians.push(probe_child(&exe, would_pin)?);
+        medians.push(probe_child(&exe, cpu)?);
     }
-    let pairs: Vec<f64> = medians
+    Ok(medians)
+}
+
+/// Ratios of consecutive processes, as A/A pairs: the 2nd over the 1st, the 4th over the 3rd, ...
+fn aa_pairs(medians: &[f64]) -> Vec<f64> {
+    medians
         .chunks(2)
         .filter(|c| c.len() == 2)
         .map(|c| c[1] / c[0])
-        .collect();
-    let logs: Vec<f64> = pairs.iter().map(|r| r.ln()).collect();
-    let mean = logs.iter().sum::<f64>() / logs.len().max(1) as f64;
-    let sd = (logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>()
-        / (logs.len().max(2) - 1) as f64)
-        .sqrt();
-    let health = placement::health();
-    let steal = placement::steal_percent(jiffies, placement::cpu_jiffies());
+        .collect()
+}
 
+/// The sample standard deviation of the ratios' logarithms.
+fn log_sd(ratios: &[f64]) -> f64 {
+    let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
+    let mean = logs.iter().sum::<f64>() / logs.len().max(1) as f64;
+    (logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (logs.len().max(2) - 1) as f64).sqrt()
+}
+
+/// What the figures of `d` mean for a run: CPUs that differ, load, steal, and the precision
+/// a default run can expect.
+fn advice(d: &Doctor) -> Vec<String> {
     let mut advice = Vec::new();
-    if speeds.len() > 1 {
-        let fastest = speeds
+    if d.cpus.len() > 1 {
+        let fastest = d
+            .cpus
             .iter()
             .map(|s| s.median_ns)
             .fold(f64::INFINITY, f64::min);
-        let slowest = speeds.iter().map(|s| s.median_ns).fold(0.0, f64::max);
+        let slowest = d.cpus.iter().map(|s| s.median_ns).fold(0.0, f64::max);
         if slowest / fastest > 1.05 {
             advice.push(format!(
                 "the CPUs differ by {:.0}%: runs pin every timing and CPU child to one (CPU {}), so never compare figures taken on different CPUs",
                 100.0 * (slowest / fastest - 1.0),
-                would_pin.map_or("-".into(), |c| c.to_string())
+                d.would_pin.map_or("-".into(), |c| c.to_string())
             ));
         }
     }
     // The probes themselves keep one CPU busy, so a load of about 1 is this command's own.
-    if health.loadavg[0] > 1.5 {
+    if d.loadavg[0] > 1.5 {
         advice.push(format!(
             "load average {:.2}: something else is running; figures will be noisier",
-            health.loadavg[0]
+            d.loadavg[0]
         ));
     }
-    if steal.is_some_and(|s| s > 1.0) {
+    if d.steal_percent.is_some_and(|s| s > 1.0) {
         advice.push("the hypervisor steals CPU time: expect drift".into());
     }
-    let expected = 79.0 * sd;
     advice.push(format!(
-        "a default run (12 processes per configuration) can expect ratio intervals of about ±{expected:.1}%; a ratio within that of 1 is within noise"
+        "a default run (12 processes per configuration) can expect ratio intervals of about ±{:.1}%; a ratio within that of 1 is within noise",
+        d.expected_ratio_halfwidth_percent
     ));
-    let doc = Doctor {
-        reference: reference::REFERENCE,
-        cpus: speeds,
-        would_pin,
-        process_spread_percent: spread(&medians),
-        process_medians_ns: medians,
-        aa_pair_ratios: pairs,
-        aa_sd_percent: 100.0 * sd,
-        expected_ratio_halfwidth_percent: expected,
-        loadavg: health.loadavg,
-        governor: health.governor,
-        steal_percent: steal,
-        seconds: started.elapsed().as_secs_f64(),
-        advice,
-    };
-    if json {
-        println!("{}", serde_json::to_string_pretty(&doc)?);
-    } else {
-        print!("{}", render(&doc));
-    }
-    Ok(ExitCode::SUCCESS)
+    advice
 }
 
 fn render(d: &Doctor) -> String {

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::analyze::before_after::{BeforeAfterRecord, Row, SideRecord, Verdict};
-use crate::analyze::compare::compact_name;
+use crate::analyze::compare::{compact_name, Delta, InstructionMove, MovedFunction};
 use crate::layout;
 use crate::render::report_page::{esc, href, CSP, CSS, ERROR_RECORDER};
 use crate::render::table::{format_ns, format_thousands};
@@ -200,6 +200,27 @@ fn flame_links(out: &mut String, r: &BeforeAfterRecord, dir: &Path) {
 /// The page, with links relative to `dir` (the before-after folder).
 pub fn page(r: &BeforeAfterRecord, dir: &Path) -> String {
     let mut out = String::with_capacity(32 * 1024);
+    page_head(&mut out, r);
+    let _ = writeln!(out, "<h1>before-after</h1>");
+    sides(&mut out, r, dir);
+    verdict_table(&mut out, r);
+    flame_links(&mut out, r, dir);
+    for row in &r.rows {
+        row_details(&mut out, row);
+    }
+    let warnings: Vec<String> = r
+        .not_compared
+        .iter()
+        .map(|n| format!("not compared: {n}"))
+        .chain(r.notes.iter().cloned())
+        .collect();
+    warnings_list(&mut out, &warnings);
+    page_footer(&mut out, r);
+    out
+}
+
+/// From the doctype to the opening `<main>`.
+fn page_head(out: &mut String, r: &BeforeAfterRecord) {
     let title = format!(
         "serprof before-after · {} → {}",
         r.before.describe, r.after.describe
@@ -211,7 +232,10 @@ pub fn page(r: &BeforeAfterRecord, dir: &Path) -> String {
          <meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n<title>{}</title>\n{ERROR_RECORDER}\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n",
         esc(&title)
     );
-    let _ = writeln!(out, "<h1>before-after</h1>");
+}
+
+/// The two sides: what each is, its revision and build time, its report, its notes.
+fn sides(out: &mut String, r: &BeforeAfterRecord, dir: &Path) {
     out.push_str("<dl class=\"kv\">\n");
     for s in [&r.before, &r.after] {
         let _ = write!(
@@ -228,7 +252,7 @@ pub fn page(r: &BeforeAfterRecord, dir: &Path) -> String {
             &r.after_run
         };
         link(
-            &mut out,
+            out,
             rel(dir, run).map(|p| format!("{p}/{}", layout::REPORT_HTML)),
             "report",
         );
@@ -238,91 +262,121 @@ pub fn page(r: &BeforeAfterRecord, dir: &Path) -> String {
         out.push_str("</dd>\n");
     }
     out.push_str("</dl>\n");
+}
+
+/// The table of verdicts: a row per configuration.
+fn verdict_table(out: &mut String, r: &BeforeAfterRecord) {
     out.push_str("<div class=\"table-wrap\"><table>\n<thead><tr><th class=\"name\">configuration</th><th>before</th><th>after</th><th>after/before [95% CI]</th><th>verdict</th><th>instructions/op</th><th>payload Δ</th><th>bytes/op Δ</th></tr></thead>\n<tbody>\n");
     for row in &r.rows {
-        let c = &row.comparison;
-        let (b, a) = match &c.time {
-            Some(t) => (format_ns(t.before_ns), format_ns(t.after_ns)),
-            None => ("-".into(), "-".into()),
-        };
-        let pct =
-            |d: &Option<crate::analyze::compare::Delta>| match d.as_ref().and_then(|d| d.percent) {
-                Some(p) => format!("{p:+.1}%"),
-                None => "-".into(),
-            };
+        verdict_row(out, row);
+    }
+    out.push_str("</tbody></table></div>\n");
+}
+
+/// One configuration's times, ratio, verdict, instructions and deltas.
+fn verdict_row(out: &mut String, row: &Row) {
+    let c = &row.comparison;
+    let (b, a) = match &c.time {
+        Some(t) => (format_ns(t.before_ns), format_ns(t.after_ns)),
+        None => ("-".into(), "-".into()),
+    };
+    let pct = |d: &Option<Delta>| match d.as_ref().and_then(|d| d.percent) {
+        Some(p) => format!("{p:+.1}%"),
+        None => "-".into(),
+    };
+    let _ = writeln!(
+        out,
+        "<tr id=\"{}\"><th class=\"name\">{}</th><td>{}</td><td>{}</td><td>{}</td><td><span class=\"{}\">{}</span></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        esc(&row.config),
+        esc(&row.config),
+        esc(&b),
+        esc(&a),
+        esc(&ratio_text(row)),
+        verdict_badge(row.verdict),
+        row.verdict.as_str(),
+        esc(&instructions_text(row)),
+        pct(&c.payload_bytes),
+        pct(&c.bytes_per_op)
+    );
+}
+
+/// A configuration's moved functions, CPU-share alarms and notes, under its name (nothing
+/// when it has none of them).
+fn row_details(out: &mut String, row: &Row) {
+    let moved = row.instruction_moves();
+    if moved.is_empty() && row.cpu_alarms.is_empty() && row.comparison.notes.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "<h3>{}</h3>", esc(&row.config));
+    instruction_moves_table(out, moved);
+    cpu_alarms_list(out, &row.cpu_alarms);
+    warnings_list(out, &row.comparison.notes);
+}
+
+/// The first [`MOVED_SHOWN`] functions whose instructions moved (nothing without any).
+fn instruction_moves_table(out: &mut String, moved: &[InstructionMove]) {
+    if moved.is_empty() {
+        return;
+    }
+    out.push_str("<div class=\"table-wrap\"><table><thead><tr><th class=\"name\">function (instructions per operation, exact)</th><th>before</th><th>after</th><th>Δ inclusive</th><th>Δ self</th></tr></thead><tbody>\n");
+    for m in moved.iter().take(MOVED_SHOWN) {
         let _ = writeln!(
             out,
-            "<tr id=\"{}\"><th class=\"name\">{}</th><td>{}</td><td>{}</td><td>{}</td><td><span class=\"{}\">{}</span></td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&row.config),
-            esc(&row.config),
-            esc(&b),
-            esc(&a),
-            esc(&ratio_text(row)),
-            verdict_badge(row.verdict),
-            row.verdict.as_str(),
-            esc(&instructions_text(row)),
-            pct(&c.payload_bytes),
-            pct(&c.bytes_per_op)
+            "<tr><td class=\"text\"><code>{}</code></td><td>{}</td><td>{}</td><td>{:+.1}</td><td>{:+.1}</td></tr>",
+            esc(&compact_name(&m.function)),
+            format_thousands(m.before_per_op, 1),
+            format_thousands(m.after_per_op, 1),
+            m.delta_per_op,
+            m.self_delta_per_op
         );
     }
     out.push_str("</tbody></table></div>\n");
-    flame_links(&mut out, r, dir);
-    for row in &r.rows {
-        let moved = row.instruction_moves();
-        if moved.is_empty() && row.cpu_alarms.is_empty() && row.comparison.notes.is_empty() {
-            continue;
-        }
-        let _ = writeln!(out, "<h3>{}</h3>", esc(&row.config));
-        if !moved.is_empty() {
-            out.push_str("<div class=\"table-wrap\"><table><thead><tr><th class=\"name\">function (instructions per operation, exact)</th><th>before</th><th>after</th><th>Δ inclusive</th><th>Δ self</th></tr></thead><tbody>\n");
-            for m in moved.iter().take(MOVED_SHOWN) {
-                let _ = writeln!(
-                    out,
-                    "<tr><td class=\"text\"><code>{}</code></td><td>{}</td><td>{}</td><td>{:+.1}</td><td>{:+.1}</td></tr>",
-                    esc(&compact_name(&m.function)),
-                    format_thousands(m.before_per_op, 1),
-                    format_thousands(m.after_per_op, 1),
-                    m.delta_per_op,
-                    m.self_delta_per_op
-                );
-            }
-            out.push_str("</tbody></table></div>\n");
-        }
-        if !row.cpu_alarms.is_empty() {
-            out.push_str("<p>CPU share moved past the A/A threshold:</p><ul class=\"findings\">\n");
-            for m in &row.cpu_alarms {
-                let _ = writeln!(
-                    out,
-                    "<li><code>{}</code>: {:.1}% → {:.1}% ({:+.1} points, z = {:.1})</li>",
-                    esc(&compact_name(&m.function)),
-                    m.before_percent,
-                    m.after_percent,
-                    m.delta_pp,
-                    m.z
-                );
-            }
-            out.push_str("</ul>\n");
-        }
-        if !row.comparison.notes.is_empty() {
-            out.push_str("<ul class=\"warnings\">\n");
-            for n in &row.comparison.notes {
-                let _ = writeln!(out, "<li>{}</li>", esc(n));
-            }
-            out.push_str("</ul>\n");
-        }
+}
+
+/// The CPU-share moves past the A/A threshold (nothing without any).
+fn cpu_alarms_list(out: &mut String, alarms: &[MovedFunction]) {
+    let items: Vec<String> = alarms
+        .iter()
+        .map(|m| {
+            format!(
+                "<code>{}</code>: {:.1}% → {:.1}% ({:+.1} points, z = {:.1})",
+                esc(&compact_name(&m.function)),
+                m.before_percent,
+                m.after_percent,
+                m.delta_pp,
+                m.z
+            )
+        })
+        .collect();
+    html_list(
+        out,
+        "<p>CPU share moved past the A/A threshold:</p><ul class=\"findings\">\n",
+        &items,
+    );
+}
+
+/// `items` as a list of warnings (nothing when there are none).
+fn warnings_list(out: &mut String, items: &[String]) {
+    let items: Vec<String> = items.iter().map(|n| esc(n)).collect();
+    html_list(out, "<ul class=\"warnings\">\n", &items);
+}
+
+/// `items` (HTML already) as the items of the list that `opening` starts, one a line;
+/// nothing when there are none.
+fn html_list(out: &mut String, opening: &str, items: &[String]) {
+    if items.is_empty() {
+        return;
     }
-    if !r.not_compared.is_empty() || !r.notes.is_empty() {
-        out.push_str("<ul class=\"warnings\">\n");
-        for n in r
-            .not_compared
-            .iter()
-            .map(|n| format!("not compared: {n}"))
-            .chain(r.notes.iter().cloned())
-        {
-            let _ = writeln!(out, "<li>{}</li>", esc(&n));
-        }
-        out.push_str("</ul>\n");
+    out.push_str(opening);
+    for i in items {
+        let _ = writeln!(out, "<li>{i}</li>");
     }
+    out.push_str("</ul>\n");
+}
+
+/// How the ratios and moves were decided, and how the sides were measured; then the end of
+/// the page.
+fn page_footer(out: &mut String, r: &BeforeAfterRecord) {
     let method = r
         .rows
         .iter()
@@ -341,5 +395,4 @@ pub fn page(r: &BeforeAfterRecord, dir: &Path) -> String {
             .pin_cpu
             .map_or_else(|| "none".to_string(), |c| c.to_string())
     );
-    out
 }

@@ -6,6 +6,8 @@
 //! the same bytes.
 
 use anyhow::{anyhow, Result};
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -44,116 +46,170 @@ pub fn bar_chart(bars: &[Bar], tick: &dyn Fn(f64) -> String) -> Result<String> {
         .iter()
         .filter(|b| b.value.is_finite() && b.value >= 0.0)
         .collect();
-    let n = bars.len().max(1);
-    let height = TOP + ROW_HEIGHT * n as u32 + AXIS_HEIGHT;
-    let longest = bars
-        .iter()
-        .map(|b| b.label.chars().count())
-        .max()
-        .unwrap_or(0);
-    // Names are drawn in the label area: ~7.2 units a character at 13 px.
-    let label_area = (longest as f64 * 7.2 + 12.0).clamp(60.0, 180.0) as u32;
-    // Room right of the longest bar for its value label (~7.5 units a character).
-    let longest_value = bars
-        .iter()
-        .map(|b| b.value_text.chars().count())
-        .max()
-        .unwrap_or(0);
-    let plot_width = f64::from(WIDTH - label_area - 24);
-    let label_room = ((longest_value as f64 * 7.5 + 10.0) / plot_width).min(0.6);
-    let top = bars
-        .iter()
-        .map(|b| b.interval.map_or(b.value, |i| i[1].max(b.value)))
-        .fold(0.0f64, f64::max);
-    let x_max = if top > 0.0 {
-        top / (1.0 - label_room)
-    } else {
-        1.0
-    };
-
+    let g = Geometry::of(&bars);
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, g.height)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .margin_top(TOP)
-            // Room for the last tick label, centred on the plot's right edge.
-            .margin_right(24)
-            .x_label_area_size(AXIS_HEIGHT)
-            .y_label_area_size(label_area)
-            .build_cartesian_2d(0.0..x_max, 0.0..n as f64)
-            .map_err(draw_err)?;
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .y_labels(0)
-            .x_labels(4)
-            .max_light_lines(0)
-            .x_label_formatter(&|x| tick(*x))
-            .x_label_style((FONT, FONT_SIZE * 0.9).into_font().color(&TEXT))
-            .light_line_style(GRID)
-            .bold_line_style(GRID)
-            .axis_style(RGBColor(0x99, 0x99, 0x99))
-            .draw()
-            .map_err(draw_err)?;
-
-        // Row i (0 = first bar) sits at y in [n-1-i, n-i]: the first bar on top.
-        let row = |i: usize| (n - 1 - i) as f64;
-        chart
-            .draw_series(bars.iter().enumerate().map(|(i, b)| {
-                let mut r = Rectangle::new(
-                    [(0.0, row(i) + 0.18), (b.value, row(i) + 0.82)],
-                    b.color.filled(),
-                );
-                r.set_margin(0, 0, 0, 0);
-                r
-            }))
-            .map_err(draw_err)?;
-        chart
-            .draw_series(bars.iter().enumerate().filter_map(|(i, b)| {
-                let [lo, hi] = b.interval?;
-                let y = row(i) + 0.5;
-                Some(PathElement::new(
-                    vec![(lo, y), (hi, y)],
-                    WHISKER.stroke_width(1),
-                ))
-            }))
-            .map_err(draw_err)?;
-        for (i, b) in bars.iter().enumerate() {
-            let end = b.interval.map_or(b.value, |iv| iv[1].max(b.value));
-            let (x, y) = chart.backend_coord(&(end, row(i) + 0.5));
-            let value_style = (FONT, FONT_SIZE)
-                .into_font()
-                .color(&TEXT)
-                .pos(Pos::new(HPos::Left, VPos::Center));
-            root.draw(&Text::new(b.value_text.clone(), (x + 5, y), value_style))
-                .map_err(draw_err)?;
-            if let Some([lo, _]) = b.interval {
-                // End caps of the whisker.
-                for v in [lo, end] {
-                    let (cx, cy) = chart.backend_coord(&(v, row(i) + 0.5));
-                    root.draw(&PathElement::new(
-                        vec![(cx, cy - 4), (cx, cy + 4)],
-                        WHISKER.stroke_width(1),
-                    ))
-                    .map_err(draw_err)?;
-                }
-            }
-            let (_, ly) = chart.backend_coord(&(0.0, row(i) + 0.5));
-            let label_style = (FONT, FONT_SIZE)
-                .into_font()
-                .color(&TEXT)
-                .pos(Pos::new(HPos::Right, VPos::Center));
-            root.draw(&Text::new(
-                b.label.clone(),
-                (label_area as i32 - 6, ly),
-                label_style,
-            ))
-            .map_err(draw_err)?;
-        }
+        let mut chart = axes(&root, &g, tick)?;
+        draw_bars(&mut chart, &bars, &g)?;
+        annotate(&root, &chart, &bars, &g)?;
         root.present().map_err(draw_err)?;
     }
     Ok(add_class(svg, "chart"))
+}
+
+/// The drawing a chart is made on.
+type Root<'s> = DrawingArea<SVGBackend<'s>, Shift>;
+/// The plot inside it: x the figure, y the rows.
+type Chart<'a, 's> = ChartContext<'a, SVGBackend<'s>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Where a chart's parts go, from its bars.
+struct Geometry {
+    /// Rows of the plot: the bars, at least one.
+    rows: usize,
+    height: u32,
+    /// Width left of the plot, where the names are drawn.
+    label_area: u32,
+    /// The end of the x axis: past the longest bar or whisker by the room its value label needs.
+    x_max: f64,
+}
+
+impl Geometry {
+    fn of(bars: &[&Bar]) -> Geometry {
+        let rows = bars.len().max(1);
+        let longest = bars
+            .iter()
+            .map(|b| b.label.chars().count())
+            .max()
+            .unwrap_or(0);
+        // Names are drawn in the label area: ~7.2 units a character at 13 px.
+        let label_area = (longest as f64 * 7.2 + 12.0).clamp(60.0, 180.0) as u32;
+        // Room right of the longest bar for its value label (~7.5 units a character).
+        let longest_value = bars
+            .iter()
+            .map(|b| b.value_text.chars().count())
+            .max()
+            .unwrap_or(0);
+        let plot_width = f64::from(WIDTH - label_area - 24);
+        let label_room = ((longest_value as f64 * 7.5 + 10.0) / plot_width).min(0.6);
+        let top = bars
+            .iter()
+            .map(|b| b.interval.map_or(b.value, |i| i[1].max(b.value)))
+            .fold(0.0f64, f64::max);
+        Geometry {
+            rows,
+            height: TOP + ROW_HEIGHT * rows as u32 + AXIS_HEIGHT,
+            label_area,
+            x_max: if top > 0.0 {
+                top / (1.0 - label_room)
+            } else {
+                1.0
+            },
+        }
+    }
+
+    /// Row i (0 = first bar) sits at y in [n-1-i, n-i]: the first bar on top.
+    fn row(&self, i: usize) -> f64 {
+        (self.rows - 1 - i) as f64
+    }
+}
+
+/// The plot area with its x axis, ticks and vertical grid lines drawn.
+fn axes<'a, 's>(
+    root: &'a Root<'s>,
+    g: &Geometry,
+    tick: &dyn Fn(f64) -> String,
+) -> Result<Chart<'a, 's>> {
+    let mut chart = ChartBuilder::on(root)
+        .margin_top(TOP)
+        // Room for the last tick label, centred on the plot's right edge.
+        .margin_right(24)
+        .x_label_area_size(AXIS_HEIGHT)
+        .y_label_area_size(g.label_area)
+        .build_cartesian_2d(0.0..g.x_max, 0.0..g.rows as f64)
+        .map_err(draw_err)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_labels(4)
+        .max_light_lines(0)
+        .x_label_formatter(&|x| tick(*x))
+        .x_label_style((FONT, FONT_SIZE * 0.9).into_font().color(&TEXT))
+        .light_line_style(GRID)
+        .bold_line_style(GRID)
+        .axis_style(RGBColor(0x99, 0x99, 0x99))
+        .draw()
+        .map_err(draw_err)?;
+    Ok(chart)
+}
+
+/// Every bar, then every whisker over its bar.
+fn draw_bars(chart: &mut Chart, bars: &[&Bar], g: &Geometry) -> Result<()> {
+    chart
+        .draw_series(bars.iter().enumerate().map(|(i, b)| {
+            let mut r = Rectangle::new(
+                [(0.0, g.row(i) + 0.18), (b.value, g.row(i) + 0.82)],
+                b.color.filled(),
+            );
+            r.set_margin(0, 0, 0, 0);
+            r
+        }))
+        .map_err(draw_err)?;
+    chart
+        .draw_series(bars.iter().enumerate().filter_map(|(i, b)| {
+            let [lo, hi] = b.interval?;
+            let y = g.row(i) + 0.5;
+            Some(PathElement::new(
+                vec![(lo, y), (hi, y)],
+                WHISKER.stroke_width(1),
+            ))
+        }))
+        .map_err(draw_err)?;
+    Ok(())
+}
+
+/// Per bar: its value right of it (or of its whisker), the whisker's end caps, and its name
+/// left of the plot.
+fn annotate(root: &Root, chart: &Chart, bars: &[&Bar], g: &Geometry) -> Result<()> {
+    for (i, b) in bars.iter().enumerate() {
+        let end = b.interval.map_or(b.value, |iv| iv[1].max(b.value));
+        let (x, y) = chart.backend_coord(&(end, g.row(i) + 0.5));
+        root.draw(&Text::new(
+            b.value_text.clone(),
+            (x + 5, y),
+            text_style(HPos::Left),
+        ))
+        .map_err(draw_err)?;
+        if let Some([lo, _]) = b.interval {
+            // End caps of the whisker.
+            for v in [lo, end] {
+                let (cx, cy) = chart.backend_coord(&(v, g.row(i) + 0.5));
+                root.draw(&PathElement::new(
+                    vec![(cx, cy - 4), (cx, cy + 4)],
+                    WHISKER.stroke_width(1),
+                ))
+                .map_err(draw_err)?;
+            }
+        }
+        let (_, ly) = chart.backend_coord(&(0.0, g.row(i) + 0.5));
+        root.draw(&Text::new(
+            b.label.clone(),
+            (g.label_area as i32 - 6, ly),
+            text_style(HPos::Right),
+        ))
+        .map_err(draw_err)?;
+    }
+    Ok(())
+}
+
+/// The labels' text, anchored at `h` and centred vertically.
+fn text_style(h: HPos) -> TextStyle<'static> {
+    (FONT, FONT_SIZE)
+        .into_font()
+        .color(&TEXT)
+        .pos(Pos::new(h, VPos::Center))
 }
 
 /// Puts `class` and a scalable size on the root `<svg>` element (plotters writes fixed width

@@ -6,6 +6,7 @@
 
 use std::fmt::Write;
 
+use crate::model::{Machine, RunManifest};
 use crate::render::report_data::RunData;
 use crate::render::table::{format_ns, format_thousands};
 
@@ -180,12 +181,20 @@ pub fn sampling_summary(data: &RunData) -> Option<String> {
 
 /// The run's manifest: how to trust and reproduce the figures above.
 pub fn manifest_section(out: &mut String, data: &RunData) {
-    let m = &data.manifest;
     out.push_str("<section id=\"manifest\">\n<h2>Run manifest</h2>\n");
     out.push_str(
         "<p class=\"muted\">What these figures were measured with, from <a href=\"run.json\">run.json</a>.</p>\n",
     );
-    let machine = &m.machine;
+    manifest_facts(out, data);
+    settings_list(out, &data.manifest);
+    sampling_table(out, data);
+    warnings_and_failures(out, data);
+    out.push_str("</section>\n");
+}
+
+/// Versions, machine, times, completeness and command line of the run.
+fn manifest_facts(out: &mut String, data: &RunData) {
+    let m = &data.manifest;
     kv(
         out,
         &[
@@ -203,18 +212,7 @@ pub fn manifest_section(out: &mut String, data: &RunData) {
                     .collect::<Vec<_>>()
                     .join(" · "),
             ),
-            (
-                "machine",
-                format!(
-                    "{} × {} · {} {} · kernel {} · host {}",
-                    machine.cpus,
-                    esc(&machine.cpu_model),
-                    esc(&machine.os),
-                    esc(&machine.arch),
-                    esc(&machine.kernel),
-                    esc(&machine.hostname)
-                ),
-            ),
+            ("machine", machine_text(&m.machine)),
             (
                 "time (UTC)",
                 format!(
@@ -239,7 +237,23 @@ pub fn manifest_section(out: &mut String, data: &RunData) {
             ("buffer policy", esc(&m.buffer_policy)),
         ],
     );
+}
 
+/// `8 × model · os arch · kernel … · host …`.
+fn machine_text(machine: &Machine) -> String {
+    format!(
+        "{} × {} · {} {} · kernel {} · host {}",
+        machine.cpus,
+        esc(&machine.cpu_model),
+        esc(&machine.os),
+        esc(&machine.arch),
+        esc(&machine.kernel),
+        esc(&machine.hostname)
+    )
+}
+
+/// Every field of the run's settings, as `run.json` writes it.
+fn settings_list(out: &mut String, m: &RunManifest) {
     out.push_str("<h3>Settings</h3>\n<ul class=\"settings\">");
     let settings = serde_json::to_value(&m.settings).unwrap_or_default();
     for (k, v) in settings.as_object().into_iter().flatten() {
@@ -251,9 +265,12 @@ pub fn manifest_section(out: &mut String, data: &RunData) {
         );
     }
     out.push_str("</ul>\n");
+}
 
-    sampling_table(out, data);
-
+/// The run's failures and the warnings not about a single configuration, with a count of
+/// those that are (listed under their studies).
+fn warnings_and_failures(out: &mut String, data: &RunData) {
+    let m = &data.manifest;
     // Warnings of a configuration are listed under its study; here go the rest.
     let per_config: Vec<String> = data
         .studies
@@ -290,7 +307,6 @@ pub fn manifest_section(out: &mut String, data: &RunData) {
         out.push_str("<li class=\"muted\">None.</li>\n");
     }
     out.push_str("</ul>\n");
-    out.push_str("</section>\n");
 }
 
 /// Requested and effective sampling rate per configuration, and what sampling cost.

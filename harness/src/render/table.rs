@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use serprof_engines::studies::{self, Operation, StudyKind};
+use serprof_engines::studies::{self, Operation, StudyInfo, StudyKind};
 
 use crate::analyze::hotspots::short_name;
 use crate::model::stats::{median_interval, RatioStats};
@@ -136,187 +136,250 @@ pub fn format_ratio(r: &RatioStats) -> String {
 /// The table of a run, grouped by study, each group sorted by time.
 pub fn render(results: &[ConfigResult]) -> String {
     let mut out = String::new();
-    let mut study_names: Vec<&str> = Vec::new();
-    for r in results {
-        if !study_names.contains(&r.study.as_str()) {
-            study_names.push(&r.study);
-        }
-    }
-    for study in study_names {
+    for study in study_names(results) {
         let info = studies::find_info(study);
         if info.as_ref().map(|s| s.kind) == Some(StudyKind::Corrupt) {
             // The corrupt study counts outcomes of damaged inputs: its own table.
             out.push_str(&super::corrupt_table::render_table(study, results));
             continue;
         }
-        let mut group: Vec<&ConfigResult> = results.iter().filter(|r| r.study == study).collect();
-        group.sort_by(|a, b| {
-            let key = |r: &ConfigResult| {
-                r.time_ns
-                    .as_ref()
-                    .map(|t| t.median)
-                    .unwrap_or(f64::INFINITY)
-            };
-            key(a).total_cmp(&key(b))
-        });
-        let Some(first) = group.first() else { continue };
+        let group = fastest_first(results.iter().filter(|r| r.study == study).collect());
+        if group.is_empty() {
+            continue;
+        }
         if has_documents(&group) {
             // A study of documents: a section per document, in MB/s and time per operation.
             out.push_str(&render_documents(&group));
             continue;
         }
-        let (ratio_name, reference_ns) = reference(&group).unwrap_or(("ratio".into(), f64::NAN));
-        let reference_row = group
-            .iter()
-            .find(|r| r.time_ns.as_ref().map(|t| t.median) == Some(reference_ns))
-            .copied();
-        let _ = writeln!(
-            out,
-            "\n{study}: {} of {} ({})",
-            first.operation.as_str(),
-            first.dataset.as_str(),
-            ratio_name
-        );
-        // The study's question as a column: the inclusive share of samples matching its regex
-        // (the byte-array code in `bytes`, the discovery work in `reflection`).
-        let question = info.as_ref().and_then(|s| s.question.clone());
-        let match_regex = question.as_ref().map(|q| q.frames.as_str());
-        let counted = group.iter().any(|r| r.instructions.is_some());
-        let instr_header = if counted { "     instr/op" } else { "" };
-        let match_header = if match_regex.is_some() {
-            " match %"
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            out,
-            "{:<26} {:>10} {:>23} {:>11} {:>9} {:>10}{instr_header} {:<31}{match_header}  top self-time",
-            "configuration",
-            "time/op",
-            "95% CI",
-            "payload B",
-            "allocs/op",
-            "bytes/op",
-            "ratio [95% CI]"
-        );
-        for r in group {
-            if let Some(e) = &r.error {
-                let _ = writeln!(out, "{:<26} FAILED: {e}", r.config);
-                continue;
-            }
-            let (time, ci, ratio) = match &r.time_ns {
-                Some(t) => (
-                    format_ns(t.median),
-                    format!("[{}, {}]", format_ns(t.ci95[0]), format_ns(t.ci95[1])),
-                    match reference_row.and_then(|b| paired_ratio(r, b)) {
-                        Some(_) if reference_row.is_some_and(|b| std::ptr::eq(b, r)) => {
-                            "1.00x".to_string()
-                        }
-                        Some(q) => format_ratio(&q),
-                        None => format!("{:.2}x", t.median / reference_ns),
-                    },
-                ),
-                None => ("-".into(), "-".into(), "-".into()),
-            };
-            let payload = r
-                .payload_bytes
-                .map(|p| format_thousands(p, 2))
-                .unwrap_or_else(|| "-".into());
-            let (allocs, bytes) = match &r.alloc {
-                Some(a) => (
-                    format_thousands(a.allocs_per_op, 1),
-                    format_thousands(a.bytes_per_op, 0),
-                ),
-                None => ("-".into(), "-".into()),
-            };
-            let top = r
-                .profile
-                .as_ref()
-                .and_then(|p| p.top_self.as_ref())
-                .map(|s| format!("{:.0}% {}", s.percent, short_name(&s.function)))
-                .unwrap_or_default();
-            let instr = match (&r.instructions, counted) {
-                (Some(i), _) => format!(" {:>12}", format_thousands(i.per_op, 1)),
-                (None, true) => format!(" {:>12}", "-"),
-                (None, false) => String::new(),
-            };
-            let share = match (
-                match_regex,
-                r.profile.as_ref().and_then(|p| p.match_percent),
-            ) {
-                (Some(_), Some(p)) => format!(" {:>6.1}%", p),
-                (Some(_), None) => format!(" {:>7}", "-"),
-                (None, _) => String::new(),
-            };
-            let _ = writeln!(
-                out,
-                "{:<26} {time:>10} {ci:>23} {payload:>11} {allocs:>9} {bytes:>10}{instr} {ratio:<31}{share}  {top}",
-                r.config
-            );
-        }
-        let steps = info.map(|s| s.steps).unwrap_or_default();
-        let row_of = |config: &str| {
-            results
-                .iter()
-                .find(|r| r.study == study && r.config == config && r.error.is_none())
-                .filter(|r| r.time_ns.is_some())
-        };
-        let measured: Vec<&ConfigResult> = steps.iter().filter_map(|s| row_of(s)).collect();
-        if measured.len() >= 2 {
-            let _ = writeln!(
-                out,
-                "  steps (before / after, per operation, 95% CI from paired rounds):"
-            );
-            let step = |a: &ConfigResult, b: &ConfigResult| match paired_ratio(a, b) {
-                Some(q) => format_ratio(&q),
-                None => {
-                    let m = |r: &ConfigResult| r.time_ns.as_ref().map_or(f64::NAN, |t| t.median);
-                    format!("{:.2}x", m(a) / m(b))
-                }
-            };
-            for pair in measured.windows(2) {
-                let _ = writeln!(
-                    out,
-                    "    {} -> {}: {}",
-                    pair[0].config,
-                    pair[1].config,
-                    step(pair[0], pair[1])
-                );
-            }
-            let (first, last) = (measured[0], measured[measured.len() - 1]);
-            let _ = writeln!(
-                out,
-                "    {} -> {}: {} overall",
-                first.config,
-                last.config,
-                step(first, last)
-            );
-        }
-        let findings: Vec<&str> = results
-            .iter()
-            .filter(|r| r.study == study)
-            .filter_map(|r| r.profile.as_ref().map(|p| p.finding.as_str()))
-            .collect();
-        if counted {
-            let _ = writeln!(
-                out,
-                "  instr/op = instructions per operation under callgrind (exact; valgrind's emulated CPU; work done, not time)"
-            );
-        }
-        if let (Some(re), false) = (match_regex, findings.is_empty()) {
-            let _ = writeln!(
-                out,
-                "  match % = inclusive share of CPU samples whose stack matches /{re}/"
-            );
-        }
-        if !findings.is_empty() {
-            let _ = writeln!(out, "  where the time goes (from each profile):");
-            for f in findings {
-                let _ = writeln!(out, "    {f}");
-            }
-        }
+        study_table(&mut out, results, study, info, &group);
     }
     out
+}
+
+/// The studies of `results`, in order of first appearance.
+fn study_names(results: &[ConfigResult]) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for r in results {
+        if !names.contains(&r.study.as_str()) {
+            names.push(&r.study);
+        }
+    }
+    names
+}
+
+/// `rows` sorted by median time, fastest first; rows without a time last, in their order.
+fn fastest_first(mut rows: Vec<&ConfigResult>) -> Vec<&ConfigResult> {
+    let key = |r: &ConfigResult| r.time_ns.as_ref().map_or(f64::INFINITY, |t| t.median);
+    rows.sort_by(|a, b| key(a).total_cmp(&key(b)));
+    rows
+}
+
+/// What the columns of one study's table depend on beyond the row itself.
+struct Columns<'a> {
+    /// The row the ratio column divides by, if one has the reference median.
+    reference: Option<&'a ConfigResult>,
+    /// The reference median (NaN without one).
+    reference_ns: f64,
+    /// Whether any row has instruction counts: the `instr/op` column.
+    counted: bool,
+    /// The frames of the study's question: the `match %` column.
+    match_regex: Option<&'a str>,
+}
+
+/// One measured study's table: its heading, a row per configuration, its steps and its notes.
+/// `group` is the study's results, non-empty and fastest first.
+fn study_table(
+    out: &mut String,
+    results: &[ConfigResult],
+    study: &str,
+    info: Option<StudyInfo>,
+    group: &[&ConfigResult],
+) {
+    let first = group[0];
+    let (ratio_name, reference_ns) = reference(group).unwrap_or(("ratio".into(), f64::NAN));
+    let _ = writeln!(
+        out,
+        "\n{study}: {} of {} ({})",
+        first.operation.as_str(),
+        first.dataset.as_str(),
+        ratio_name
+    );
+    // The study's question as a column: the inclusive share of samples matching its regex
+    // (the byte-array code in `bytes`, the discovery work in `reflection`).
+    let question = info.as_ref().and_then(|s| s.question.clone());
+    let cols = Columns {
+        reference: group
+            .iter()
+            .find(|r| r.time_ns.as_ref().map(|t| t.median) == Some(reference_ns))
+            .copied(),
+        reference_ns,
+        counted: group.iter().any(|r| r.instructions.is_some()),
+        match_regex: question.as_ref().map(|q| q.frames.as_str()),
+    };
+    column_header(out, &cols);
+    for r in group {
+        study_row(out, r, &cols);
+    }
+    let steps = info.map(|s| s.steps).unwrap_or_default();
+    steps_section(out, results, study, &steps);
+    notes_section(out, results, study, &cols);
+}
+
+/// The line of column names.
+fn column_header(out: &mut String, cols: &Columns) {
+    let instr_header = if cols.counted { "     instr/op" } else { "" };
+    let match_header = if cols.match_regex.is_some() {
+        " match %"
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        out,
+        "{:<26} {:>10} {:>23} {:>11} {:>9} {:>10}{instr_header} {:<31}{match_header}  top self-time",
+        "configuration",
+        "time/op",
+        "95% CI",
+        "payload B",
+        "allocs/op",
+        "bytes/op",
+        "ratio [95% CI]"
+    );
+}
+
+/// One configuration's row, or its failure.
+fn study_row(out: &mut String, r: &ConfigResult, cols: &Columns) {
+    if let Some(e) = &r.error {
+        let _ = writeln!(out, "{:<26} FAILED: {e}", r.config);
+        return;
+    }
+    let (time, ci, ratio) = time_cells(r, cols);
+    let payload = r
+        .payload_bytes
+        .map(|p| format_thousands(p, 2))
+        .unwrap_or_else(|| "-".into());
+    let (allocs, bytes) = match &r.alloc {
+        Some(a) => (
+            format_thousands(a.allocs_per_op, 1),
+            format_thousands(a.bytes_per_op, 0),
+        ),
+        None => ("-".into(), "-".into()),
+    };
+    let top = r
+        .profile
+        .as_ref()
+        .and_then(|p| p.top_self.as_ref())
+        .map(|s| format!("{:.0}% {}", s.percent, short_name(&s.function)))
+        .unwrap_or_default();
+    let instr = match (&r.instructions, cols.counted) {
+        (Some(i), _) => format!(" {:>12}", format_thousands(i.per_op, 1)),
+        (None, true) => format!(" {:>12}", "-"),
+        (None, false) => String::new(),
+    };
+    let share = match (
+        cols.match_regex,
+        r.profile.as_ref().and_then(|p| p.match_percent),
+    ) {
+        (Some(_), Some(p)) => format!(" {:>6.1}%", p),
+        (Some(_), None) => format!(" {:>7}", "-"),
+        (None, _) => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "{:<26} {time:>10} {ci:>23} {payload:>11} {allocs:>9} {bytes:>10}{instr} {ratio:<31}{share}  {top}",
+        r.config
+    );
+}
+
+/// The time, interval and ratio cells of a row (`-` without a time).
+fn time_cells(r: &ConfigResult, cols: &Columns) -> (String, String, String) {
+    let Some(t) = &r.time_ns else {
+        return ("-".into(), "-".into(), "-".into());
+    };
+    let ratio = match cols.reference.and_then(|b| paired_ratio(r, b)) {
+        Some(_) if cols.reference.is_some_and(|b| std::ptr::eq(b, r)) => "1.00x".to_string(),
+        Some(q) => format_ratio(&q),
+        None => format!("{:.2}x", t.median / cols.reference_ns),
+    };
+    (
+        format_ns(t.median),
+        format!("[{}, {}]", format_ns(t.ci95[0]), format_ns(t.ci95[1])),
+        ratio,
+    )
+}
+
+/// The study's before/after steps that were measured, each to the next and first to last
+/// (nothing with fewer than two).
+fn steps_section(out: &mut String, results: &[ConfigResult], study: &str, steps: &[String]) {
+    let row_of = |config: &str| {
+        results
+            .iter()
+            .find(|r| r.study == study && r.config == config && r.error.is_none())
+            .filter(|r| r.time_ns.is_some())
+    };
+    let measured: Vec<&ConfigResult> = steps.iter().filter_map(|s| row_of(s)).collect();
+    if measured.len() < 2 {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  steps (before / after, per operation, 95% CI from paired rounds):"
+    );
+    for pair in measured.windows(2) {
+        let _ = writeln!(
+            out,
+            "    {} -> {}: {}",
+            pair[0].config,
+            pair[1].config,
+            step_ratio(pair[0], pair[1])
+        );
+    }
+    let (first, last) = (measured[0], measured[measured.len() - 1]);
+    let _ = writeln!(
+        out,
+        "    {} -> {}: {} overall",
+        first.config,
+        last.config,
+        step_ratio(first, last)
+    );
+}
+
+/// The ratio of one step: paired by round, else of the medians.
+fn step_ratio(a: &ConfigResult, b: &ConfigResult) -> String {
+    match paired_ratio(a, b) {
+        Some(q) => format_ratio(&q),
+        None => {
+            let m = |r: &ConfigResult| r.time_ns.as_ref().map_or(f64::NAN, |t| t.median);
+            format!("{:.2}x", m(a) / m(b))
+        }
+    }
+}
+
+/// What the `instr/op` and `match %` columns mean, and each profile's finding.
+fn notes_section(out: &mut String, results: &[ConfigResult], study: &str, cols: &Columns) {
+    let findings: Vec<&str> = results
+        .iter()
+        .filter(|r| r.study == study)
+        .filter_map(|r| r.profile.as_ref().map(|p| p.finding.as_str()))
+        .collect();
+    if cols.counted {
+        let _ = writeln!(
+            out,
+            "  instr/op = instructions per operation under callgrind (exact; valgrind's emulated CPU; work done, not time)"
+        );
+    }
+    if let (Some(re), false) = (cols.match_regex, findings.is_empty()) {
+        let _ = writeln!(
+            out,
+            "  match % = inclusive share of CPU samples whose stack matches /{re}/"
+        );
+    }
+    if !findings.is_empty() {
+        let _ = writeln!(out, "  where the time goes (from each profile):");
+        for f in findings {
+            let _ = writeln!(out, "    {f}");
+        }
+    }
 }
 
 // ---- The corpus study: a section per document. MB/s is the document's JSON bytes per second
@@ -357,14 +420,13 @@ pub fn operation_tables<'a>(
 
 /// Rows of one document and operation, fastest first.
 fn operation_rows<'a>(results: &[&'a ConfigResult], op: Operation) -> Vec<&'a ConfigResult> {
-    let mut rows: Vec<&ConfigResult> = results
-        .iter()
-        .copied()
-        .filter(|r| r.operation == op)
-        .collect();
-    let key = |r: &ConfigResult| r.time_ns.as_ref().map_or(f64::INFINITY, |t| t.median);
-    rows.sort_by(|a, b| key(a).total_cmp(&key(b)));
-    rows
+    fastest_first(
+        results
+            .iter()
+            .copied()
+            .filter(|r| r.operation == op)
+            .collect(),
+    )
 }
 
 pub fn mark(r: &ConfigResult) -> &'static str {
