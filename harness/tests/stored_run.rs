@@ -8,7 +8,10 @@ use serprof::layout::read_json;
 use serprof::model::{ConfigResult, RunManifest};
 
 fn fixture() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/stored-run"))
+    Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/stored-run"
+    ))
 }
 
 fn rendered() -> String {
