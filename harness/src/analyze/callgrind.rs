@@ -46,23 +46,9 @@
 //! `--mangle-names=no` (`rec=`/`frfn=` lines are ignored, so contexts are not told apart).
 
 use std::collections::{BTreeMap, HashMap};
-use std::fmt;
 use std::path::Path;
 
-/// A parse failure, with the 1-based line number.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ParseError {
-    pub line: usize,
-    pub message: String,
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "callgrind file line {}: {}", self.line, self.message)
-    }
-}
-
-impl std::error::Error for ParseError {}
+use super::parse_error::{FileKind, ParseError};
 
 /// One subposition kind of the `positions:` header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -505,10 +491,7 @@ impl Profile {
         let mut b = Builder::default();
         let mut part_open = false;
         for (i, raw) in text.lines().enumerate() {
-            let err = |message: String| ParseError {
-                line: i + 1,
-                message,
-            };
+            let err = |message: String| ParseError::new(FileKind::Callgrind, i + 1, message);
             let line = raw.trim_end();
             if line.trim().is_empty() || line.starts_with('#') {
                 continue;
@@ -698,16 +681,14 @@ impl Profile {
             }
         }
         if st.pending_call.is_some() {
-            return Err(ParseError {
-                line: text.lines().count(),
-                message: "file ends after calls=".into(),
-            });
+            return Err(ParseError::new(
+                FileKind::Callgrind,
+                text.lines().count(),
+                "file ends after calls=",
+            ));
         }
         if p.events.is_empty() && done.is_empty() {
-            return Err(ParseError {
-                line: 0,
-                message: "no events: header".into(),
-            });
+            return Err(ParseError::new(FileKind::Callgrind, 0, "no events: header"));
         }
         if p.events.is_empty() {
             p.events = done[0].events.clone();
