@@ -48,6 +48,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
+use super::folded::Folded;
 use super::parse_error::{FileKind, ParseError};
 
 /// One subposition kind of the `positions:` header.
@@ -181,31 +182,6 @@ impl Default for FoldOptions {
             max_depth: 400,
             base_names: true,
         }
-    }
-}
-
-/// Folded stacks: `(frames joined by ';', count)`, sorted by stack.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Folded {
-    pub stacks: Vec<(String, u64)>,
-}
-
-impl Folded {
-    /// Brendan Gregg's folded format: one `a;b;c count` line per stack.
-    pub fn to_text(&self) -> String {
-        let mut s = String::new();
-        for (stack, n) in &self.stacks {
-            s.push_str(stack);
-            s.push(' ');
-            s.push_str(&n.to_string());
-            s.push('\n');
-        }
-        s
-    }
-
-    /// Sum of all counts.
-    pub fn total(&self) -> u64 {
-        self.stacks.iter().map(|(_, n)| n).sum()
     }
 }
 
@@ -1060,9 +1036,9 @@ impl Profile {
                 self.fold_frame(r, flow, 1, opts, &adj, &mut on_path, &mut path, &mut out);
             }
         }
-        let mut stacks: Vec<(String, u64)> = out.into_iter().filter(|(_, n)| *n > 0).collect();
-        stacks.sort();
-        Folded { stacks }
+        Folded {
+            stacks: out.into_iter().filter(|(_, n)| *n > 0).collect(),
+        }
     }
 
     fn frame_name(&self, f: usize, opts: &FoldOptions) -> String {
@@ -1206,6 +1182,11 @@ fl=(2)
 fn=(3)
 20 700
 ";
+
+    /// The stacks of `f` in order, as `(stack, count)`.
+    fn rows(f: &Folded) -> Vec<(&str, u64)> {
+        f.stacks.iter().map(|(s, &n)| (s.as_str(), n)).collect()
+    }
 
     fn by_name<'a>(p: &'a Profile, name: &str) -> &'a Function {
         let v: Vec<&Function> = p.functions.iter().filter(|f| f.name == name).collect();
@@ -1560,12 +1541,12 @@ totals: 7
         // func2 has two callers: 400 via main and 300 via func1 -- each call's cost is all
         // func2 self cost, so even the shared callee's stacks are exact here.
         assert_eq!(
-            f.stacks,
-            vec![
-                ("main".to_string(), 20),
-                ("main;func1".to_string(), 100),
-                ("main;func1;func2".to_string(), 300),
-                ("main;func2".to_string(), 400),
+            rows(&f),
+            [
+                ("main", 20),
+                ("main;func1", 100),
+                ("main;func1;func2", 300),
+                ("main;func2", 400),
             ]
         );
         assert_eq!(
@@ -1681,15 +1662,12 @@ calls=1 1
             max_depth: 1,
             ..FoldOptions::default()
         });
-        assert_eq!(d.stacks, vec![("main".to_string(), 820)]);
+        assert_eq!(rows(&d), [("main", 820)]);
         let r = p.folded(&FoldOptions {
             roots: Some(p.find("func1")),
             ..FoldOptions::default()
         });
-        assert_eq!(
-            r.stacks,
-            vec![("func1".to_string(), 100), ("func1;func2".to_string(), 300)]
-        );
+        assert_eq!(rows(&r), [("func1", 100), ("func1;func2", 300)]);
     }
 
     #[test]
@@ -1720,10 +1698,7 @@ calls=3 1
         let f = by_name(&m, "f");
         assert_eq!((f.self_cost[0], f.inclusive[0]), (50, 50));
         let fold = p.folded(&FoldOptions::default());
-        assert_eq!(
-            fold.stacks,
-            vec![("p;f".to_string(), 20), ("p;f;f".to_string(), 30)]
-        );
+        assert_eq!(rows(&fold), [("p;f", 20), ("p;f;f", 30)]);
     }
 
     // ---------- real files from valgrind-3.19 callgrind (see harness/tests/fixtures/callgrind/README.md) ----------
@@ -1895,7 +1870,7 @@ calls=3 1
                 let hit = all.stacks.iter().find(|(a, _)| {
                     a.ends_with(&format!(";{s}")) && a.contains(&format!(";{loop_frame}"))
                 });
-                assert_eq!(hit.map(|h| h.1), Some(*n), "{name}: {s}");
+                assert_eq!(hit.map(|h| h.1), Some(n), "{name}: {s}");
             }
         }
     }
