@@ -6,7 +6,8 @@
 //! replaced by `,` so that `;` only ever separates frames.
 
 use std::collections::BTreeMap;
-use std::fmt;
+
+use super::parse_error::{FileKind, ParseError};
 
 /// A set of folded stacks with their counts (samples or bytes).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -14,21 +15,6 @@ pub struct Folded {
     /// Stack (frames root first, joined by `;`) -> count.
     pub stacks: BTreeMap<String, u64>,
 }
-
-/// A line of a folded file that is not `frames count`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseError {
-    pub line: usize,
-    pub message: String,
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
-    }
-}
-
-impl std::error::Error for ParseError {}
 
 /// Normalises one frame name: drops a trailing `::h<16 hex>` hash, replaces `;` by `,`, and
 /// collapses whitespace (folded files are line- and space-delimited).
@@ -94,10 +80,7 @@ impl Folded {
             if line.is_empty() {
                 continue;
             }
-            let err = |message: &str| ParseError {
-                line: i + 1,
-                message: message.to_string(),
-            };
+            let err = |message: &str| ParseError::new(FileKind::Folded, i + 1, message);
             let (stack, count) = line
                 .rsplit_once(' ')
                 .ok_or_else(|| err("expected `frames count`"))?;

@@ -6,5 +6,6 @@ pub mod check;
 pub mod compare;
 pub mod folded;
 pub mod hotspots;
+pub mod parse_error;
 pub mod sources;
 pub mod views;

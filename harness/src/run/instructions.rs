@@ -132,9 +132,8 @@ pub fn read_counts(
         ..FoldOptions::default()
     });
     let mut ours = Folded::default();
-    for (stack, count) in &folded.stacks {
-        let frames: Vec<&str> = stack.split(';').collect();
-        ours.add(name, &frames, *count);
+    for (frames, count) in folded.iter() {
+        ours.add(name, &frames, count);
     }
     let mut sources = Sources::default();
     for f in &profile.functions {
