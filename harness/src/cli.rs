@@ -60,13 +60,8 @@ pub enum Command {
         /// (with --lines: only lines of functions matching REGEX).
         #[arg(long = "match", value_name = "REGEX")]
         matching: Option<String>,
-        /// Use the allocation profile (alloc.folded, bytes) instead of the CPU profile.
-        #[arg(long, conflicts_with = "instructions")]
-        alloc: bool,
-        /// Use the instruction profile (instructions.folded, from `run --instructions`):
-        /// deterministic shares of executed instructions.
-        #[arg(long)]
-        instructions: bool,
+        #[command(flatten)]
+        profile: ProfileArgs,
         /// The merged caller tree (backtraces) of the frames matching REGEX, each path's share
         /// of the matched samples.
         #[arg(long, value_name = "REGEX", conflicts_with_all = ["lines"])]
@@ -108,12 +103,8 @@ pub enum Command {
         /// Group frames by function, module or crate (from the functions' source files).
         #[arg(long, value_enum, default_value_t = ByArg::Function)]
         by: ByArg,
-        /// Use the allocation profile (alloc.folded, bytes).
-        #[arg(long, conflicts_with = "instructions")]
-        alloc: bool,
-        /// Use the instruction profile (instructions.folded).
-        #[arg(long)]
-        instructions: bool,
+        #[command(flatten)]
+        profile: ProfileArgs,
         /// Print one JSON document instead of a tree.
         #[arg(long)]
         json: bool,
@@ -129,12 +120,8 @@ pub enum Command {
         /// Start every stack at the measured loop (`serprof::measure::workload::*_loop`).
         #[arg(long)]
         from_loop: bool,
-        /// Use the allocation profile (alloc.folded, bytes).
-        #[arg(long, conflicts_with = "instructions")]
-        alloc: bool,
-        /// Use the instruction profile (instructions.folded).
-        #[arg(long)]
-        instructions: bool,
+        #[command(flatten)]
+        profile: ProfileArgs,
         /// Write the SVG to FILE (default: stdout).
         #[arg(long, short, value_name = "FILE")]
         out: Option<PathBuf>,
@@ -331,6 +318,25 @@ fn usage_error(e: clap::Error) -> ExitCode {
     }
 }
 
+/// Which profile of a configuration folder a command reads: the CPU profile unless one flag
+/// says otherwise.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct ProfileArgs {
+    /// Use the allocation profile (alloc.folded, bytes) instead of the CPU profile.
+    #[arg(long, conflicts_with = "instructions")]
+    alloc: bool,
+    /// Use the instruction profile (instructions.folded, from `run --instructions`):
+    /// deterministic shares of executed instructions.
+    #[arg(long)]
+    instructions: bool,
+}
+
+impl ProfileArgs {
+    fn kind(self, lines: bool) -> commands::hotspots::ProfileKind {
+        profile_kind(self.alloc, self.instructions || lines)
+    }
+}
+
 /// `--by` on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ByArg {
@@ -385,8 +391,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             path,
             top,
             matching,
-            alloc,
-            instructions,
+            profile,
             backtraces,
             by,
             lines,
@@ -399,7 +404,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
                 path: &path,
                 top,
                 matching: matching.as_deref(),
-                kind: profile_kind(alloc, instructions || lines),
+                kind: profile.kind(lines),
                 by: by.into(),
                 backtraces: backtraces.as_deref(),
                 lines,
@@ -417,12 +422,11 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             path,
             from,
             from_loop,
-            alloc,
-            instructions,
+            profile,
             out,
         } => commands::flame::run(
             &path,
-            profile_kind(alloc, instructions),
+            profile.kind(false),
             from.as_deref(),
             from_loop,
             out.as_deref(),
@@ -433,13 +437,12 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             depth,
             min,
             by,
-            alloc,
-            instructions,
+            profile,
             json,
         } => commands::tree::run(&commands::tree::Request {
             path: &path,
             focus: focus.as_deref(),
-            kind: profile_kind(alloc, instructions),
+            kind: profile.kind(false),
             by: by.into(),
             limits: limits(min, depth)?,
             json,

@@ -324,6 +324,12 @@ pub fn find(name: &str) -> Option<Config> {
         .find(|c| c.info.config == config)
 }
 
+/// Whether the study named `study` decodes damaged inputs ([`StudyKind::Corrupt`]) rather than
+/// being timed.
+pub fn is_corrupt(study: &str) -> bool {
+    find_info(study).map(|s| s.kind) == Some(StudyKind::Corrupt)
+}
+
 /// The study named `name`.
 pub fn find_study(name: &str) -> Option<Study> {
     all().into_iter().find(|s| s.info.name == name)

@@ -45,11 +45,35 @@ pub struct AppliedPatch {
     pub relaxed: Vec<String>,
 }
 
+/// Which side of a comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    Before,
+    After,
+}
+
+impl Side {
+    /// Both, in order.
+    pub const BOTH: [Side; 2] = [Side::Before, Side::After];
+
+    /// `before` or `after`: also the name of the side's run folder.
+    pub fn as_str(self) -> &'static str {
+        crate::layout::BEFORE_AFTER_SIDES[self as usize]
+    }
+}
+
+impl std::fmt::Display for Side {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One side as it was built.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SideRecord {
-    /// `before` or `after`.
-    pub label: String,
+    /// Which side it is.
+    pub label: Side,
     /// In words: `HEAD~1 (5a2705b)`, `working tree (5a2705b + changes)`, with its patches.
     pub describe: String,
     /// The commit (for the working tree: the commit it started from).

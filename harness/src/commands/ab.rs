@@ -42,7 +42,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result};
 use serprof_engines::codec::CodecError;
-use serprof_engines::studies::{self, Config, StudyKind};
+use serprof_engines::studies::{self, Config};
 
 use crate::layout::{self, utc_rfc3339, write_json};
 use crate::measure::timing::timed_batch;
@@ -289,7 +289,7 @@ pub fn run(req: &AbRequest) -> Result<ExitCode> {
     let (config_a, config_b) = (select::one(a)?, select::one(b)?);
     let (ca, cb) = (&config_a.info, &config_b.info);
     for c in [ca, cb] {
-        if studies::find_info(&c.study).map(|s| s.kind) == Some(StudyKind::Corrupt) {
+        if studies::is_corrupt(&c.study) {
             misuse!(
                 "{}: the {} study decodes corrupt inputs and has no timing; ab times round trips and serializations",
                 c.name(),

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
+use crate::analyze::before_after::Side;
 use crate::commands::run::RunArgs;
 use crate::layout;
 use crate::misuse;
@@ -74,12 +75,12 @@ pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
     };
     let specs = [
         SideSpec {
-            label: layout::BEFORE_AFTER_SIDES[0],
+            label: Side::Before,
             source: revision(&args.before)?,
             patches: parse(&args.patch_before)?,
         },
         SideSpec {
-            label: layout::BEFORE_AFTER_SIDES[1],
+            label: Side::After,
             source: match &args.after {
                 Some(spec) => revision(spec)?,
                 None => Source::WorkingTree {
@@ -102,7 +103,7 @@ pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
     let before = sides::build(&repo, &cache, &staged[0], !quiet, &say)?;
     let after = if staged[1].key() == staged[0].key() {
         let mut same = before.clone();
-        same.label = specs[1].label.to_string();
+        same.label = Side::After;
         same.build_seconds = 0.0;
         same
     } else {

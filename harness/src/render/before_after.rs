@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::analyze::before_after::{BeforeAfterRecord, Row, SideRecord, Verdict};
+use crate::analyze::before_after::{BeforeAfterRecord, Row, Side, SideRecord, Verdict};
 use crate::analyze::compare::{compact_name, Delta, InstructionMove, MovedFunction};
 use crate::layout;
 use crate::render::report_page::{esc, href, CSP, CSS, ERROR_RECORDER};
@@ -241,12 +241,12 @@ fn sides(out: &mut String, r: &BeforeAfterRecord, dir: &Path) {
         let _ = write!(
             out,
             "<dt>{}</dt><dd>{} <span class=\"muted small\">({}, built in {:.0} s)</span> ",
-            esc(&s.label),
+            s.label,
             esc(&s.describe),
             esc(&s.git_rev),
             s.build_seconds
         );
-        let run = if s.label == r.before.label {
+        let run = if s.label == Side::Before {
             &r.before_run
         } else {
             &r.after_run

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use serprof_engines::studies::{self, Operation, StudyInfo, StudyKind};
+use serprof_engines::studies::{self, Operation, StudyInfo};
 
 use crate::analyze::hotspots::short_name;
 use crate::model::stats::{median_interval, RatioStats};
@@ -137,8 +137,7 @@ pub fn format_ratio(r: &RatioStats) -> String {
 pub fn render(results: &[ConfigResult]) -> String {
     let mut out = String::new();
     for study in study_names(results) {
-        let info = studies::find_info(study);
-        if info.as_ref().map(|s| s.kind) == Some(StudyKind::Corrupt) {
+        if studies::is_corrupt(study) {
             // The corrupt study counts outcomes of damaged inputs: its own table.
             out.push_str(&super::corrupt_table::render_table(study, results));
             continue;
@@ -152,7 +151,7 @@ pub fn render(results: &[ConfigResult]) -> String {
             out.push_str(&render_documents(&group));
             continue;
         }
-        study_table(&mut out, results, study, info, &group);
+        study_table(&mut out, results, study, studies::find_info(study), &group);
     }
     out
 }

@@ -23,12 +23,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
 use anyhow::{Context, Result};
-use serprof_engines::studies::{self, Config, StudyKind};
+use serprof_engines::studies::{self, Config};
 
 use super::executor::ChildProcesses;
 use super::{config_id, placement, plan, progress, Unit};
 use crate::analyze::before_after::{
-    cpu_alarm_rule, BeforeAfterRecord, Row, SideRecord, INSTRUCTION_MOVE_RULE,
+    cpu_alarm_rule, BeforeAfterRecord, Row, Side, SideRecord, INSTRUCTION_MOVE_RULE,
 };
 use crate::layout::{self, config_dir, utc_rfc3339, write_atomic, write_json};
 use crate::misuse;
@@ -52,8 +52,7 @@ pub struct Request {
 /// compare), and a note when some were left out.
 pub fn select(studies_: &[String], globs: &[String]) -> Result<(Vec<Config>, Vec<String>)> {
     let all = plan::select(studies_, globs)?;
-    let measured =
-        |c: &Config| studies::find_info(&c.info.study).map(|s| s.kind) != Some(StudyKind::Corrupt);
+    let measured = |c: &Config| !studies::is_corrupt(&c.info.study);
     let left: Vec<String> = all
         .iter()
         .filter(|c| !measured(c))
@@ -127,8 +126,8 @@ pub fn measure(
     settings.pin_cpu = placed.cpu;
     let sides = [before, after];
     let run_dirs = [
-        dir.join(layout::BEFORE_AFTER_SIDES[0]),
-        dir.join(layout::BEFORE_AFTER_SIDES[1]),
+        dir.join(Side::Before.as_str()),
+        dir.join(Side::After.as_str()),
     ];
     let mut manifests: Vec<RunManifest> = Vec::new();
     for (side, run_dir) in sides.iter().zip(&run_dirs) {

@@ -35,7 +35,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::analyze::before_after::{AppliedPatch, SideRecord};
+use crate::analyze::before_after::{AppliedPatch, Side, SideRecord};
 use crate::error::misuse_err;
 use crate::misuse;
 use crate::protocol::{identity_of, Identity, IdentityError, PROTOCOL};
@@ -103,7 +103,7 @@ pub enum Source {
 #[derive(Debug, Clone)]
 pub struct SideSpec {
     /// `before` or `after`.
-    pub label: &'static str,
+    pub label: Side,
     pub source: Source,
     pub patches: Vec<Patch>,
 }
@@ -390,7 +390,7 @@ pub fn build(
         .filter(|rev| !rev.is_empty() && !rev.starts_with("nogit"))
         .unwrap_or_else(|| build_rev(spec));
     Ok(SideRecord {
-        label: spec.label.to_string(),
+        label: spec.label,
         describe: spec.describe(),
         commit: spec.commit().to_string(),
         key: staged.key.clone(),
@@ -778,7 +778,7 @@ fn requirements(doc: &serde_json::Value, krate: &str) -> Vec<String> {
 /// the checkout's version differs. Writes the reasons into `notes`.
 fn apply_patch(
     src: &Path,
-    label: &str,
+    label: Side,
     patch: &Patch,
     pristine: &dyn Fn(&str) -> Option<String>,
     notes: &mut Vec<String>,
@@ -998,7 +998,7 @@ mod tests {
     fn keys_name_the_source_and_the_patches() {
         let repo = Path::new("/r");
         let rev = |sha: &str| SideSpec {
-            label: "before",
+            label: Side::Before,
             source: Source::Revision {
                 spec: "HEAD".into(),
                 sha: sha.into(),

@@ -48,16 +48,47 @@ use super::profile::{Position, Profile};
 use super::tables::{add_to, Builder};
 use crate::analyze::parse_error::{FileKind, ParseError};
 
+/// What is wrong with one line of a callgrind file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Malformed {
+    #[error("calls= not followed by its cost line")]
+    CallsWithoutCost,
+    #[error("calls= without cfn=")]
+    CallsWithoutCallee,
+    #[error("jump= not followed by its position line")]
+    JumpWithoutPosition,
+    #[error("unrecognised line {line:?}")]
+    Unrecognised { line: String },
+    #[error("bad calls= line {line:?}")]
+    Calls { line: String },
+    #[error("unsupported format version {version}")]
+    Version { version: String },
+    #[error("parts with different events")]
+    MixedEvents,
+    #[error("unknown position {name:?}")]
+    Position { name: String },
+    #[error("name ({id}) used before it is defined")]
+    Undefined { id: u64 },
+    #[error("bad subposition {token:?}")]
+    Subposition { token: String },
+    #[error("bad cost {token:?}")]
+    Cost { token: String },
+    #[error("cost line without its positions")]
+    NoPositions,
+    #[error("{costs} costs for {events} events")]
+    TooManyCosts { costs: usize, events: usize },
+}
+
 impl Profile {
     /// Reads and parses a callgrind file (bytes that are not UTF-8, as in odd file names, are
-    /// replaced). The error converts into `anyhow::Error` with `?`.
-    pub fn from_path(
-        path: impl AsRef<Path>,
-    ) -> Result<Profile, Box<dyn std::error::Error + Send + Sync>> {
+    /// replaced); the error names the file.
+    pub fn from_path(path: impl AsRef<Path>) -> anyhow::Result<Profile> {
+        use anyhow::Context;
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         Profile::parse(&String::from_utf8_lossy(&bytes))
-            .map_err(|e| format!("{}: {e}", path.display()).into())
+            .with_context(|| format!("{} is not a callgrind file", path.display()))
     }
 
     /// Parses the text of a callgrind file.
@@ -77,7 +108,7 @@ impl Profile {
         for (i, line) in text.lines().enumerate() {
             reader
                 .line(line)
-                .map_err(|message| ParseError::new(FileKind::Callgrind, i + 1, message))?;
+                .map_err(|m| ParseError::new(FileKind::Callgrind, i + 1, m.to_string()))?;
         }
         reader.finish(text.lines().count())
     }
@@ -134,7 +165,7 @@ impl Reader {
     }
 
     /// Reads one line of the file.
-    fn line(&mut self, raw: &str) -> Result<(), String> {
+    fn line(&mut self, raw: &str) -> Result<(), Malformed> {
         let line = raw.trim_end();
         if line.trim().is_empty() || line.starts_with('#') {
             return Ok(());
@@ -145,10 +176,10 @@ impl Reader {
             return self.cost_line(line);
         }
         if self.st.pending_call.is_some() {
-            return Err("calls= not followed by its cost line".into());
+            return Err(Malformed::CallsWithoutCost);
         }
         if self.st.pending_jump {
-            return Err("jump= not followed by its position line".into());
+            return Err(Malformed::JumpWithoutPosition);
         }
         if let Some((key, value)) = specification(line) {
             self.open_part();
@@ -156,7 +187,9 @@ impl Reader {
         }
         match line.split_once(':') {
             Some((key, value)) => self.header(key.trim(), value.trim()),
-            None => Err(format!("unrecognised line {line:?}")),
+            None => Err(Malformed::Unrecognised {
+                line: line.to_string(),
+            }),
         }
     }
 
@@ -182,7 +215,7 @@ impl Reader {
 
     /// A cost line: self cost of the current function at its position, or the inclusive cost
     /// of the calls of the `calls=` before it; or the position line after `jump=`/`jcnd=`.
-    fn cost_line(&mut self, line: &str) -> Result<(), String> {
+    fn cost_line(&mut self, line: &str) -> Result<(), Malformed> {
         self.open_part();
         let (pos, costs) = self.st.split(line)?;
         let (st, b) = (&mut self.st, &mut self.tables);
@@ -217,7 +250,7 @@ impl Reader {
     }
 
     /// A body specification `key=value` (`line` is the whole line, for messages).
-    fn specification(&mut self, key: &str, value: &str, line: &str) -> Result<(), String> {
+    fn specification(&mut self, key: &str, value: &str, line: &str) -> Result<(), Malformed> {
         let st = &mut self.st;
         match key {
             "ob" => st.object = st.names.resolve(Table::Object, value)?,
@@ -247,7 +280,7 @@ impl Reader {
     }
 
     /// `fn=`: the function of the next cost lines, in the file of the last `fl=`.
-    fn function(&mut self, value: &str) -> Result<(), String> {
+    fn function(&mut self, value: &str) -> Result<(), Malformed> {
         let st = &mut self.st;
         let name = st.names.resolve(Table::Function, value)?;
         let f = self.tables.function(&st.object, &st.fn_file, &name);
@@ -260,7 +293,7 @@ impl Reader {
 
     /// `cfn=`: the callee of the next `calls=`, in the object of `cob=` (else the caller's) and
     /// the file of `cfi=` (else the last self cost line's).
-    fn callee(&mut self, value: &str) -> Result<(), String> {
+    fn callee(&mut self, value: &str) -> Result<(), Malformed> {
         let (st, b) = (&mut self.st, &mut self.tables);
         let name = st.names.resolve(Table::Function, value)?;
         let object = st.callee_object.take().unwrap_or_else(|| {
@@ -277,23 +310,27 @@ impl Reader {
     }
 
     /// `calls=<count> <target>`: the next cost line is the cost of these calls to the callee.
-    fn calls(&mut self, value: &str, line: &str) -> Result<(), String> {
+    fn calls(&mut self, value: &str, line: &str) -> Result<(), Malformed> {
         let count = value
             .split_whitespace()
             .next()
             .and_then(|c| c.parse::<u64>().ok())
-            .ok_or_else(|| format!("bad calls= line {line:?}"))?;
-        let callee = self.st.callee.ok_or("calls= without cfn=")?;
+            .ok_or_else(|| Malformed::Calls {
+                line: line.to_string(),
+            })?;
+        let callee = self.st.callee.ok_or(Malformed::CallsWithoutCallee)?;
         self.st.pending_call = Some((callee, count));
         Ok(())
     }
 
     /// A header line `key: value`.
-    fn header(&mut self, key: &str, value: &str) -> Result<(), String> {
+    fn header(&mut self, key: &str, value: &str) -> Result<(), Malformed> {
         let p = &mut self.part;
         match key {
             "version" if value != "1" => {
-                return Err(format!("unsupported format version {value}"));
+                return Err(Malformed::Version {
+                    version: value.to_string(),
+                });
             }
             "events" => self.events(value)?,
             "positions" => self.positions(value)?,
@@ -314,13 +351,13 @@ impl Reader {
     }
 
     /// `events:` names the events; after a body it starts a new part, of the same events.
-    fn events(&mut self, value: &str) -> Result<(), String> {
+    fn events(&mut self, value: &str) -> Result<(), Malformed> {
         if self.st.in_body {
             self.end_part();
         }
         let ev: Vec<String> = value.split_whitespace().map(String::from).collect();
         if !self.part.events.is_empty() && self.part.events != ev {
-            return Err("parts with different events".into());
+            return Err(Malformed::MixedEvents);
         }
         self.st.n_events = ev.len();
         self.part.events = ev;
@@ -328,14 +365,18 @@ impl Reader {
     }
 
     /// `positions:` names the subpositions of the cost lines (`line` when empty).
-    fn positions(&mut self, value: &str) -> Result<(), String> {
+    fn positions(&mut self, value: &str) -> Result<(), Malformed> {
         let mut ps = Vec::new();
         for w in value.split_whitespace() {
             ps.push(match w {
                 "instr" => Position::Instr,
                 "line" => Position::Line,
                 "bb" => Position::Bb,
-                other => return Err(format!("unknown position {other:?}")),
+                other => {
+                    return Err(Malformed::Position {
+                        name: other.to_string(),
+                    })
+                }
             });
         }
         if ps.is_empty() {
@@ -386,7 +427,7 @@ enum Table {
 
 impl Names {
     /// Resolves `(id) name`, `(id)` or `name`.
-    fn resolve(&mut self, table: Table, value: &str) -> Result<String, String> {
+    fn resolve(&mut self, table: Table, value: &str) -> Result<String, Malformed> {
         let v = value.trim_start();
         let map = match table {
             Table::Object => &mut self.objects,
@@ -399,10 +440,7 @@ impl Names {
                 if let Ok(id) = v[1..close].parse::<u64>() {
                     let rest = v[close + 1..].trim();
                     if rest.is_empty() {
-                        return map
-                            .get(&id)
-                            .cloned()
-                            .ok_or_else(|| format!("name ({id}) used before it is defined"));
+                        return map.get(&id).cloned().ok_or(Malformed::Undefined { id });
                     }
                     map.insert(id, rest.to_string());
                     return Ok(rest.to_string());
@@ -414,12 +452,14 @@ impl Names {
 }
 
 /// Parses one subposition against the previous value.
-fn subposition(tok: &str, last: u64) -> Result<u64, String> {
-    let bad = || format!("bad subposition {tok:?}");
+fn subposition(tok: &str, last: u64) -> Result<u64, Malformed> {
+    let bad = || Malformed::Subposition {
+        token: tok.to_string(),
+    };
     if tok == "*" {
         return Ok(last);
     }
-    let num = |s: &str| -> Result<u64, String> {
+    let num = |s: &str| -> Result<u64, Malformed> {
         if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
             u64::from_str_radix(h, 16).map_err(|_| bad())
         } else {
@@ -436,9 +476,13 @@ fn subposition(tok: &str, last: u64) -> Result<u64, String> {
 }
 
 /// The costs of a cost line's or a `summary:`/`totals:` line's rest.
-fn costs_of(text: &str) -> Result<Vec<u64>, String> {
+fn costs_of(text: &str) -> Result<Vec<u64>, Malformed> {
     text.split_whitespace()
-        .map(|t| t.parse::<u64>().map_err(|_| format!("bad cost {t:?}")))
+        .map(|t| {
+            t.parse::<u64>().map_err(|_| Malformed::Cost {
+                token: t.to_string(),
+            })
+        })
         .collect()
 }
 
@@ -505,21 +549,20 @@ impl State {
     }
 
     /// Splits a cost line into subpositions (resolved against the last self cost line) and costs.
-    fn split(&self, line: &str) -> Result<(Vec<u64>, Vec<u64>), String> {
+    fn split(&self, line: &str) -> Result<(Vec<u64>, Vec<u64>), Malformed> {
         let mut toks = line.split_whitespace();
         let mut pos = Vec::with_capacity(self.positions.len());
         for i in 0..self.positions.len() {
-            let t = toks.next().ok_or("cost line without its positions")?;
+            let t = toks.next().ok_or(Malformed::NoPositions)?;
             pos.push(subposition(t, self.last_pos.get(i).copied().unwrap_or(0))?);
         }
         let rest: Vec<&str> = toks.collect();
         let costs = costs_of(&rest.join(" "))?;
         if costs.len() > self.n_events.max(1) {
-            return Err(format!(
-                "{} costs for {} events",
-                costs.len(),
-                self.n_events
-            ));
+            return Err(Malformed::TooManyCosts {
+                costs: costs.len(),
+                events: self.n_events,
+            });
         }
         Ok((pos, costs))
     }

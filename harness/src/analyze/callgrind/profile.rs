@@ -107,15 +107,17 @@ impl Profile {
     }
 
     /// Checks the sums against the `totals:` line (when there is one).
-    pub fn check_totals(&self) -> Result<(), String> {
+    pub fn check_totals(&self) -> Result<(), TotalsMismatch> {
         if let Some(t) = &self.totals {
             for (e, name) in self.events.iter().enumerate() {
                 let declared = t.get(e).copied().unwrap_or(0);
                 let sum = self.total(e);
                 if declared != sum {
-                    return Err(format!(
-                        "{name}: totals: says {declared}, cost lines sum to {sum}"
-                    ));
+                    return Err(TotalsMismatch {
+                        event: name.clone(),
+                        declared,
+                        sum,
+                    });
                 }
             }
         }
@@ -172,4 +174,13 @@ impl Profile {
         }
         adj
     }
+}
+
+/// A `totals:` line that is not the sum of the cost lines.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{event}: totals: says {declared}, cost lines sum to {sum}")]
+pub struct TotalsMismatch {
+    pub event: String,
+    pub declared: u64,
+    pub sum: u64,
 }

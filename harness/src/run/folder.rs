@@ -1,0 +1,140 @@
+//! The run folder of `serprof run`: a new run's manifest, a resumed run's reopening, what a
+//! finished run records of its outcomes, and the comparisons of each study's before/after steps.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use anyhow::{Context, Result};
+use serprof_engines::studies::{self, Config};
+
+use super::{compare, config_id, placement};
+use crate::layout::{self, config_dir, read_json, utc_rfc3339};
+use crate::misuse;
+use crate::model::{
+    ConfigResult, EngineVersion, Failed, Machine, RunManifest, Settings, BUFFER_POLICY, GIT_REV,
+    RUSTC,
+};
+
+fn engine_versions(configs: &[Config]) -> Vec<EngineVersion> {
+    let set: BTreeSet<(String, String)> = configs
+        .iter()
+        .map(|c| (c.info.engine.clone(), c.info.engine_version.clone()))
+        .collect();
+    set.into_iter()
+        .map(|(engine, version)| EngineVersion { engine, version })
+        .collect()
+}
+
+/// A manifest's list of failed configurations and of warnings, from their results.
+pub fn record_outcomes(manifest: &mut RunManifest, results: &[&ConfigResult]) {
+    manifest.failed = results
+        .iter()
+        .filter_map(|r| {
+            r.error.as_ref().map(|failure| Failed {
+                config: r.id(),
+                failure: failure.clone(),
+            })
+        })
+        .collect();
+    manifest.warnings = results
+        .iter()
+        .flat_map(|r| r.warnings.iter().map(move |w| format!("{}: {w}", r.name())))
+        .collect();
+}
+
+/// The manifest of a new run of `configs`, as this binary writes it (a before/after side
+/// overwrites the revision with its own).
+pub fn new_manifest(
+    configs: &[Config],
+    settings: Settings,
+    placed: crate::model::manifest::Placement,
+) -> RunManifest {
+    RunManifest {
+        serprof_version: env!("CARGO_PKG_VERSION").into(),
+        git_rev: GIT_REV.into(),
+        rustc: RUSTC.into(),
+        engines: engine_versions(configs),
+        machine: Machine::this(),
+        settings,
+        buffer_policy: BUFFER_POLICY.into(),
+        unwinder: crate::measure::cpu::UNWINDER.into(),
+        command: std::env::args().collect(),
+        configs: configs.iter().map(config_id).collect(),
+        start: utc_rfc3339(SystemTime::now()),
+        end: None,
+        complete: false,
+        failed: Vec::new(),
+        warnings: Vec::new(),
+        sessions: Vec::new(),
+        placement: Some(placed),
+        health: Some(placement::health()),
+    }
+}
+
+/// Compares each before/after step of the studies in this run with the step before it
+/// (`json-decimal` -> `json-base64-twopass` -> `json-base64-table`), writing `compare.json`,
+/// `diff.svg` and `diff-reverse.svg` under `<run>/compare/`. A step that failed or has no
+/// profile is skipped; a comparison that cannot be made is logged, never fatal.
+pub fn compare_steps(run_dir: &Path, results: &[ConfigResult]) {
+    let _span = tracing::info_span!("compare_steps").entered();
+    let mut studies_seen: Vec<&str> = Vec::new();
+    for r in results {
+        if !studies_seen.contains(&r.study.as_str()) {
+            studies_seen.push(&r.study);
+        }
+    }
+    for study in studies_seen {
+        let steps = studies::find_info(study)
+            .map(|s| s.steps)
+            .unwrap_or_default();
+        let measured: Vec<&String> = steps
+            .iter()
+            .filter(|step| {
+                results.iter().any(|r| {
+                    r.study == study && &r.config == *step && r.error.is_none() && r.cpu.is_some()
+                })
+            })
+            .collect();
+        for pair in measured.windows(2) {
+            let before = config_dir(run_dir, study, pair[0]);
+            let after = config_dir(run_dir, study, pair[1]);
+            if let Err(e) = compare::compare_config_dirs(&before, &after) {
+                tracing::warn!(
+                    "cannot compare {study}/{} with {study}/{}: {}",
+                    pair[0],
+                    pair[1],
+                    crate::error::one_line(&e)
+                );
+            }
+        }
+    }
+}
+
+/// A configuration folder's finished result, if it has one (for `--resume`).
+pub fn finished_result(dir: &Path) -> Option<ConfigResult> {
+    let bytes = std::fs::read(dir.join(layout::RESULT_JSON)).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// Reopens an interrupted run: its manifest, settings and selection.
+pub fn resume(dir: &Path) -> Result<(PathBuf, RunManifest, Vec<Config>)> {
+    if !dir.is_dir() {
+        misuse!("--resume {}: not a folder", dir.display());
+    }
+    let manifest: RunManifest = read_json(&dir.join(layout::RUN_JSON))?;
+    let mut configs = Vec::new();
+    for name in &manifest.configs {
+        match studies::find(&name.to_string()) {
+            Some(c) => configs.push(c),
+            None => misuse!(
+                "--resume {}: configuration {name} no longer exists",
+                dir.display()
+            ),
+        }
+    }
+    let dir = dir
+        .canonicalize()
+        .with_context(|| format!("cannot resolve {}", dir.display()))?;
+    Ok((dir, manifest, configs))
+}
