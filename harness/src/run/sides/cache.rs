@@ -1,0 +1,223 @@
+//! The before-after build cache: where it is, each side's own target folder seeded with
+//! compiled dependencies, pruning, and the lock two invocations share.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result};
+
+use crate::misuse;
+
+/// The default cache: `$SERPROF_BA_CACHE`, else `$XDG_CACHE_HOME/serprof/before-after` (or
+/// `~/.cache/...`). Not inside the repository: cargo merges the `.cargo/config.toml` of every
+/// folder above the one it builds in, so a side built under the repository would get the
+/// repository's `rustflags` twice and compile every dependency anew (see [`check_cache`]).
+pub fn default_cache() -> PathBuf {
+    if let Some(p) = std::env::var_os("SERPROF_BA_CACHE").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("serprof").join(crate::layout::BEFORE_AFTER_DIR)
+}
+
+/// A cache inside a folder with a `.cargo/config.toml` (other than cargo's home) is refused:
+/// cargo would merge that file into every side's build.
+pub fn check_cache(cache: &Path) -> Result<()> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    for dir in cache.ancestors() {
+        for name in ["config.toml", "config"] {
+            let file = dir.join(".cargo").join(name);
+            if file.is_file() && home.as_deref() != Some(&dir.join(".cargo")) {
+                misuse!(
+                    "the before-after cache {} is inside {}, whose {} cargo would merge into every side's build: give a --cache outside it",
+                    cache.display(),
+                    dir.display(),
+                    file.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How many side target folders the cache keeps (the least recently built go first).
+const KEPT_TARGETS: usize = 6;
+
+/// A side's own target folder: `<cache>/target/<key>`. Sides cannot share one: cargo names the
+/// two workspace crates' units the same in every copy of the workspace (their hash and
+/// fingerprint do not depend on the folder), so in a shared folder a side whose files are
+/// older than another side's last build is "fresh" and gets that side's code. Measured here: a
+/// test's after side, whose one change was a function added to a codec, linked the before
+/// side's engines and counted exactly the same instructions.
+pub fn side_target(cache: &Path, key: &str) -> PathBuf {
+    cache.join("target").join(key)
+}
+
+/// Whether a file of a target folder belongs to one of serprof's own two crates (their units
+/// are the same in every copy of the workspace, so they must never be copied between folders).
+pub(super) fn is_workspace_unit(name: &str) -> bool {
+    let name = name.strip_prefix("lib").unwrap_or(name);
+    // serprof's binary, and every file of its two crates' units (`serprof-<hash>`,
+    // `serprof_engines-<hash>.rlib`, `serprof.d`, ...).
+    name.strip_prefix("serprof")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '_', '.']))
+}
+
+/// Seeds a side's empty target folder with compiled dependencies
+/// (`release/{deps,build,.fingerprint}`, copied, serprof's own two crates left out), so that
+/// its build compiles only the two workspace crates: cargo's fingerprints of registry crates do
+/// not depend on where the target folder is. The source is the repository's own release build,
+/// the one this serprof binary belongs to, or another side's folder in the cache. Best effort:
+/// without any, or when the copy fails, cargo compiles everything.
+pub(super) fn seed_target(repo: &Path, cache: &Path, target: &Path, say: &dyn Fn(&str)) {
+    let to = target.join("release");
+    if to.join(".fingerprint").exists() {
+        return;
+    }
+    let own = std::env::current_exe()
+        .ok()
+        .and_then(|e| Some(e.parent()?.parent()?.join("release")));
+    let mut others: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(cache.join("target"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("release"))
+        .filter(|d| d != &to)
+        .filter_map(|d| {
+            Some((
+                std::fs::metadata(d.join(".fingerprint"))
+                    .ok()?
+                    .modified()
+                    .ok()?,
+                d,
+            ))
+        })
+        .collect();
+    others.sort();
+    let Some(from) = std::iter::once(repo.join("target").join("release"))
+        .chain(own)
+        .chain(others.into_iter().rev().map(|(_, d)| d))
+        .find(|d| d.join(".fingerprint").is_dir() && d.join("deps").is_dir())
+    else {
+        return;
+    };
+    say(&format!(
+        "seeding {} with the dependencies compiled in {}",
+        target.display(),
+        from.display()
+    ));
+    if std::fs::create_dir_all(&to).is_err() {
+        return;
+    }
+    for part in ["deps", "build", ".fingerprint"] {
+        let ok = Command::new("cp")
+            .args(["-a", "--reflink=auto"])
+            .arg(from.join(part))
+            .arg(&to)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            say("could not copy the dependencies; cargo compiles them");
+            let _ = std::fs::remove_dir_all(&to);
+            return;
+        }
+        for e in std::fs::read_dir(to.join(part))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if is_workspace_unit(&e.file_name().to_string_lossy()) {
+                let p = e.path();
+                let _ = if p.is_dir() {
+                    std::fs::remove_dir_all(&p)
+                } else {
+                    std::fs::remove_file(&p)
+                };
+            }
+        }
+    }
+}
+
+/// Removes the least recently built side target folders beyond [`KEPT_TARGETS`], never `keep`.
+pub(super) fn prune_targets(cache: &Path, keep: &Path) {
+    let mut dirs: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(cache.join("target"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|d| d.is_dir() && d != keep)
+        .filter_map(|d| Some((std::fs::metadata(&d).ok()?.modified().ok()?, d)))
+        .collect();
+    dirs.sort();
+    let excess = (dirs.len() + 1).saturating_sub(KEPT_TARGETS);
+    for (_, d) in dirs.into_iter().take(excess) {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// An exclusive lock (`flock`) on a file of the cache: `src/.<key>.lock` while a side's source
+/// is staged or built, `.build.lock` while a side is built and its binary copied out (the next
+/// build overwrites `target/release/serprof`).
+pub(super) struct CacheLock(std::fs::File);
+
+impl CacheLock {
+    pub(super) fn take(path: &Path) -> Result<CacheLock> {
+        use std::os::fd::AsRawFd;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        // SAFETY: flock on a descriptor this struct owns; it is released when the file closes.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            anyhow::bail!(
+                "cannot lock {}: {}",
+                path.display(),
+                std::io::Error::last_os_error()
+            );
+        }
+        Ok(CacheLock(file))
+    }
+}
+
+impl Drop for CacheLock {
+    fn drop(&mut self) {
+        use std::os::fd::AsRawFd;
+        // SAFETY: as in `take`.
+        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeding_never_copies_serprofs_own_units() {
+        for own in [
+            "serprof-4c961156ba844831",
+            "serprof-engines-12b1c8903ad5090a",
+            "libserprof_engines-10e3e37fcd462518.rlib",
+            "serprof_engines-10e3e37fcd462518.d",
+            "libserprof-0a1b.rlib",
+            "serprof",
+        ] {
+            assert!(is_workspace_unit(own), "{own}");
+        }
+        for dep in [
+            "serde-1a2b",
+            "libserde_json-3c4d.rlib",
+            "sonic-rs-9f",
+            "libc-77",
+        ] {
+            assert!(!is_workspace_unit(dep), "{dep}");
+        }
+    }
+}

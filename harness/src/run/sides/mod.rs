@@ -1,0 +1,338 @@
+//! The two sides of `serprof before-after`: where each side's source comes from (a git revision,
+//! or the working tree as it is), which dependencies it builds from a local checkout
+//! (`--patch CRATE=PATH`), and its release build in the shared cache.
+//!
+//! The cache (default `~/.cache/serprof/before-after`, or `$SERPROF_BA_CACHE`, or `--cache`;
+//! never inside a folder with a `.cargo/config.toml`, which cargo would merge into the builds):
+//! - `target/<key>/`: each side's own `CARGO_TARGET_DIR` (see [`side_target`] for why they
+//!   cannot share one), seeded with compiled dependencies from the repository's release build
+//!   or another side's folder, so dependencies compile once; the six most recently built are
+//!   kept;
+//! - `src/<key>/`: a side's source, kept so that a second invocation finds its build fresh.
+//!   A revision is extracted with `git archive` (its files carry the commit time, so cargo sees
+//!   nothing newer than the last build); the working tree is copied file by file, keeping each
+//!   file's modification time, and only files that changed are copied again;
+//! - `bin/<key>/serprof`: the side's binary, copied out of `target/release` right after its
+//!   build (the next side's build overwrites `target/release/serprof`), under a lock on the
+//!   cache so that two invocations cannot swap each other's binaries.
+//!
+//! The key names the source and the patches, so two sides of one revision and no patch are one
+//! build (an A/A comparison), and a test's scratch clone at the same commit finds the build of
+//! that commit made by another.
+//!
+//! A patch is applied without touching the user's files: in the side's own source copy, with
+//! `cargo --config 'patch.crates-io.CRATE.path="PATH"'`. Cargo on its own rewrites that copy's
+//! `Cargo.lock`, and a patch whose version does not satisfy the graph is only a warning; so the
+//! graph is checked with `cargo metadata` first: the crate must be in it, and the patched
+//! source must be the one resolved. An `=` pin on the crate in the copy's manifests is changed
+//! to the checkout's version when they differ, and the side says so.
+
+mod cache;
+mod patches;
+mod source;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+
+pub use cache::{check_cache, default_cache, side_target};
+use cache::{prune_targets, seed_target, CacheLock};
+use patches::{apply_patch, check_patches_used};
+pub use patches::{relax_pin, Patch};
+use source::{extract_revision, git, sync_working_tree};
+pub use source::{repo_root, resolve};
+
+use crate::analyze::before_after::{AppliedPatch, Side, SideRecord};
+use crate::misuse;
+use crate::protocol::{identity_of, Identity, IdentityError, PROTOCOL};
+
+/// The workspace manifests whose `=` pins a patch may relax.
+const MANIFESTS: [&str; 3] = ["Cargo.toml", "engines/Cargo.toml", "harness/Cargo.toml"];
+
+/// Where a side's source comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A git revision as given, and the commit it names.
+    Revision { spec: String, sha: String },
+    /// The working tree as it is, uncommitted changes and untracked (not ignored) files
+    /// included; `head` is the commit it started from.
+    WorkingTree { head: String },
+}
+
+/// What to build for one side.
+#[derive(Debug, Clone)]
+pub struct SideSpec {
+    /// `before` or `after`.
+    pub label: Side,
+    pub source: Source,
+    pub patches: Vec<Patch>,
+}
+
+/// A stable 64-bit FNV-1a hash, for cache keys.
+fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+fn short(sha: &str) -> &str {
+    &sha[..sha.len().min(7)]
+}
+
+impl SideSpec {
+    /// The cache key of this side's source and binary.
+    fn key(&self, repo: &Path) -> String {
+        let base = match &self.source {
+            Source::Revision { sha, .. } => format!("rev-{}", &sha[..sha.len().min(12)]),
+            Source::WorkingTree { .. } => {
+                format!("worktree-{:08x}", fnv(&repo.display().to_string()) as u32)
+            }
+        };
+        if self.patches.is_empty() {
+            return base;
+        }
+        let spec: Vec<String> = self
+            .patches
+            .iter()
+            .map(|p| format!("{}={}", p.krate, p.path.display()))
+            .collect();
+        format!("{base}-patch-{:08x}", fnv(&spec.join("\n")) as u32)
+    }
+
+    /// The side in words.
+    fn describe(&self) -> String {
+        let base = match &self.source {
+            Source::Revision { spec, sha } if spec.starts_with(short(sha)) => short(sha).into(),
+            Source::Revision { spec, sha } => format!("{spec} ({})", short(sha)),
+            Source::WorkingTree { head } => format!("working tree ({} + changes)", short(head)),
+        };
+        let patches: Vec<String> = self
+            .patches
+            .iter()
+            .map(|p| format!(" + {} from {}", p.krate, p.path.display()))
+            .collect();
+        format!("{base}{}", patches.concat())
+    }
+
+    fn commit(&self) -> &str {
+        match &self.source {
+            Source::Revision { sha, .. } => sha,
+            Source::WorkingTree { head } => head,
+        }
+    }
+}
+
+/// A side whose source is in the cache, checked and patched, ready to build.
+#[derive(Debug, Clone)]
+pub struct Staged {
+    spec: SideSpec,
+    key: String,
+    src: PathBuf,
+    patches: Vec<AppliedPatch>,
+    notes: Vec<String>,
+}
+
+impl Staged {
+    /// The cache key: two staged sides of one key are one build.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+}
+
+/// Stages one side: its source in the cache, its patches checked against the dependency graph
+/// and applied to the copy. Quick (no build), so
+/// both sides are staged before either is built: a misuse on the after side costs no build.
+/// `say` gets one line per step for the progress output.
+pub fn stage(repo: &Path, cache: &Path, spec: &SideSpec, say: &dyn Fn(&str)) -> Result<Staged> {
+    let key = spec.key(repo);
+    let src = cache.join("src").join(&key);
+    std::fs::create_dir_all(cache.join("src"))
+        .with_context(|| format!("cannot create {}", cache.display()))?;
+    // One source folder at a time, without waiting for another invocation's build.
+    let _lock = CacheLock::take(&cache.join("src").join(format!(".{key}.lock")))?;
+    say(&format!("{}: source {}", spec.label, spec.describe()));
+    match &spec.source {
+        Source::Revision { sha, .. } => extract_revision(repo, sha, &src)?,
+        Source::WorkingTree { .. } => sync_working_tree(repo, &src)?,
+    }
+    let mut notes = Vec::new();
+    let mut applied = Vec::new();
+    let pristine = |manifest: &str| match &spec.source {
+        Source::Revision { sha, .. } => git(repo, &["show", &format!("{sha}:{manifest}")]).ok(),
+        Source::WorkingTree { .. } => std::fs::read_to_string(repo.join(manifest)).ok(),
+    };
+    for patch in &spec.patches {
+        applied.push(apply_patch(&src, spec.label, patch, &pristine, &mut notes)?);
+    }
+    if !spec.patches.is_empty() {
+        check_patches_used(&src, &spec.patches)?;
+    }
+    for note in &notes {
+        say(&format!("{}: {note}", spec.label));
+    }
+    Ok(Staged {
+        spec: spec.clone(),
+        key,
+        src,
+        patches: applied,
+        notes,
+    })
+}
+
+/// Builds a staged side in the shared target folder and copies its binary out. With
+/// `show_cargo`, cargo's own progress goes to stderr.
+pub fn build(
+    repo: &Path,
+    cache: &Path,
+    staged: &Staged,
+    show_cargo: bool,
+    say: &dyn Fn(&str),
+) -> Result<SideRecord> {
+    let spec = &staged.spec;
+    let _lock = CacheLock::take(&cache.join(".build.lock"))?;
+    // The source too: a concurrent stage of the same key must not rewrite it mid-build.
+    let _source = CacheLock::take(&cache.join("src").join(format!(".{}.lock", staged.key)))?;
+    let target = side_target(cache, &staged.key);
+    seed_target(repo, cache, &target, say);
+    say(&format!(
+        "{}: cargo build --release -p serprof (target {})",
+        spec.label,
+        target.display()
+    ));
+    let started = Instant::now();
+    let mut cmd = Command::new("cargo");
+    cmd.current_dir(&staged.src)
+        .env("CARGO_TARGET_DIR", &target)
+        .env("SERPROF_BUILD_REV", build_rev(spec))
+        // A revision older than SERPROF_BUILD_REV asks git for its revision: keep git from
+        // finding the repository the cache may sit in (it would name that one's HEAD).
+        .env("GIT_CEILING_DIRECTORIES", cache.join("src"))
+        .args(["build", "--release", "-p", "serprof"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null());
+    if show_cargo {
+        cmd.stderr(Stdio::inherit());
+    }
+    for p in &spec.patches {
+        cmd.arg("--config").arg(p.cargo_config());
+    }
+    let out = cmd.output().context("cannot run cargo")?;
+    let build_seconds = started.elapsed().as_secs_f64();
+    if !out.status.success() {
+        let text = String::from_utf8_lossy(&out.stderr);
+        let first = text
+            .lines()
+            .find(|l| l.starts_with("error"))
+            .unwrap_or("see cargo's output above");
+        anyhow::bail!(
+            "the {} side ({}) does not build: {first} (source in {})",
+            spec.label,
+            spec.describe(),
+            staged.src.display()
+        );
+    }
+    let built = target.join("release").join("serprof");
+    // Its modification time says when it was last built, for pruning.
+    let _ = std::fs::File::open(&target).and_then(|f| f.set_modified(std::time::SystemTime::now()));
+    prune_targets(cache, &target);
+    let bin_dir = cache.join("bin").join(&staged.key);
+    std::fs::create_dir_all(&bin_dir)
+        .with_context(|| format!("cannot create {}", bin_dir.display()))?;
+    let exe = bin_dir.join("serprof");
+    let tmp = bin_dir.join(format!(".serprof.tmp{}", std::process::id()));
+    std::fs::copy(&built, &tmp)
+        .with_context(|| format!("cannot copy {} to {}", built.display(), tmp.display()))?;
+    std::fs::rename(&tmp, &exe).with_context(|| format!("cannot write {}", exe.display()))?;
+    say(&format!(
+        "{}: built in {build_seconds:.0} s: {}",
+        spec.label,
+        exe.display()
+    ));
+    // Its protocol, and what the binary says of its revision, unless it could not know (a build
+    // script without git says `nogit`): then the revision it was built from.
+    let identity = check_protocol(&exe, &spec.describe())?;
+    let git_rev = Some(identity.git_rev)
+        .filter(|rev| !rev.is_empty() && !rev.starts_with("nogit"))
+        .unwrap_or_else(|| build_rev(spec));
+    Ok(SideRecord {
+        label: spec.label,
+        describe: spec.describe(),
+        commit: spec.commit().to_string(),
+        key: staged.key.clone(),
+        source_dir: staged.src.display().to_string(),
+        exe: exe.display().to_string(),
+        git_rev,
+        patches: staged.patches.clone(),
+        build_seconds,
+        notes: staged.notes.clone(),
+    })
+}
+
+/// The revision a side's binary reports (`SERPROF_BUILD_REV`, read by the build script: the
+/// copy has no `.git` of its own).
+fn build_rev(spec: &SideSpec) -> String {
+    let dirty = matches!(spec.source, Source::WorkingTree { .. });
+    let patched = !spec.patches.is_empty();
+    format!(
+        "{}{}{}",
+        short(spec.commit()),
+        if dirty { "+dirty" } else { "" },
+        if patched { "+patched" } else { "" }
+    )
+}
+
+/// The identity of a side's built binary: its worker protocol must be this serprof's (a
+/// binary from before numbered protocols reports none), and its revision names the side.
+fn check_protocol(exe: &Path, describe: &str) -> Result<Identity> {
+    let ours = PROTOCOL;
+    match identity_of(exe) {
+        Ok(id) if id.protocol == ours => Ok(id),
+        Ok(id) => misuse!(
+            "{describe} speaks worker protocol {} and this serprof drives protocol {ours}: run before-after from a build whose protocol is {}",
+            id.protocol,
+            id.protocol
+        ),
+        Err(IdentityError::Silent { .. }) => misuse!(
+            "{describe} is too old for before-after: its binary reports no worker protocol (it predates protocol {ours})"
+        ),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Writes `text` to stderr as one progress line (`before-after: ...`).
+pub fn stderr_line(text: &str) {
+    let _ = writeln!(std::io::stderr(), "before-after: {text}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_name_the_source_and_the_patches() {
+        let repo = Path::new("/r");
+        let rev = |sha: &str| SideSpec {
+            label: Side::Before,
+            source: Source::Revision {
+                spec: "HEAD".into(),
+                sha: sha.into(),
+            },
+            patches: Vec::new(),
+        };
+        let a = rev("0123456789abcdef0123");
+        assert_eq!(a.key(repo), "rev-0123456789ab");
+        assert_eq!(a.key(repo), rev("0123456789abcdef0123").key(repo));
+        let mut patched = rev("0123456789abcdef0123");
+        patched.patches.push(Patch {
+            krate: "base64".into(),
+            path: "/x".into(),
+        });
+        assert!(patched.key(repo).starts_with("rev-0123456789ab-patch-"));
+        assert_ne!(patched.key(repo), a.key(repo));
+        assert_eq!(a.describe(), "HEAD (0123456)");
+        assert_eq!(patched.describe(), "HEAD (0123456) + base64 from /x");
+    }
+}

@@ -1,0 +1,178 @@
+//! Where a side's source comes from: the repository, a revision extracted with `git archive`,
+//! or the working tree mirrored file by file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result};
+
+use super::MANIFESTS;
+use crate::error::misuse_err;
+use crate::misuse;
+
+/// The repository `dir` is in: its top folder. Outside a repository: a misuse.
+pub fn repo_root(dir: &Path) -> Result<PathBuf> {
+    let out = git(dir, &["rev-parse", "--show-toplevel"]).map_err(|_| {
+        misuse_err(
+            "before-after needs the serprof git repository: run it inside a clone of serprof",
+        )
+    })?;
+    let root = PathBuf::from(out.trim());
+    if !root.join(MANIFESTS[0]).is_file() {
+        misuse!(
+            "{} is not a serprof repository (no {})",
+            root.display(),
+            MANIFESTS[0]
+        );
+    }
+    Ok(root)
+}
+
+/// The commit `spec` names in `repo`, or a misuse.
+pub fn resolve(repo: &Path, spec: &str) -> Result<String> {
+    git(
+        repo,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{spec}^{{commit}}"),
+        ],
+    )
+    .map(|s| s.trim().to_string())
+    .map_err(|_| {
+        misuse_err(format!(
+            "{spec} is not a git revision of {}",
+            repo.display()
+        ))
+    })
+}
+
+/// `git -C dir ARGS`'s stdout, or an error with its stderr.
+pub(super) fn git(dir: &Path, args: &[&str]) -> Result<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .context("cannot run git")?;
+    if !out.status.success() {
+        anyhow::bail!(
+            "git {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The marker of a complete extraction of a revision.
+const EXTRACTED: &str = ".serprof-extracted";
+
+/// Extracts `sha` into `dir` with `git archive`, unless a complete extraction is there. A
+/// patched side's copy is extracted afresh (its manifests are rewritten).
+pub(super) fn extract_revision(repo: &Path, sha: &str, dir: &Path) -> Result<()> {
+    let marker = dir.join(EXTRACTED);
+    if std::fs::read_to_string(&marker).is_ok_and(|s| s.trim() == sha) {
+        return Ok(());
+    }
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).with_context(|| format!("cannot clear {}", dir.display()))?;
+    }
+    let tmp = dir.with_extension(format!("tmp{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+    let tar = tmp.join(".source.tar");
+    git(
+        repo,
+        &[
+            "archive",
+            "--format=tar",
+            "-o",
+            &tar.display().to_string(),
+            sha,
+        ],
+    )?;
+    let status = Command::new("tar")
+        .arg("-xf")
+        .arg(&tar)
+        .arg("-C")
+        .arg(&tmp)
+        .status()
+        .context("cannot run tar")?;
+    if !status.success() {
+        anyhow::bail!("tar could not extract {sha}");
+    }
+    std::fs::remove_file(&tar)?;
+    std::fs::write(tmp.join(EXTRACTED), sha)?;
+    std::fs::rename(&tmp, dir).with_context(|| format!("cannot move {}", tmp.display()))?;
+    Ok(())
+}
+
+/// Mirrors the working tree of `repo` (tracked files as they are on disk, and untracked files
+/// that are not ignored) into `dir`: a file is copied only when its size or modification time
+/// differs, and keeps its modification time; files gone from the tree are removed.
+pub(super) fn sync_working_tree(repo: &Path, dir: &Path) -> Result<()> {
+    let list = git(
+        repo,
+        &[
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ],
+    )?;
+    let mut wanted = std::collections::BTreeSet::new();
+    for rel in list.split('\0').filter(|s| !s.is_empty()) {
+        let from = repo.join(rel);
+        let Ok(meta) = std::fs::symlink_metadata(&from) else {
+            continue; // deleted in the working tree
+        };
+        if !meta.is_file() {
+            continue;
+        }
+        wanted.insert(PathBuf::from(rel));
+        let to = dir.join(rel);
+        let same = std::fs::metadata(&to)
+            .is_ok_and(|m| m.len() == meta.len() && m.modified().ok() == meta.modified().ok());
+        if same {
+            continue;
+        }
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        std::fs::copy(&from, &to)
+            .with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;
+        if let Ok(t) = meta.modified() {
+            let f = std::fs::File::options().write(true).open(&to)?;
+            f.set_modified(t)?;
+        }
+    }
+    remove_unwanted(dir, dir, &wanted)
+}
+
+/// Removes the files under `dir` that are not in `wanted` (paths relative to `root`).
+pub(super) fn remove_unwanted(
+    root: &Path,
+    dir: &Path,
+    wanted: &std::collections::BTreeSet<PathBuf>,
+) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        let rel = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            remove_unwanted(root, &path, wanted)?;
+            let _ = std::fs::remove_dir(&path); // only when empty
+        } else if !wanted.contains(&rel) {
+            std::fs::remove_file(&path)
+                .with_context(|| format!("cannot remove {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
