@@ -412,10 +412,9 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
                 limits: limits(min, depth)?,
                 json,
             };
-            if lines {
-                commands::lines::run(&req)
-            } else {
-                commands::hotspots::run(&req)
+            match lines {
+                true => commands::lines::run(&req),
+                false => commands::hotspots::run(&req),
             }
         }
         Command::Flame {

@@ -3,12 +3,12 @@
 //! rounds and compares them ([`crate::run::before_after`]), and prints the table (or, with
 //! `--json`, the record).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::analyze::before_after::Side;
+use crate::analyze::before_after::{Side, SideRecord};
 use crate::commands::run::RunArgs;
 use crate::layout;
 use crate::misuse;
@@ -50,65 +50,16 @@ pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
     settings.instructions = !args.no_instructions;
     let cwd = std::env::current_dir()?;
     let repo = sides::repo_root(&cwd)?;
-    let cache = match &args.cache {
-        Some(c) => c.clone(),
-        None => sides::default_cache(),
-    };
-    let cache = if cache.is_absolute() {
-        cache
-    } else {
-        cwd.join(cache)
-    };
+    let cache = cache_dir(args, &cwd);
     sides::check_cache(&cache)?;
     // The corpus study's documents (`--corpus`) make its configurations, here and in the
     // sides' workers (they come with the settings).
     serprof_engines::studies::corpus::register(settings.corpus.clone());
     // The selection is checked before anything is built.
     let (_, _) = before_after::select(&args.run.studies, &args.run.configs)?;
-    let parse =
-        |list: &[String]| -> Result<Vec<Patch>> { list.iter().map(|p| Patch::parse(p)).collect() };
-    let revision = |spec: &str| -> Result<Source> {
-        Ok(Source::Revision {
-            spec: spec.to_string(),
-            sha: sides::resolve(&repo, spec)?,
-        })
-    };
-    let specs = [
-        SideSpec {
-            label: Side::Before,
-            source: revision(&args.before)?,
-            patches: parse(&args.patch_before)?,
-        },
-        SideSpec {
-            label: Side::After,
-            source: match &args.after {
-                Some(spec) => revision(spec)?,
-                None => Source::WorkingTree {
-                    head: sides::resolve(&repo, "HEAD")?,
-                },
-            },
-            patches: parse(&args.patch)?,
-        },
-    ];
+    let specs = side_specs(args, &repo)?;
     let quiet = args.run.quiet;
-    let say = |line: &str| {
-        if !quiet {
-            sides::stderr_line(line);
-        }
-    };
-    let staged = [
-        sides::stage(&repo, &cache, &specs[0], &say)?,
-        sides::stage(&repo, &cache, &specs[1], &say)?,
-    ];
-    let before = sides::build(&repo, &cache, &staged[0], !quiet, &say)?;
-    let after = if staged[1].key() == staged[0].key() {
-        let mut same = before.clone();
-        same.label = Side::After;
-        same.build_seconds = 0.0;
-        same
-    } else {
-        sides::build(&repo, &cache, &staged[1], !quiet, &say)?
-    };
+    let [before, after] = build_sides(&repo, &cache, &specs, quiet)?;
     let mut notes = Vec::new();
     if before.key == after.key {
         notes.push(format!(
@@ -147,4 +98,76 @@ pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The build cache: `--cache`, or the default; relative to `cwd`.
+fn cache_dir(args: &BeforeAfterArgs, cwd: &Path) -> PathBuf {
+    let cache = match &args.cache {
+        Some(c) => c.clone(),
+        None => sides::default_cache(),
+    };
+    if cache.is_absolute() {
+        cache
+    } else {
+        cwd.join(cache)
+    }
+}
+
+/// What each side builds: the before revision, the after revision or the working tree, each
+/// with its patches.
+fn side_specs(args: &BeforeAfterArgs, repo: &Path) -> Result<[SideSpec; 2]> {
+    let parse =
+        |list: &[String]| -> Result<Vec<Patch>> { list.iter().map(|p| Patch::parse(p)).collect() };
+    let revision = |spec: &str| -> Result<Source> {
+        Ok(Source::Revision {
+            spec: spec.to_string(),
+            sha: sides::resolve(repo, spec)?,
+        })
+    };
+    Ok([
+        SideSpec {
+            label: Side::Before,
+            source: revision(&args.before)?,
+            patches: parse(&args.patch_before)?,
+        },
+        SideSpec {
+            label: Side::After,
+            source: match &args.after {
+                Some(spec) => revision(spec)?,
+                None => Source::WorkingTree {
+                    head: sides::resolve(repo, "HEAD")?,
+                },
+            },
+            patches: parse(&args.patch)?,
+        },
+    ])
+}
+
+/// Both sides staged (before either is built: a misuse on the after side costs no build), then
+/// built; two sides of one key are one build.
+fn build_sides(
+    repo: &Path,
+    cache: &Path,
+    specs: &[SideSpec; 2],
+    quiet: bool,
+) -> Result<[SideRecord; 2]> {
+    let say = |line: &str| {
+        if !quiet {
+            sides::stderr_line(line);
+        }
+    };
+    let staged = [
+        sides::stage(repo, cache, &specs[0], &say)?,
+        sides::stage(repo, cache, &specs[1], &say)?,
+    ];
+    let before = sides::build(repo, cache, &staged[0], !quiet, &say)?;
+    let after = if staged[1].key() == staged[0].key() {
+        let mut same = before.clone();
+        same.label = Side::After;
+        same.build_seconds = 0.0;
+        same
+    } else {
+        sides::build(repo, cache, &staged[1], !quiet, &say)?
+    };
+    Ok([before, after])
 }

@@ -26,7 +26,7 @@ use anyhow::{Context, Result};
 use serprof_engines::studies::{self, Config};
 
 use super::executor::ChildProcesses;
-use super::{config_id, placement, plan, progress, Unit};
+use super::{placement, plan, progress, Unit};
 use crate::analyze::before_after::{
     cpu_alarm_rule, BeforeAfterRecord, Row, Side, SideRecord, INSTRUCTION_MOVE_RULE,
 };
@@ -96,48 +96,11 @@ pub fn measure(
     notes.extend(selection_notes);
     let execs = [driver(before)?, driver(after)?];
     let mut settings = req.settings.clone();
-    let valgrind = if settings.instructions {
-        match super::executor::valgrind_version() {
-            Ok(v) => Some(v),
-            Err(_) => {
-                settings.instructions = false;
-                notes.push("no instruction counts: valgrind is not installed (apt-get install valgrind); the moved list then has only CPU-share alarms".into());
-                None
-            }
-        }
-    } else {
-        None
-    };
+    let valgrind = valgrind_or_note(&mut settings, &mut notes);
     interrupt::install();
     let started = Instant::now();
-    std::fs::create_dir_all(&req.out)
-        .with_context(|| format!("cannot create {}", req.out.display()))?;
-    let name = format!(
-        "{}-{}-vs-{}",
-        layout::utc_stamp(SystemTime::now()),
-        before.git_rev.replace('+', "-"),
-        after.git_rev.replace('+', "-")
-    );
-    let dir = layout::reserve_dir(&req.out, &name)?;
-    if settings.seed == 0 {
-        settings.seed = placement::clock_seed();
-    }
-    let placed = placement::place(&req.cpu)?;
-    settings.pin_cpu = placed.cpu;
     let sides = [before, after];
-    let run_dirs = [
-        dir.join(Side::Before.as_str()),
-        dir.join(Side::After.as_str()),
-    ];
-    let mut manifests: Vec<RunManifest> = Vec::new();
-    for (side, run_dir) in sides.iter().zip(&run_dirs) {
-        std::fs::create_dir_all(run_dir)
-            .with_context(|| format!("cannot create {}", run_dir.display()))?;
-        let mut m = super::new_manifest(&configs, settings.clone(), placed.clone());
-        m.git_rev = side.git_rev.clone();
-        write_json(&run_dir.join(layout::RUN_JSON), &m)?;
-        manifests.push(m);
-    }
+    let folder = Folder::open(req, &sides, &configs, &mut settings)?;
     let session_start = utc_rfc3339(SystemTime::now());
     let show_bars = !req.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let progress = progress::Progress::new(2 * configs.len() as u64, show_bars, req.quiet);
@@ -149,26 +112,155 @@ pub fn measure(
             units.push(Unit {
                 exec,
                 config,
-                dir: config_dir(&run_dirs[k], &config.info.study, &config.info.config),
+                dir: config_dir(&folder.runs[k], &config.info.study, &config.info.config),
                 label: format!("{} {}", sides[k].label, config.info.name()),
             });
         }
     }
     let rounds = super::alternating_pairs(configs.len(), settings.processes.max(1), settings.seed);
     let mut results = super::time_units(&units, &rounds, &settings, &progress);
+    profile_units(
+        &units,
+        &mut results,
+        &settings,
+        valgrind.as_deref(),
+        &progress,
+    )?;
+    progress.done();
+    let mut folder = folder;
+    let finished = !interrupt::interrupted();
+    folder.finish(&results, &session_start, finished, &sides, &mut notes)?;
+    if !finished {
+        notes.push("interrupted: the configurations not finished are not compared".into());
+    }
+    let (rows, not_compared) = compare_sides(&folder, &configs, &units, &results, &sides)?;
+    let record = BeforeAfterRecord {
+        before: before.clone(),
+        after: after.clone(),
+        out_dir: folder.dir.display().to_string(),
+        before_run: folder.runs[0].display().to_string(),
+        after_run: folder.runs[1].display().to_string(),
+        settings,
+        rows,
+        not_compared,
+        cpu_alarm_rule: cpu_alarm_rule(),
+        instruction_move_rule: INSTRUCTION_MOVE_RULE.into(),
+        measure_seconds: started.elapsed().as_secs_f64(),
+        notes,
+    };
+    write_json(&folder.dir.join(layout::BEFORE_AFTER_JSON), &record)?;
+    write_views(&record, &folder.dir)?;
+    layout::update_latest(&req.out, &folder.dir)?;
+    Ok(record)
+}
 
-    // Then each side's recordings and result.json.
-    for (u, unit) in units.iter().enumerate() {
+/// `valgrind --version` when instructions are to be counted; without valgrind, no counts and a
+/// note saying so.
+fn valgrind_or_note(settings: &mut Settings, notes: &mut Vec<String>) -> Option<String> {
+    if !settings.instructions {
+        return None;
+    }
+    match super::executor::valgrind_version() {
+        Ok(v) => Some(v),
+        Err(_) => {
+            settings.instructions = false;
+            notes.push("no instruction counts: valgrind is not installed (apt-get install valgrind); the moved list then has only CPU-share alarms".into());
+            None
+        }
+    }
+}
+
+/// The before-after folder and its two run folders with their manifests.
+struct Folder {
+    dir: PathBuf,
+    /// `before/` and `after/`.
+    runs: [PathBuf; 2],
+    manifests: Vec<RunManifest>,
+}
+
+impl Folder {
+    /// Reserves the folder, places the children (the CPU, into `settings`) and writes each
+    /// side's first `run.json`.
+    fn open(
+        req: &Request,
+        sides: &[&SideRecord; 2],
+        configs: &[Config],
+        settings: &mut Settings,
+    ) -> Result<Folder> {
+        std::fs::create_dir_all(&req.out)
+            .with_context(|| format!("cannot create {}", req.out.display()))?;
+        let name = format!(
+            "{}-{}-vs-{}",
+            layout::utc_stamp(SystemTime::now()),
+            sides[0].git_rev.replace('+', "-"),
+            sides[1].git_rev.replace('+', "-")
+        );
+        let dir = layout::reserve_dir(&req.out, &name)?;
+        if settings.seed == 0 {
+            settings.seed = placement::clock_seed();
+        }
+        let placed = placement::place(&req.cpu)?;
+        settings.pin_cpu = placed.cpu;
+        let runs = Side::BOTH.map(|s| dir.join(s.as_str()));
+        let mut manifests = Vec::new();
+        for (side, run_dir) in sides.iter().zip(&runs) {
+            std::fs::create_dir_all(run_dir)
+                .with_context(|| format!("cannot create {}", run_dir.display()))?;
+            let mut m = super::new_manifest(configs, settings.clone(), placed.clone());
+            m.git_rev = side.git_rev.clone();
+            write_json(&run_dir.join(layout::RUN_JSON), &m)?;
+            manifests.push(m);
+        }
+        Ok(Folder {
+            dir,
+            runs,
+            manifests,
+        })
+    }
+
+    /// Closes both sides' manifests and writes their reports.
+    fn finish(
+        &mut self,
+        results: &[ConfigResult],
+        session_start: &str,
+        finished: bool,
+        sides: &[&SideRecord; 2],
+        notes: &mut Vec<String>,
+    ) -> Result<()> {
+        for (k, m) in self.manifests.iter_mut().enumerate() {
+            let mine: Vec<&ConfigResult> = results.iter().skip(k).step_by(2).collect();
+            finish_manifest(m, &mine, session_start, finished);
+            write_json(&self.runs[k].join(layout::RUN_JSON), m)?;
+            if let Err(e) = crate::render::report::write(&self.runs[k]) {
+                notes.push(format!(
+                    "the {} side's report.html was not written: {}",
+                    sides[k].label,
+                    crate::error::one_line(&e)
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Each unit's CPU, allocation and instructions recordings, and its `result.json`.
+fn profile_units(
+    units: &[Unit],
+    results: &mut [ConfigResult],
+    settings: &Settings,
+    valgrind: Option<&str>,
+    progress: &progress::Progress,
+) -> Result<()> {
+    for (unit, result) in units.iter().zip(results.iter_mut()) {
         if interrupt::interrupted() {
             break;
         }
-        let result = &mut results[u];
         // A study's budget (the corpus study's) applies here as in a run.
-        let own = super::budgeted(&settings, unit.config);
+        let own = super::budgeted(settings, unit.config);
         if result.error.is_none() {
-            super::profile_config(unit.exec, unit.config, &unit.dir, &own, &progress, result);
+            super::profile_config(unit.exec, unit.config, &unit.dir, &own, progress, result);
         }
-        if let (None, Some(version)) = (&result.error, &valgrind) {
+        if let (None, Some(version)) = (&result.error, valgrind) {
             progress.recording(&unit.label, "instructions (callgrind)");
             match super::instructions::record(unit.exec, unit.config, &unit.dir, &own, version) {
                 Ok(stats) => result.instructions = Some(stats),
@@ -183,85 +275,59 @@ pub fn measure(
         write_json(&unit.dir.join(layout::RESULT_JSON), &*result)?;
         progress.finish_config(result);
     }
-    progress.done();
-    let finished = !interrupt::interrupted();
-    for (k, m) in manifests.iter_mut().enumerate() {
-        let mine: Vec<&ConfigResult> = results.iter().skip(k).step_by(2).collect();
-        finish_manifest(m, &mine, &session_start, finished);
-        write_json(&run_dirs[k].join(layout::RUN_JSON), m)?;
-        if let Err(e) = crate::render::report::write(&run_dirs[k]) {
-            notes.push(format!(
-                "the {} side's report.html was not written: {}",
-                sides[k].label,
-                crate::error::one_line(&e)
-            ));
-        }
-    }
-    if !finished {
-        notes.push("interrupted: the configurations not finished are not compared".into());
-    }
+    Ok(())
+}
 
-    let mut rows = Vec::new();
-    let mut not_compared = Vec::new();
-    let both: Vec<&Config> = configs
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| {
-            [2 * i, 2 * i + 1].iter().all(|&u| {
-                units[u].dir.join(layout::RESULT_JSON).is_file() && results[u].time_ns.is_some()
-            })
+/// The rows of the configurations both sides finished (compared with `compare_runs`), and why
+/// each other one was not compared.
+fn compare_sides(
+    folder: &Folder,
+    configs: &[Config],
+    units: &[Unit],
+    results: &[ConfigResult],
+    sides: &[&SideRecord; 2],
+) -> Result<(Vec<Row>, Vec<String>)> {
+    let complete = |i: usize| {
+        [2 * i, 2 * i + 1].iter().all(|&u| {
+            units[u].dir.join(layout::RESULT_JSON).is_file() && results[u].time_ns.is_some()
         })
-        .map(|(_, c)| c)
-        .collect();
-    for (i, config) in configs.iter().enumerate() {
-        if !both.iter().any(|c| config_id(c) == config_id(config)) {
-            let why: Vec<String> = [2 * i, 2 * i + 1]
-                .iter()
-                .filter_map(|&u| {
-                    results[u]
-                        .error
-                        .as_ref()
-                        .map(|e| format!("{} side: {e}", sides[u % 2].label))
-                })
-                .collect();
-            not_compared.push(format!(
-                "{}: {}",
-                config.info.name(),
-                if why.is_empty() {
-                    "not finished".to_string()
-                } else {
-                    why.join("; ")
-                }
-            ));
-        }
-    }
-    if !both.is_empty() {
-        let report = super::compare::compare_runs(
-            (run_dirs[0].clone(), &manifests[0]),
-            (run_dirs[1].clone(), &manifests[1]),
-            Some(&dir),
-        )?;
-        rows = report.comparisons.into_iter().map(Row::new).collect();
-        rows.retain(|r: &Row| both.iter().any(|c| c.info.name() == r.config));
-    }
-    let record = BeforeAfterRecord {
-        before: before.clone(),
-        after: after.clone(),
-        out_dir: dir.display().to_string(),
-        before_run: run_dirs[0].display().to_string(),
-        after_run: run_dirs[1].display().to_string(),
-        settings,
-        rows,
-        not_compared,
-        cpu_alarm_rule: cpu_alarm_rule(),
-        instruction_move_rule: INSTRUCTION_MOVE_RULE.into(),
-        measure_seconds: started.elapsed().as_secs_f64(),
-        notes,
     };
-    write_json(&dir.join(layout::BEFORE_AFTER_JSON), &record)?;
-    write_views(&record, &dir)?;
-    layout::update_latest(&req.out, &dir)?;
-    Ok(record)
+    let mut not_compared = Vec::new();
+    for (i, config) in configs.iter().enumerate().filter(|(i, _)| !complete(*i)) {
+        let why: Vec<String> = [2 * i, 2 * i + 1]
+            .iter()
+            .filter_map(|&u| {
+                results[u]
+                    .error
+                    .as_ref()
+                    .map(|e| format!("{} side: {e}", sides[u % 2].label))
+            })
+            .collect();
+        let why = match why.is_empty() {
+            true => "not finished".to_string(),
+            false => why.join("; "),
+        };
+        not_compared.push(format!("{}: {why}", config.info.name()));
+    }
+    let both: Vec<String> = (0..configs.len())
+        .filter(|&i| complete(i))
+        .map(|i| configs[i].info.name())
+        .collect();
+    if both.is_empty() {
+        return Ok((Vec::new(), not_compared));
+    }
+    let report = super::compare::compare_runs(
+        (folder.runs[0].clone(), &folder.manifests[0]),
+        (folder.runs[1].clone(), &folder.manifests[1]),
+        Some(&folder.dir),
+    )?;
+    let rows = report
+        .comparisons
+        .into_iter()
+        .map(Row::new)
+        .filter(|r| both.contains(&r.config))
+        .collect();
+    Ok((rows, not_compared))
 }
 
 /// Writes the table (`before-after.txt`) and the page (`before-after.html`) of `record` into
