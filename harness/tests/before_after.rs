@@ -83,7 +83,7 @@ fn scratch_clone() -> Option<tempfile::TempDir> {
         .output()
         .is_ok_and(|o| o.status.success());
     if !inside {
-        eprintln!("skipped: {} is not a git repository", ws.display());
+        common::skip(&format!("{} is not a git repository", ws.display()), "CI");
         return None;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -337,7 +337,7 @@ fn extra_work_in_a_commit_and_in_a_patched_crate_moves_those_functions_only() {
     }
     let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
     let Some(source) = registry_copy("base64") else {
-        eprintln!("skipped: no registry copy of base64 (run `cargo fetch` first)");
+        common::skip("no registry copy of base64 (run `cargo fetch` first)", "CI");
         return;
     };
     let Some(scratch) = scratch_clone() else {

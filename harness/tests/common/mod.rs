@@ -7,6 +7,17 @@ use std::process::Command as StdCommand;
 use assert_cmd::Command;
 use serde_json::Value;
 
+/// A test that cannot run here (a tool or a file it needs is missing): it says why and passes,
+/// unless `required` names an environment variable that is set (`CI`, or
+/// `SERPROF_REQUIRE_CORPORA` for the standard documents), where it fails.
+pub fn skip(why: &str, required: &str) {
+    assert!(
+        std::env::var_os(required).is_none(),
+        "{why}, and {required} is set: this test must run"
+    );
+    eprintln!("skipped: {why}");
+}
+
 /// Whether valgrind is installed. Without it a test says so and passes, except in CI
 /// (`CI=true`), where a missing valgrind fails it.
 pub fn have_valgrind() -> bool {
@@ -15,11 +26,7 @@ pub fn have_valgrind() -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "valgrind is missing in CI: scripts/test installs it"
-        );
-        eprintln!("skipped: valgrind is not installed (scripts/test installs it)");
+        skip("valgrind is not installed (scripts/test installs it)", "CI");
     }
     ok
 }
