@@ -248,17 +248,16 @@ fn study_section(out: &mut String, study: &StudyData) -> Result<()> {
             esc(first.result.dataset.as_str())
         ));
     }
-    if let Some((label, ns)) = &reference {
+    if let Some(reference) = &reference {
         let name = study
             .rows
             .iter()
-            .find(|r| r.median() == Some(*ns))
+            .find(|r| r.median() == Some(reference.ns))
             .map(|r| r.result.config.as_str())
             .unwrap_or("");
-        let basis = if label.ends_with("fastest") {
-            format!("the fastest, <b>{}</b>", esc(name))
-        } else {
-            format!("the study's baseline, <b>{}</b>", esc(name))
+        let basis = match reference.baseline {
+            None => format!("the fastest, <b>{}</b>", esc(name)),
+            Some(_) => format!("the study's baseline, <b>{}</b>", esc(name)),
         };
         about.push(format!(
             "Sorted by median time; ratios are to {basis}. Lower is better everywhere."
@@ -266,7 +265,7 @@ fn study_section(out: &mut String, study: &StudyData) -> Result<()> {
     }
     let _ = writeln!(out, "<p class=\"muted\">{}</p>", about.join(" "));
 
-    report_table::write_table(out, study, reference.as_ref().map(|r| r.1));
+    report_table::write_table(out, study, reference.as_ref().map(|r| r.ns));
     if crate::render::table::has_documents(&results) {
         crate::render::corpus_table::write_html(out, &results);
     }
@@ -291,6 +290,11 @@ fn charts_block(out: &mut String, study: &StudyData, groups: &[(Format, Vec<&Row
     type Point = (f64, Option<[f64; 2]>, String);
     type Figure = fn(&ConfigResult) -> Option<Point>;
     type Tick = fn(f64) -> String;
+    let question = study.info.as_ref().and_then(|i| i.question.as_ref());
+    // The share chart is captioned by the study's question when it has one.
+    let share_caption = question.map_or("Share of CPU samples in the study's hotspot", |q| {
+        q.caption
+    });
     let specs: [(&str, Figure, Tick); 4] = [
         (
             "Time per operation (median, 95% interval)",
@@ -317,7 +321,7 @@ fn charts_block(out: &mut String, study: &StudyData, groups: &[(Format, Vec<&Row
             charts::compact_bytes,
         ),
         (
-            "Share of CPU samples in the study's hotspot",
+            share_caption,
             |r| {
                 let p = r.profile.as_ref()?.match_percent?;
                 Some((p, None, format!("{p:.0}%")))
@@ -343,11 +347,6 @@ fn charts_block(out: &mut String, study: &StudyData, groups: &[(Format, Vec<&Row
         if bars.is_empty() {
             continue;
         }
-        let question = study.info.as_ref().and_then(|i| i.question.as_ref());
-        let caption = match question {
-            Some(q) if caption.starts_with("Share") => q.caption,
-            _ => caption,
-        };
         let svg = charts::bar_chart(&bars, &tick)?;
         let _ = write!(
             figures,

@@ -51,13 +51,16 @@ pub fn format_thousands(x: f64, decimals: usize) -> String {
 
 /// The ratio column of a study: to its baseline configuration when it names one and that one
 /// was measured, else to the fastest. Returns the reference's name and median.
-pub fn reference(results: &[&ConfigResult]) -> Option<(String, f64)> {
+pub fn reference(results: &[&ConfigResult]) -> Option<Reference> {
     let study = results.first()?.study.clone();
     let baseline = studies::find_info(&study).and_then(|s| s.baseline);
     if let Some(b) = baseline {
         if let Some(r) = results.iter().find(|r| r.config == b) {
             if let Some(t) = &r.time_ns {
-                return Some((format!("ratio to {b}"), t.median));
+                return Some(Reference {
+                    baseline: Some(b),
+                    ns: t.median,
+                });
             }
         }
     }
@@ -65,7 +68,26 @@ pub fn reference(results: &[&ConfigResult]) -> Option<(String, f64)> {
         .iter()
         .filter_map(|r| r.time_ns.as_ref().map(|t| t.median))
         .min_by(f64::total_cmp)
-        .map(|m| ("ratio to fastest".to_string(), m))
+        .map(|ns| Reference { baseline: None, ns })
+}
+
+/// What a study's ratios are taken against: its baseline configuration, or the fastest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reference {
+    /// The study's baseline; `None`: the fastest configuration.
+    pub baseline: Option<String>,
+    /// The reference's median time, ns per operation.
+    pub ns: f64,
+}
+
+impl Reference {
+    /// The ratio column's heading: `ratio to serde_json`, `ratio to fastest`.
+    pub fn label(&self) -> String {
+        match &self.baseline {
+            Some(b) => format!("ratio to {b}"),
+            None => "ratio to fastest".into(),
+        }
+    }
 }
 
 /// How a run measured, in one paragraph: the timing processes and their interval, where they
@@ -196,7 +218,9 @@ fn study_table(
     group: &[&ConfigResult],
 ) {
     let first = group[0];
-    let (ratio_name, reference_ns) = reference(group).unwrap_or(("ratio".into(), f64::NAN));
+    let (ratio_name, reference_ns) = reference(group)
+        .map(|r| (r.label(), r.ns))
+        .unwrap_or(("ratio".into(), f64::NAN));
     let _ = writeln!(
         out,
         "\n{study}: {} of {} ({})",
