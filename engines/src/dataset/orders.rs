@@ -131,10 +131,25 @@ fn address(rnd: &mut JavaRandom) -> Arc<Address> {
     })
 }
 
-/// Generates the dataset from `seed` (the published dataset uses 42).
+/// Generates the dataset from `seed` (the published dataset uses 42): the categories (no random
+/// draws), then the products, the customers and the Orders, each drawing from one
+/// `JavaRandom` in that order.
 pub fn generate(seed: i64) -> OrderDataset {
     let mut rnd = JavaRandom::new(seed);
+    let categories = make_categories();
+    let products = make_products(&mut rnd, &categories);
+    let customers = make_customers(&mut rnd);
+    let orders = make_orders(&mut rnd, &customers, &products);
+    OrderDataset {
+        categories,
+        products,
+        customers,
+        orders,
+    }
+}
 
+/// The 16 categories: each root, then its subcategories, ids from 1 in that order.
+fn make_categories() -> Vec<Arc<Category>> {
     let mut categories = Vec::with_capacity(16);
     for root in ROOTS {
         let root_cat = Arc::new(Category {
@@ -151,113 +166,157 @@ pub fn generate(seed: i64) -> OrderDataset {
             }));
         }
     }
+    categories
+}
 
+/// The 200 products, in the order of their SKUs.
+fn make_products(rnd: &mut JavaRandom, categories: &[Arc<Category>]) -> Vec<Arc<Product>> {
     let mut products = Vec::with_capacity(200);
     for i in 0..200 {
-        let name = format!("{} {} {}", rnd.pick(&WORDS), rnd.pick(&WORDS), 1000 + i);
-        let mut tags = OrderedSet::default();
-        for _ in 0..2 + rnd.next_int_bounded(4) {
-            tags.insert(rnd.pick(&TAGS).to_string());
-        }
-        let mut thumbnail = vec![0u8; (200 + rnd.next_int_bounded(1800)) as usize];
-        rnd.next_bytes(&mut thumbnail);
-        let description = {
-            let n = 20 + rnd.next_int_bounded(60);
-            lorem(&mut rnd, n)
-        };
-        let category = categories[rnd.next_int_bounded(16) as usize].clone();
-        let price = Decimal::from_cents(i64::from(199 + rnd.next_int_bounded(50_000)));
-        let weight_grams = 50 + rnd.next_int_bounded(20_000);
-        products.push(Arc::new(Product {
-            sku: format!("SKU-{}", 100_000 + i),
-            name,
-            description,
-            category,
-            price,
-            weight_grams,
-            tags: Tags(tags),
-            thumbnail: ByteArray(thumbnail),
-        }));
+        products.push(product(rnd, i, categories));
     }
+    products
+}
 
+/// Product `i`: name, tags, thumbnail, description, category, price, weight, drawn in that
+/// order.
+fn product(rnd: &mut JavaRandom, i: i32, categories: &[Arc<Category>]) -> Arc<Product> {
+    let name = format!("{} {} {}", rnd.pick(&WORDS), rnd.pick(&WORDS), 1000 + i);
+    let mut tags = OrderedSet::default();
+    for _ in 0..2 + rnd.next_int_bounded(4) {
+        tags.insert(rnd.pick(&TAGS).to_string());
+    }
+    let mut thumbnail = vec![0u8; (200 + rnd.next_int_bounded(1800)) as usize];
+    rnd.next_bytes(&mut thumbnail);
+    let description = {
+        let n = 20 + rnd.next_int_bounded(60);
+        lorem(rnd, n)
+    };
+    let category = categories[rnd.next_int_bounded(16) as usize].clone();
+    let price = Decimal::from_cents(i64::from(199 + rnd.next_int_bounded(50_000)));
+    let weight_grams = 50 + rnd.next_int_bounded(20_000);
+    Arc::new(Product {
+        sku: format!("SKU-{}", 100_000 + i),
+        name,
+        description,
+        category,
+        price,
+        weight_grams,
+        tags: Tags(tags),
+        thumbnail: ByteArray(thumbnail),
+    })
+}
+
+/// The 50 customers, in the order of their ids.
+fn make_customers(rnd: &mut JavaRandom) -> Vec<Arc<Customer>> {
     let mut customers = Vec::with_capacity(50);
     for i in 0..50 {
-        let first = rnd.pick(&FIRST);
-        let last = rnd.pick(&LAST);
-        let mut addresses = vec![address(&mut rnd)];
-        if rnd.next_boolean() {
-            addresses.push(address(&mut rnd));
-        }
-        let date_of_birth = 500_000_000_000 + i64::from(rnd.next_int_bounded(1_000_000_000)) * 1000;
-        let vip = rnd.next_int_bounded(5) == 0;
-        customers.push(Arc::new(Customer {
-            id: 10_000 + i,
-            first_name: first.to_string(),
-            last_name: last.to_string(),
-            email: format!(
-                "{}.{}{}@example.com",
-                first.to_lowercase(),
-                last.to_lowercase(),
-                i
-            ),
-            date_of_birth,
-            vip,
-            addresses,
-        }));
+        customers.push(customer(rnd, i));
     }
+    customers
+}
 
+/// Customer `i`: names, one or two addresses, date of birth, VIP flag, drawn in that order.
+fn customer(rnd: &mut JavaRandom, i: i64) -> Arc<Customer> {
+    let first = rnd.pick(&FIRST);
+    let last = rnd.pick(&LAST);
+    let mut addresses = vec![address(rnd)];
+    if rnd.next_boolean() {
+        addresses.push(address(rnd));
+    }
+    let date_of_birth = 500_000_000_000 + i64::from(rnd.next_int_bounded(1_000_000_000)) * 1000;
+    let vip = rnd.next_int_bounded(5) == 0;
+    Arc::new(Customer {
+        id: 10_000 + i,
+        first_name: first.to_string(),
+        last_name: last.to_string(),
+        email: format!(
+            "{}.{}{}@example.com",
+            first.to_lowercase(),
+            last.to_lowercase(),
+            i
+        ),
+        date_of_birth,
+        vip,
+        addresses,
+    })
+}
+
+/// The [`ORDER_COUNT`] Orders, each referring to shared customers and products.
+fn make_orders(
+    rnd: &mut JavaRandom,
+    customers: &[Arc<Customer>],
+    products: &[Arc<Product>],
+) -> Vec<Order> {
     let mut orders = Vec::with_capacity(ORDER_COUNT);
     for idx in 0..ORDER_COUNT {
-        let customer = customers[rnd.next_int_bounded(50) as usize].clone();
-        let nlines = 1 + rnd.next_int_bounded(8);
-        let mut lines = Vec::with_capacity(nlines as usize);
-        for _ in 0..nlines {
-            let product = products[rnd.next_int_bounded(200) as usize].clone();
-            let quantity = 1 + rnd.next_int_bounded(5);
-            let discount = if rnd.next_int_bounded(4) == 0 {
-                f64::from(rnd.next_int_bounded(30)) / 100.0
-            } else {
-                0.0
-            };
-            lines.push(OrderLine {
-                unit_price: product.price,
-                product,
-                quantity,
-                discount,
-            });
-        }
-        let mut attributes = OrderedMap::default();
-        for k in 0..2 + rnd.next_int_bounded(5) {
-            let key = format!("{}{}", rnd.pick(&ATTR), k);
-            let n = 1 + rnd.next_int_bounded(3);
-            attributes.insert(key, lorem(&mut rnd, n));
-        }
-        let status = OrderStatus::ALL[rnd.next_int_bounded(6) as usize];
-        let created = 1_750_000_000_000 + i64::from(rnd.next_int_bounded(30_000_000)) * 1000;
-        let notes = if rnd.next_int_bounded(3) == 0 {
-            let n = 10 + rnd.next_int_bounded(40);
-            Some(lorem(&mut rnd, n))
-        } else {
-            None
-        };
-        orders.push(Order {
-            id: format!("ORD-2026-{idx:06}"),
-            shipping_address: customer.addresses[0].clone(),
-            customer,
-            lines,
-            status,
-            created,
-            attributes: Attributes(attributes),
-            notes,
-        });
+        orders.push(order(rnd, idx, customers, products));
     }
+    orders
+}
 
-    OrderDataset {
-        categories,
-        products,
-        customers,
-        orders,
+/// Order `idx`: customer, lines, attributes, status, creation time, notes, drawn in that order;
+/// it ships to the customer's first address.
+fn order(
+    rnd: &mut JavaRandom,
+    idx: usize,
+    customers: &[Arc<Customer>],
+    products: &[Arc<Product>],
+) -> Order {
+    let customer = customers[rnd.next_int_bounded(50) as usize].clone();
+    let nlines = 1 + rnd.next_int_bounded(8);
+    let mut lines = Vec::with_capacity(nlines as usize);
+    for _ in 0..nlines {
+        lines.push(order_line(rnd, products));
     }
+    let attributes = attributes(rnd);
+    let status = OrderStatus::ALL[rnd.next_int_bounded(6) as usize];
+    let created = 1_750_000_000_000 + i64::from(rnd.next_int_bounded(30_000_000)) * 1000;
+    let notes = if rnd.next_int_bounded(3) == 0 {
+        let n = 10 + rnd.next_int_bounded(40);
+        Some(lorem(rnd, n))
+    } else {
+        None
+    };
+    Order {
+        id: format!("ORD-2026-{idx:06}"),
+        shipping_address: customer.addresses[0].clone(),
+        customer,
+        lines,
+        status,
+        created,
+        attributes: Attributes(attributes),
+        notes,
+    }
+}
+
+/// One line of an Order: product, quantity, and a discount one time in four, drawn in that
+/// order; the unit price is the product's.
+fn order_line(rnd: &mut JavaRandom, products: &[Arc<Product>]) -> OrderLine {
+    let product = products[rnd.next_int_bounded(200) as usize].clone();
+    let quantity = 1 + rnd.next_int_bounded(5);
+    let discount = if rnd.next_int_bounded(4) == 0 {
+        f64::from(rnd.next_int_bounded(30)) / 100.0
+    } else {
+        0.0
+    };
+    OrderLine {
+        unit_price: product.price,
+        product,
+        quantity,
+        discount,
+    }
+}
+
+/// An Order's 2 to 6 attributes: each key (a name and its position) drawn before its value.
+fn attributes(rnd: &mut JavaRandom) -> OrderedMap<String, String> {
+    let mut attributes = OrderedMap::default();
+    for k in 0..2 + rnd.next_int_bounded(5) {
+        let key = format!("{}{}", rnd.pick(&ATTR), k);
+        let n = 1 + rnd.next_int_bounded(3);
+        attributes.insert(key, lorem(rnd, n));
+    }
+    attributes
 }
 
 #[cfg(test)]

@@ -278,18 +278,70 @@ pub const CPU_BATCH_MS: u64 = 100;
 /// two phases.
 pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<CpuRecording> {
     let (ops, took) = warm_up(w, Duration::from_millis(settings.warmup_ms.min(300)))?;
-    // Long batches: the timer fires at kernel ticks, and each sampled batch loses about one
-    // tick's worth of the requested rate at its edges (25 ms batches got ~155-170 Hz of 199).
-    let per_batch = ops_per_batch(
-        took.as_nanos() as f64 / ops as f64,
-        Duration::from_millis(CPU_BATCH_MS),
+    let plan = Plan::new(settings, took.as_nanos() as f64 / ops as f64);
+    let (guard, mut timer) = start_sampler(plan.hz)?;
+    let batches = sample_batches(w, &plan, &guard, &mut timer)?;
+    let cpu_seconds = batches.sampled_ns / 1e9;
+    let (folded, sources, started) = fold_samples(guard, root)?;
+    let samples = folded.total();
+    let effective_hz = if cpu_seconds > 0.0 {
+        samples as f64 / cpu_seconds
+    } else {
+        0.0
+    };
+    let pprof = cpu_pprof(
+        &folded,
+        &sources,
+        pprof_timing(effective_hz, plan.hz, started, cpu_seconds),
     );
-    let overhead_pairs = settings.overhead_pairs;
-    let hz = settings.frequency_hz.max(1);
-    let target = settings.cpu_samples.max(1);
-    let cap = Duration::from_secs(settings.cpu_time_cap_s.max(1));
+    Ok(CpuRecording {
+        folded,
+        sources,
+        pprof,
+        samples,
+        requested_hz: f64::from(plan.hz),
+        effective_hz,
+        cpu_seconds,
+        median_ns_per_op: median(&batches.sampled),
+        median_ns_unsampled: median(&batches.unsampled),
+        overhead: RatioStats::of_pairs(&batches.pairs),
+    })
+}
 
-    let start = tracing::info_span!("sampler_start").entered();
+/// What a CPU recording runs: its batch size, its overhead pairs, its rate, its sample target
+/// and its wall-time cap.
+struct Plan {
+    /// Operations per batch.
+    per_batch: u64,
+    overhead_pairs: usize,
+    /// The sampling rate asked for.
+    hz: u32,
+    /// Samples to collect.
+    target: u64,
+    /// Wall time after which the recording ends whatever it has.
+    cap: Duration,
+}
+
+impl Plan {
+    /// The plan `settings` ask for, batches sized from the warm-up's time per operation.
+    fn new(settings: &Settings, ns_per_op: f64) -> Plan {
+        Plan {
+            // Long batches: the timer fires at kernel ticks, and each sampled batch loses about
+            // one tick's worth of the requested rate at its edges (25 ms batches got ~155-170 Hz
+            // of 199).
+            per_batch: ops_per_batch(ns_per_op, Duration::from_millis(CPU_BATCH_MS)),
+            overhead_pairs: settings.overhead_pairs,
+            hz: settings.frequency_hz.max(1),
+            target: settings.cpu_samples.max(1),
+            cap: Duration::from_secs(settings.cpu_time_cap_s.max(1)),
+        }
+    }
+}
+
+/// Starts pprof-rs's sampler at `hz` and takes its timer over, disarmed, with a whole interval
+/// to its first tick.
+fn start_sampler(hz: u32) -> Result<(pprof::ProfilerGuard<'static>, ProfilingTimer)> {
+    let _start = tracing::info_span!("sampler_start").entered();
     let guard = pprof::ProfilerGuardBuilder::default()
         .frequency(hz as i32)
         .blocklist(BLOCKLIST)
@@ -298,17 +350,36 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
     let mut timer = ProfilingTimer::new(hz);
     timer.disarm();
     timer.left = timer.interval;
-    drop(start);
-    let batches = tracing::info_span!("batches").entered();
-    let wall = Instant::now();
-    let (mut sampled, mut unsampled, mut pairs) = (Vec::new(), Vec::new(), Vec::new());
-    let mut sampled_ns = 0.0;
-    let mut next_check = target as f64 / f64::from(hz);
-    loop {
+    Ok((guard, timer))
+}
+
+/// The figures of a recording's batches: thread CPU ns per operation of each sampled and each
+/// unsampled batch, the overhead pairs' ratios sampled/unsampled, and the sampled batches'
+/// CPU ns in total.
+#[derive(Default)]
+struct Batches {
+    sampled: Vec<f64>,
+    unsampled: Vec<f64>,
+    pairs: Vec<f64>,
+    sampled_ns: f64,
+}
+
+impl Batches {
+    /// Runs the next round of batches: while pairs are still owed, one sampled and one
+    /// unsampled batch (sampled first in even pairs) and the pair's ratio; after them, one
+    /// sampled batch. The timer is armed for exactly the sampled batches.
+    #[inline]
+    fn round(
+        &mut self,
+        w: &mut dyn Measured,
+        plan: &Plan,
+        timer: &mut ProfilingTimer,
+    ) -> Result<()> {
+        let per_batch = plan.per_batch;
         // The first `overhead_pairs` pairs alternate sampled and unsampled batches; after them
         // every batch is sampled, until the target.
-        let pairing = pairs.len() < overhead_pairs;
-        let sampled_first = pairs.len() % 2 == 0 || !pairing;
+        let pairing = self.pairs.len() < plan.overhead_pairs;
+        let sampled_first = self.pairs.len() % 2 == 0 || !pairing;
         let mut pair = [0.0; 2];
         let order: &[bool] = if !pairing {
             &[true]
@@ -327,74 +398,121 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
             }
             let (cpu, _) = batch?;
             if on {
-                sampled.push(cpu);
-                sampled_ns += cpu * per_batch as f64;
+                self.sampled.push(cpu);
+                self.sampled_ns += cpu * per_batch as f64;
                 pair[0] = cpu;
             } else {
-                unsampled.push(cpu);
+                self.unsampled.push(cpu);
                 pair[1] = cpu;
             }
         }
         if pairing {
-            pairs.push(pair[0] / pair[1]);
+            self.pairs.push(pair[0] / pair[1]);
         }
-        if wall.elapsed() >= cap {
+        Ok(())
+    }
+}
+
+/// Runs rounds of batches until the wall-time cap, or until every overhead pair is made and the
+/// sampler holds the target number of samples.
+fn sample_batches(
+    w: &mut dyn Measured,
+    plan: &Plan,
+    guard: &pprof::ProfilerGuard<'_>,
+    timer: &mut ProfilingTimer,
+) -> Result<Batches> {
+    let _batches = tracing::info_span!("batches").entered();
+    let wall = Instant::now();
+    let mut batches = Batches::default();
+    let mut next_check = plan.target as f64 / f64::from(plan.hz);
+    loop {
+        batches.round(w, plan, timer)?;
+        if wall.elapsed() >= plan.cap {
             break;
         }
         // The overhead pairs are all made before the sample target can end the recording, so
         // the overhead interval has the coverage its pair count promises.
-        let cpu = sampled_ns / 1e9;
-        if pairs.len() >= overhead_pairs && cpu >= next_check {
-            let count: isize = guard
-                .report()
-                .build_unresolved()
-                .context("cannot read the sampler's counts")?
-                .data
-                .values()
-                .sum();
-            if count as u64 >= target {
-                break;
+        let cpu = batches.sampled_ns / 1e9;
+        if batches.pairs.len() >= plan.overhead_pairs && cpu >= next_check {
+            match next_sample_check(guard, plan.target, cpu)? {
+                Some(at) => next_check = at,
+                None => break,
             }
-            // Not there yet (the effective rate is below the requested one): check again once
-            // the missing samples should have arrived at the rate seen so far.
-            let rate = (count.max(1) as f64 / cpu).max(1.0);
-            next_check = cpu + (target as f64 - count as f64) / rate;
         }
     }
-    drop(batches);
-    let cpu_seconds = sampled_ns / 1e9;
-    // Building the report takes the profiler's lock; samples that land meanwhile are dropped by
-    // pprof's signal handler, so symbolisation does not appear in the profile.
-    #[cfg(not(feature = "fp-unwind"))]
-    let (folded, sources, started) = {
-        let report = tracing::info_span!("report").entered();
-        let unresolved = guard
-            .report()
-            .build_unresolved()
-            .context("cannot build the pprof report")?;
-        drop(guard);
-        drop(report);
-        let start = unresolved.timing.start_time;
-        let _symbolise = tracing::info_span!("symbolise").entered();
-        let (folded, sources) = fold_unresolved(&unresolved, root);
-        (folded, sources, start)
-    };
-    #[cfg(feature = "fp-unwind")]
-    let (folded, sources, started) = {
-        let report = guard
-            .report()
-            .build()
-            .context("cannot build the pprof report")?;
-        drop(guard);
-        let (folded, sources) = fold_report_with_sources(&report, root);
-        (folded, sources, report.timing.start_time)
-    };
-    let samples = folded.total();
-    let effective_hz = if cpu_seconds > 0.0 {
-        samples as f64 / cpu_seconds
-    } else {
-        0.0
-    };
+    Ok(batches)
+}
+
+/// Counts the sampler's samples after `cpu` seconds of sampled batches: `None` when they reach
+/// `target`, else the sampled CPU seconds at which to count again.
+#[inline]
+fn next_sample_check(
+    guard: &pprof::ProfilerGuard<'_>,
+    target: u64,
+    cpu: f64,
+) -> Result<Option<f64>> {
+    let count: isize = guard
+        .report()
+        .build_unresolved()
+        .context("cannot read the sampler's counts")?
+        .data
+        .values()
+        .sum();
+    if count as u64 >= target {
+        return Ok(None);
+    }
+    // Not there yet (the effective rate is below the requested one): check again once the
+    // missing samples should have arrived at the rate seen so far.
+    let rate = (count.max(1) as f64 / cpu).max(1.0);
+    Ok(Some(cpu + (target as f64 - count as f64) / rate))
+}
+
+/// Stops the sampler and folds its samples under `root`: the folded stacks, their sources, and
+/// when sampling started.
+///
+/// Building the report takes the profiler's lock; samples that land meanwhile are dropped by
+/// pprof's signal handler, so symbolisation does not appear in the profile.
+#[cfg(not(feature = "fp-unwind"))]
+fn fold_samples(
+    guard: pprof::ProfilerGuard<'_>,
+    root: &str,
+) -> Result<(Folded, Sources, std::time::SystemTime)> {
+    let report = tracing::info_span!("report").entered();
+    let unresolved = guard
+        .report()
+        .build_unresolved()
+        .context("cannot build the pprof report")?;
+    drop(guard);
+    drop(report);
+    let start = unresolved.timing.start_time;
+    let _symbolise = tracing::info_span!("symbolise").entered();
+    let (folded, sources) = fold_unresolved(&unresolved, root);
+    Ok((folded, sources, start))
+}
+
+/// See the default build's documentation.
+#[cfg(feature = "fp-unwind")]
+fn fold_samples(
+    guard: pprof::ProfilerGuard<'_>,
+    root: &str,
+) -> Result<(Folded, Sources, std::time::SystemTime)> {
+    let report = guard
+        .report()
+        .build()
+        .context("cannot build the pprof report")?;
+    drop(guard);
+    let (folded, sources) = fold_report_with_sources(&report, root);
+    Ok((folded, sources, report.timing.start_time))
+}
+
+/// The pprof profile's timing: the period one sample stands for from the effective rate (from
+/// the requested `hz` when no rate was seen), the start, and the sampled CPU time.
+fn pprof_timing(
+    effective_hz: f64,
+    hz: u32,
+    started: std::time::SystemTime,
+    cpu_seconds: f64,
+) -> Timing {
     // Written from the folded stacks, not by pprof-rs (whose export names frames by the
     // inline chain of each key's first sample): `go tool pprof` sees cpu.folded's frames.
     let period_ns = if effective_hz > 0.0 {
@@ -405,27 +523,11 @@ pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<C
     let time_nanos = started
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i64);
-    let pprof = cpu_pprof(
-        &folded,
-        &sources,
-        Timing {
-            period_ns,
-            time_nanos,
-            duration_nanos: (cpu_seconds * 1e9) as i64,
-        },
-    );
-    Ok(CpuRecording {
-        folded,
-        sources,
-        pprof,
-        samples,
-        requested_hz: f64::from(hz),
-        effective_hz,
-        cpu_seconds,
-        median_ns_per_op: median(&sampled),
-        median_ns_unsampled: median(&unsampled),
-        overhead: RatioStats::of_pairs(&pairs),
-    })
+    Timing {
+        period_ns,
+        time_nanos,
+        duration_nanos: (cpu_seconds * 1e9) as i64,
+    }
 }
 
 #[cfg(all(test, not(feature = "fp-unwind")))]

@@ -41,7 +41,7 @@ use crate::error::misuse_err;
 use crate::layout::{self, read_json, write_atomic, write_json};
 use crate::misuse;
 use crate::model::ab::AbRecord;
-use crate::model::{ConfigResult, RunManifest};
+use crate::model::{ConfigResult, InstructionStats, RunManifest};
 use crate::render::flame::{diff_svg, diff_svg_of};
 use crate::render::table::format_thousands;
 
@@ -180,23 +180,13 @@ fn compare_dirs(
     }
     let pairs = ab_pair_ratios(before_dir, after_dir)?;
     let mut notes = Vec::new();
-    let profiles = match (
-        profile(before_dir, &mut notes)?,
-        profile(after_dir, &mut notes)?,
-    ) {
-        (Some(b), Some(a)) => Some((b, a)),
-        _ => None,
-    };
+    let profiles = profile(before_dir, &mut notes)?.zip(profile(after_dir, &mut notes)?);
     // The instruction profiles, when both sides were counted.
     let counted = before.instructions.is_some() && after.instructions.is_some();
     let instruction_profiles = if counted {
-        match (
-            folded_file(before_dir, layout::INSTRUCTIONS_FOLDED, &mut notes)?,
-            folded_file(after_dir, layout::INSTRUCTIONS_FOLDED, &mut notes)?,
-        ) {
-            (Some(b), Some(a)) => Some((b, a)),
-            _ => None,
-        }
+        let before_counts = folded_file(before_dir, layout::INSTRUCTIONS_FOLDED, &mut notes)?;
+        let after_counts = folded_file(after_dir, layout::INSTRUCTIONS_FOLDED, &mut notes)?;
+        before_counts.zip(after_counts)
     } else {
         None
     };
@@ -213,101 +203,128 @@ fn compare_dirs(
     cmp.out_dir = out.display().to_string();
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     if let Some((b, a)) = &profiles {
-        let root = if cmp.before == cmp.after {
-            cmp.after.clone()
-        } else {
-            format!("{} vs {}", cmp.before, cmp.after)
-        };
-        let (bt, at) = (with_root(b, &root).to_text(), with_root(a, &root).to_text());
-        let counts = format!(
-            "before {} samples, after {} samples, normalised to equal totals",
-            format_thousands(b.total() as f64, 0),
-            format_thousands(a.total() as f64, 0)
-        );
-        let graphs = [
-            (
-                layout::DIFF_SVG,
-                diff_svg(
-                    &bt,
-                    &at,
-                    &format!("{} -> {}: shape of AFTER", cmp.before, cmp.after),
-                    &format!("red: grew from BEFORE to AFTER, blue: shrank; {counts}"),
-                ),
-            ),
-            (
-                layout::DIFF_REVERSE_SVG,
-                diff_svg(
-                    &at,
-                    &bt,
-                    &format!("{} -> {}: shape of BEFORE (reverse)", cmp.before, cmp.after),
-                    &format!(
-                        "red: larger in BEFORE (shrank in AFTER), blue: grew in AFTER; {counts}"
-                    ),
-                ),
-            ),
-        ];
-        for (file, svg) in graphs {
-            match svg {
-                Ok(bytes) => {
-                    write_atomic(&out.join(file), &bytes)?;
-                    let path = out.join(file).display().to_string();
-                    if file == layout::DIFF_SVG {
-                        cmp.diff_svg = Some(path);
-                    } else {
-                        cmp.diff_reverse_svg = Some(path);
-                    }
-                }
-                Err(e) => cmp
-                    .notes
-                    .push(format!("{file} not drawn: {}", crate::error::one_line(&e))),
-            }
-        }
+        write_cpu_diffs(&mut cmp, b, a, out)?;
     }
     if let (Some((b, a)), Some(bi), Some(ai)) = (
         &instruction_profiles,
         &before.instructions,
         &after.instructions,
     ) {
-        // Per operation on both sides, so the counts compare as they are.
-        let root = if cmp.before == cmp.after {
-            cmp.after.clone()
-        } else {
-            format!("{} vs {}", cmp.before, cmp.after)
-        };
-        let per_op = |f: &Folded, ops: u64| {
-            let mut scaled = with_root(f, &root);
-            for v in scaled.stacks.values_mut() {
-                *v = (*v as f64 / ops.max(1) as f64).round() as u64;
-            }
-            scaled.to_text()
-        };
-        let svg = diff_svg_of(
-            &per_op(b, bi.ops),
-            &per_op(a, ai.ops),
-            &format!("{} -> {}: instructions per operation", cmp.before, cmp.after),
-            &format!(
-                "red: more instructions in AFTER, blue: fewer; {} -> {} per operation, not normalised",
-                format_thousands(bi.per_op, 1),
-                format_thousands(ai.per_op, 1)
-            ),
-            false,
-            "instructions",
-        );
-        match svg {
-            Ok(bytes) => {
-                let file = out.join(layout::INSTRUCTIONS_DIFF_SVG);
-                write_atomic(&file, &bytes)?;
-                cmp.instructions_diff_svg = Some(file.display().to_string());
-            }
-            Err(e) => cmp.notes.push(format!(
-                "{} not drawn: {}",
-                layout::INSTRUCTIONS_DIFF_SVG,
-                crate::error::one_line(&e)
-            )),
-        }
+        write_instructions_diff(&mut cmp, (b, bi), (a, ai), out)?;
     }
     write_json(&out.join(layout::COMPARE_JSON), &cmp)?;
     Ok(cmp)
+}
+
+/// The root frame of a comparison's differential flame graphs: the configuration, or both
+/// when the sides are different configurations.
+fn diff_root(cmp: &ConfigComparison) -> String {
+    if cmp.before == cmp.after {
+        cmp.after.clone()
+    } else {
+        format!("{} vs {}", cmp.before, cmp.after)
+    }
+}
+
+/// Writes a drawn flame graph to `out/file` and returns its path; a graph that could not be
+/// drawn is a note instead, and `None`.
+fn write_graph(
+    out: &Path,
+    file: &str,
+    svg: Result<Vec<u8>>,
+    notes: &mut Vec<String>,
+) -> Result<Option<String>> {
+    match svg {
+        Ok(bytes) => {
+            let path = out.join(file);
+            write_atomic(&path, &bytes)?;
+            Ok(Some(path.display().to_string()))
+        }
+        Err(e) => {
+            notes.push(format!("{file} not drawn: {}", crate::error::one_line(&e)));
+            Ok(None)
+        }
+    }
+}
+
+/// Draws `diff.svg` and `diff-reverse.svg` from both sides' CPU profiles (normalised to equal
+/// totals), writes them to `out` and records their paths in `cmp`.
+fn write_cpu_diffs(cmp: &mut ConfigComparison, b: &Folded, a: &Folded, out: &Path) -> Result<()> {
+    let root = diff_root(cmp);
+    let (bt, at) = (with_root(b, &root).to_text(), with_root(a, &root).to_text());
+    let counts = format!(
+        "before {} samples, after {} samples, normalised to equal totals",
+        format_thousands(b.total() as f64, 0),
+        format_thousands(a.total() as f64, 0)
+    );
+    let graphs = [
+        (
+            layout::DIFF_SVG,
+            diff_svg(
+                &bt,
+                &at,
+                &format!("{} -> {}: shape of AFTER", cmp.before, cmp.after),
+                &format!("red: grew from BEFORE to AFTER, blue: shrank; {counts}"),
+            ),
+        ),
+        (
+            layout::DIFF_REVERSE_SVG,
+            diff_svg(
+                &at,
+                &bt,
+                &format!("{} -> {}: shape of BEFORE (reverse)", cmp.before, cmp.after),
+                &format!("red: larger in BEFORE (shrank in AFTER), blue: grew in AFTER; {counts}"),
+            ),
+        ),
+    ];
+    for (file, svg) in graphs {
+        if let Some(path) = write_graph(out, file, svg, &mut cmp.notes)? {
+            if file == layout::DIFF_SVG {
+                cmp.diff_svg = Some(path);
+            } else {
+                cmp.diff_reverse_svg = Some(path);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Draws `instructions-diff.svg` from both sides' instruction profiles and counts, writes it to
+/// `out` and records its path in `cmp`.
+fn write_instructions_diff(
+    cmp: &mut ConfigComparison,
+    (b, bi): (&Folded, &InstructionStats),
+    (a, ai): (&Folded, &InstructionStats),
+    out: &Path,
+) -> Result<()> {
+    // Per operation on both sides, so the counts compare as they are.
+    let root = diff_root(cmp);
+    let per_op = |f: &Folded, ops: u64| {
+        let mut scaled = with_root(f, &root);
+        for v in scaled.stacks.values_mut() {
+            *v = (*v as f64 / ops.max(1) as f64).round() as u64;
+        }
+        scaled.to_text()
+    };
+    let svg = diff_svg_of(
+        &per_op(b, bi.ops),
+        &per_op(a, ai.ops),
+        &format!(
+            "{} -> {}: instructions per operation",
+            cmp.before, cmp.after
+        ),
+        &format!(
+            "red: more instructions in AFTER, blue: fewer; {} -> {} per operation, not normalised",
+            format_thousands(bi.per_op, 1),
+            format_thousands(ai.per_op, 1)
+        ),
+        false,
+        "instructions",
+    );
+    if let Some(path) = write_graph(out, layout::INSTRUCTIONS_DIFF_SVG, svg, &mut cmp.notes)? {
+        cmp.instructions_diff_svg = Some(path);
+    }
+    Ok(())
 }
 
 /// `STUDY/CONFIG` names of a run whose `result.json` exists, in the manifest's order.
