@@ -103,6 +103,13 @@ pub trait Codec<T>: Send {
     fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError>;
     /// Reads a value back from a payload `encode` wrote (or from damaged bytes: an error).
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError>;
+
+    /// Whether `decode` writes into `bytes` (an in-place parser, like simd-json). A
+    /// deserialize-only measurement then copies each payload before decoding it, and its
+    /// figure says that it includes the copy. Default is false: `decode` only reads.
+    fn decodes_in_place(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

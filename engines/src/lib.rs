@@ -13,6 +13,9 @@ pub mod dataset;
 pub mod external;
 pub mod model;
 pub mod studies;
+pub mod study;
 pub mod verify;
+pub mod workload;
 
 pub use codec::{Codec, CodecError};
+pub use study::{Engine, Study, StudyOf};

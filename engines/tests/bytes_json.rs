@@ -10,7 +10,7 @@ use serprof_engines::casestudy::bytes_json::{
 use serprof_engines::dataset::orders;
 use serprof_engines::external::serde_json::SerdeJson;
 use serprof_engines::model::{Decimal, Order, SerdeBytes};
-use serprof_engines::studies::{self, AnyCodec};
+use serprof_engines::studies;
 use serprof_engines::Codec;
 
 fn options(byte_arrays: ByteArrayCodec, write_nulls: bool) -> Options {
@@ -67,7 +67,8 @@ fn payload_totals_match_the_articles() {
 
 #[test]
 fn every_bytes_configuration_round_trips_every_order() {
-    let configs = studies::bytes::configs();
+    let study = studies::bytes::study();
+    let configs = study.configs();
     let names: Vec<&str> = configs.iter().map(|c| c.info.config.as_str()).collect();
     assert_eq!(
         names,
@@ -80,10 +81,10 @@ fn every_bytes_configuration_round_trips_every_order() {
             "serde_json-base64",
         ]
     );
-    for config in configs {
-        let Ok(AnyCodec::Orders(mut codec)) = (config.make)() else {
-            panic!("{}: not an Order codec", config.info.name());
-        };
+    for (config, engine) in configs.iter().zip(studies::bytes::engines()) {
+        let mut codec = engine
+            .build()
+            .unwrap_or_else(|e| panic!("{}: {e}", config.info.name()));
         let mut buf = Vec::new();
         for (i, order) in orders().iter().enumerate() {
             buf.clear();

@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serprof_engines::studies::corpus::{self, typed};
-use serprof_engines::studies::AnyCodec;
 
 fn corpora() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora");
@@ -63,13 +62,13 @@ fn every_configuration_verifies_on_the_standard_documents() {
     let docs = corpus::load(&[dir], corpus::DEFAULT_MAX_MIB).unwrap();
     assert_eq!(docs.len(), 3, "{docs:?}");
     let study = corpus::study(&docs);
-    for c in &study.configs {
-        let Ok(AnyCodec::Document(mut codec)) = c.codec() else {
-            panic!("{}: no document codec", c.info.name());
-        };
-        let findings = codec
+    for c in study.configs() {
+        let mut work = c
+            .workload()
+            .unwrap_or_else(|e| panic!("{}: {e}", c.info.name()));
+        let verified = work
             .verify()
             .unwrap_or_else(|e| panic!("{}: {e}", c.info.name()));
-        println!("{}: {findings:?}", c.info.name());
+        println!("{}: {:?}", c.info.name(), verified.findings);
     }
 }

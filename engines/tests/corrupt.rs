@@ -6,14 +6,15 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use serprof_engines::dataset::orders;
-use serprof_engines::studies::corrupt::{configs, corrupt_input, Mutation, INPUTS_FULL};
-use serprof_engines::studies::AnyCodec;
+use serprof_engines::studies::corrupt::{corrupt_input, study, Mutation, INPUTS_FULL};
+use serprof_engines::workload::Damaged;
 
 #[test]
 fn our_decoders_return_an_error_or_a_value_for_every_damaged_input() {
-    let ours: Vec<_> = configs()
-        .into_iter()
+    let study = study();
+    let ours: Vec<_> = study
+        .configs()
+        .iter()
         .filter(|c| c.info.engine == "bytes_json")
         .collect();
     assert_eq!(
@@ -23,24 +24,17 @@ fn our_decoders_return_an_error_or_a_value_for_every_damaged_input() {
     );
     for config in ours {
         let name = config.info.name();
-        let AnyCodec::Orders(mut codec) = (config.make)().unwrap() else {
-            panic!("{name} decodes Orders");
-        };
-        let payloads: Vec<Vec<u8>> = orders()
-            .iter()
-            .map(|o| {
-                let mut buf = Vec::new();
-                codec.encode(o, &mut buf).unwrap();
-                buf
-            })
-            .collect();
+        let mut work = config.workload().unwrap();
+        let payloads = work.payloads().unwrap();
         let (mut errors, mut values) = (0, 0);
         for index in 0..INPUTS_FULL {
             let input = corrupt_input(index, config.info.format, &payloads);
             let mut bytes = input.bytes.clone();
-            match catch_unwind(AssertUnwindSafe(|| codec.decode(&mut bytes))) {
-                Ok(Err(_)) => errors += 1,
-                Ok(Ok(_)) => values += 1,
+            match catch_unwind(AssertUnwindSafe(|| {
+                work.decode_damaged(&mut bytes, input.order)
+            })) {
+                Ok(Damaged::Refused(_)) => errors += 1,
+                Ok(Damaged::Unchanged | Damaged::Altered(_)) => values += 1,
                 Err(_) => panic!(
                     "{name} panicked on input {index} ({}: {})",
                     input.mutation.as_str(),

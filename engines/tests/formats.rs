@@ -10,19 +10,24 @@ use std::sync::Once;
 
 use serprof_engines::dataset::orders;
 use serprof_engines::model::Order;
-use serprof_engines::studies::{formats, AnyCodec, Config};
-use serprof_engines::Codec;
+use serprof_engines::studies::{formats, Config};
+use serprof_engines::{Codec, Engine};
 
 /// JSON bytes per Order under the Jackson mapping, nulls written, base64: 9,814.14, where Ingo
 /// Kegel's Java and Kotlin article (ej-technologies blog, 2026-08-31) gives 9,814 for Jackson.
 const JACKSON_MEAN_BYTES: f64 = 1_962_828.0 / 200.0;
 
-fn build(config: &Config) -> Result<Box<dyn Codec<Order>>, String> {
-    match (config.make)() {
-        Ok(AnyCodec::Orders(codec)) => Ok(codec),
-        Ok(_) => Err("builds a codec of another dataset, not an Order codec".into()),
-        Err(e) => Err(format!("make: {e}")),
-    }
+/// Every configuration of the study with the engine that makes its codec (one operation: the
+/// same order).
+fn configurations() -> Vec<(Config, Engine<Order>)> {
+    let study = formats::study();
+    let configs = study.configs().to_vec();
+    assert_eq!(configs.len(), formats::engines().len());
+    configs.into_iter().zip(formats::engines()).collect()
+}
+
+fn build(engine: &Engine<Order>) -> Result<Box<dyn Codec<Order>>, String> {
+    engine.build().map_err(|e| format!("make: {e}"))
 }
 
 /// What one configuration did with the 200 Orders.
@@ -32,8 +37,8 @@ struct RoundTrip {
     shared: usize,
 }
 
-fn round_trip_all(config: &Config) -> Result<RoundTrip, String> {
-    let mut codec = build(config)?;
+fn round_trip_all(engine: &Engine<Order>) -> Result<RoundTrip, String> {
+    let mut codec = build(engine)?;
     let mut buf = Vec::new();
     let mut total = 0usize;
     let mut shared = 0usize;
@@ -74,9 +79,9 @@ fn every_configuration_round_trips_every_order() {
         "{:<18} {:>12} {:>14}",
         "config", "mean bytes", "shared refs"
     );
-    for config in formats::configs() {
+    for (config, engine) in configurations() {
         let name = config.info.name();
-        match panic::catch_unwind(panic::AssertUnwindSafe(|| round_trip_all(&config))) {
+        match panic::catch_unwind(panic::AssertUnwindSafe(|| round_trip_all(&engine))) {
             Ok(Ok(r)) => {
                 println!(
                     "{:<18} {:>12.3} {:>10}/{}",
@@ -112,8 +117,8 @@ fn every_configuration_round_trips_every_order() {
 #[test]
 fn shared_references_survive_only_where_the_notes_say_so() {
     let order = &orders()[0];
-    for config in formats::configs() {
-        let Ok(mut codec) = build(&config) else {
+    for (config, engine) in configurations() {
+        let Ok(mut codec) = build(&engine) else {
             continue; // reported by the round-trip test
         };
         let mut buf = Vec::new();
@@ -138,9 +143,9 @@ fn shared_references_survive_only_where_the_notes_say_so() {
 #[test]
 fn encode_appends_to_the_callers_buffer() {
     let order = &orders()[0];
-    for config in formats::configs() {
+    for (config, engine) in configurations() {
         let name = config.info.name();
-        let Ok(mut codec) = build(&config) else {
+        let Ok(mut codec) = build(&engine) else {
             continue;
         };
         let mut alone = Vec::new();
@@ -185,7 +190,7 @@ fn versions_match_the_pins() {
             "{krate}: adapter VERSION vs the exact pin in engines/Cargo.toml"
         );
     }
-    for config in formats::configs() {
+    for (config, _) in configurations() {
         let info = &config.info;
         if info.engine_version == "serprof" {
             // Our own engine (`bytes_json`), not a pinned crate.
@@ -267,9 +272,9 @@ fn truncated_payloads_are_errors_not_panics() {
     install_probe_hook();
     let mut ours = Vec::new();
     let mut accepted = Vec::new();
-    for config in formats::configs() {
+    for (config, engine) in configurations() {
         let name = config.info.name();
-        let Ok(mut codec) = build(&config) else {
+        let Ok(mut codec) = build(&engine) else {
             continue;
         };
         for index in [0, 1, 7] {
@@ -303,7 +308,7 @@ fn truncated_payloads_are_errors_not_panics() {
                     }
                 }
                 // A panic may leave an engine's state broken: start again from a fresh one.
-                if let Ok(fresh) = build(&config) {
+                if let Ok(fresh) = build(&engine) {
                     codec = fresh;
                 }
             }

@@ -4,16 +4,13 @@
 use serprof_engines::casestudy::reflect_json::{ReflectJson, Type, Value, Variant, SAMPLE_CLASS};
 use serprof_engines::dataset::{fixed_sample, sample_list, samples};
 use serprof_engines::model::Sample;
-use serprof_engines::studies::{self, reflection, AnyCodec, DatasetKind, Format, Operation};
+use serprof_engines::studies::{self, reflection, Format, Operation};
 use serprof_engines::Codec;
 
 const FIXED: &str = r#"{"active":true,"address":{"city":"Seoul","zipCode":"04524"},"age":33,"email":"kim@example.com","id":7,"name":"kim","roles":["ADMIN","USER"]}"#;
 
-fn samples_codec(config: &serprof_engines::studies::Config) -> Box<dyn Codec<Vec<Sample>>> {
-    match config.codec().expect("codec builds") {
-        AnyCodec::Samples(codec) => codec,
-        _ => panic!("a reflection configuration must run on Samples"),
-    }
+fn samples_codec(engine: &serprof_engines::Engine<Vec<Sample>>) -> Box<dyn Codec<Vec<Sample>>> {
+    engine.build().expect("codec builds")
 }
 
 #[test]
@@ -34,8 +31,8 @@ fn the_fixed_sample_is_written_exactly_by_every_variant() {
 #[test]
 fn the_study_has_the_settled_configurations() {
     let study = reflection::study();
-    assert_eq!(study.info.baseline.as_deref(), Some("serde_json"));
-    let configs = reflection::configs();
+    assert_eq!(study.info().baseline.as_deref(), Some("serde_json"));
+    let configs = study.configs();
     let names: Vec<_> = configs.iter().map(|c| c.info.config.as_str()).collect();
     assert_eq!(
         names,
@@ -48,10 +45,10 @@ fn the_study_has_the_settled_configurations() {
             "serde_json",
         ]
     );
-    for config in &configs {
+    for config in configs {
         let info = &config.info;
         assert_eq!(info.study, "reflection");
-        assert_eq!(info.dataset, DatasetKind::Samples);
+        assert_eq!(info.dataset, "samples");
         assert_eq!(info.operation, Operation::Serialize);
         assert_eq!(info.format, Format::Json);
         assert!(studies::find(&info.name()).is_some(), "{}", info.name());
@@ -68,9 +65,9 @@ fn every_configuration_writes_the_list_as_serde_json_reads_it() {
     let list = sample_list();
     let reference = serde_json::to_vec(list).unwrap();
     let mut out = Vec::new();
-    for config in reflection::configs() {
-        let name = config.info.name();
-        let mut codec = samples_codec(&config);
+    for engine in reflection::engines() {
+        let name = engine.name().to_string();
+        let mut codec = samples_codec(&engine);
         // Twice into the one reused buffer, as the harness does.
         for _ in 0..2 {
             out.clear();

@@ -64,11 +64,11 @@ impl Profiler for FlameProfiler {
 fn benches(c: &mut Criterion) {
     // Timed studies only: not the hidden test doubles, not the corrupt study's decoders.
     let timed = studies::all()
-        .into_iter()
-        .filter(|s| !s.info.hidden && s.info.kind == StudyKind::Measured);
-    for config in timed.flat_map(|s| s.configs) {
+        .iter()
+        .filter(|s| !s.info().hidden && s.info().kind == StudyKind::Measured);
+    for config in timed.flat_map(|s| s.configs()) {
         let name = config.info.name();
-        let mut w = match serprof::measure::workload::workload(&config) {
+        let mut w = match config.workload() {
             Ok(w) => w,
             Err(e) => {
                 eprintln!("serprof bench: {name}: {e}");

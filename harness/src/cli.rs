@@ -138,15 +138,15 @@ pub enum Command {
         #[arg(long, requires = "stats")]
         json: bool,
     },
-    /// Write Order N as CONFIG encodes it to stdout.
+    /// Write value N of CONFIG's dataset as CONFIG encodes it to stdout.
     Encode {
         /// A configuration, STUDY/CONFIG (see `serprof list`).
         config: String,
-        /// The Order to encode (0 to 199); omit for configurations of the Sample list.
-        #[arg(long, value_name = "N")]
-        order: Option<usize>,
+        /// The value to encode (0 to 199 for the Orders); omit when the dataset has one value.
+        #[arg(long, value_name = "N", visible_alias = "order")]
+        value: Option<usize>,
     },
-    /// Decode a payload (FILE or stdin) with CONFIG and print it as Jackson-mapping JSON.
+    /// Decode a payload (FILE or stdin) with CONFIG and print the value's `{:#?}`.
     Decode {
         /// A configuration, STUDY/CONFIG (see `serprof list`).
         config: String,
@@ -447,7 +447,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             json,
         }),
         Command::Dataset { order, stats, json } => commands::dataset::run(order, stats, json),
-        Command::Encode { config, order } => commands::codec_io::encode(&config, order),
+        Command::Encode { config, value } => commands::codec_io::encode(&config, value),
         Command::Decode { config, file } => commands::codec_io::decode(&config, file.as_deref()),
         Command::Report { run_dir } => commands::report::run(&run_dir),
         Command::Compare {

@@ -34,11 +34,13 @@ const HARNESS_LAYERS: [(&str, u32); 11] = [
 ];
 
 /// Layers of the engines crate, top first.
-const ENGINES_LAYERS: [(&str, u32); 7] = [
-    ("studies", 5),
-    ("casestudy", 4),
-    ("external", 4),
+const ENGINES_LAYERS: [(&str, u32); 9] = [
+    ("studies", 6),
+    ("casestudy", 5),
+    ("external", 5),
+    ("study", 4),
     ("dataset", 3),
+    ("workload", 3),
     ("model", 2),
     ("verify", 2),
     ("codec", 1),

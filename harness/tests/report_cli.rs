@@ -150,7 +150,7 @@ fn the_report_shows_what_exists_and_escapes_it() {
     let slow = html.find(">json-decimal</span>").unwrap();
     assert!(fast < slow, "fastest first");
     assert!(html.contains("4.52×"), "75.9 / 16.8");
-    assert!(html.contains("byte-array share") && html.contains("42.5%"));
+    assert!(html.contains("byte-array code share") && html.contains("42.5%"));
     assert_eq!(
         html.matches("<svg class=\"chart\"").count(),
         5,

@@ -40,6 +40,13 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Bincode {
     }
 }
 
+/// bincode as a study's engine on `T`, byte arrays written as `bytes`.
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+    super::described("bincode", VERSION, "bincode|serde(_core)?::", move || {
+        Bincode { bytes }
+    })
+}
+
 // What bincode cannot do for the Order model: it is not self-describing (no field names, no
 // types: a reader needs the same Rust types, and serde's `deserialize_any` is unsupported), has
 // no decimal type (prices are cents), writes `Vec<u8>` as a sequence unless it goes through

@@ -30,6 +30,13 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Bitcode {
     }
 }
 
+/// bitcode as a study's engine on `T`, byte arrays written as `bytes`.
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+    super::described("bitcode", VERSION, "bitcode|serde(_core)?::", move || {
+        Bitcode { bytes }
+    })
+}
+
 // What bitcode cannot do for the Order model: its own derive (`bitcode::Encode`/`Decode`, the
 // fast path with a reusable `bitcode::Buffer`) rejects the recursive `Category` (a cycle in its
 // compile-time encoder types, E0391), so only the slower serde API works; that API returns an

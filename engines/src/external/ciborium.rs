@@ -29,6 +29,13 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Ciborium {
     }
 }
 
+/// ciborium as a study's engine on `T`, byte arrays written as `bytes`.
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+    super::described("ciborium", VERSION, "ciborium|serde(_core)?::", move || {
+        Ciborium { bytes }
+    })
+}
+
 // What ciborium cannot do for the Order model: it writes structs as maps with every field name
 // (self-describing, like Jackson CBOR), but has no decimal mapping through serde (prices are cents
 // as integers, not CBOR tag 4 decimal fractions); `Vec<u8>` is an array of integers unless it goes

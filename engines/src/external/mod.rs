@@ -1,17 +1,94 @@
-//! One small adapter per third-party library, all through [`crate::Codec`].
+//! One small adapter per third-party library, all through [`crate::Codec`], each behind the
+//! cargo feature of its crate's name (`serde_json` is always built).
 //!
 //! Every adapter has the same shape: a struct holding its options, `encode` into the caller's
-//! buffer, `decode` from the payload. A trailing comment in each file names what the library
-//! cannot do for the Order model. Module names match the crates' names; they live here, one
-//! level down, so that they do not shadow the crates elsewhere.
+//! buffer, `decode` from the payload, and for a serde engine an `engine` function that
+//! describes it to a study (its name, library version, format, frames and feature). A trailing
+//! comment in each file names what the library cannot do for the Order model. Module names
+//! match the crates' names; they live here, one level down, so that they do not shadow the
+//! crates elsewhere.
+//!
+//! [`StudyOf::serde_engines`] adds every serde engine of the build to a study of any type that
+//! derives serde's traits.
 
+#[cfg(feature = "bincode")]
 pub mod bincode;
+#[cfg(feature = "bitcode")]
 pub mod bitcode;
+#[cfg(feature = "ciborium")]
 pub mod ciborium;
+#[cfg(feature = "fory")]
 pub mod fory;
+#[cfg(feature = "postcard")]
 pub mod postcard;
+#[cfg(feature = "prost")]
 pub mod prost;
+#[cfg(feature = "rmp-serde")]
 pub mod rmp_serde;
 pub mod serde_json;
+#[cfg(feature = "simd-json")]
 pub mod simd_json;
+#[cfg(feature = "sonic-rs")]
 pub mod sonic_rs;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::model::SerdeBytes;
+use crate::study::{Engine, StudyOf};
+use crate::workload::Value;
+
+/// A value every serde engine can take.
+pub trait SerdeValue: Value + Serialize + DeserializeOwned {}
+impl<T: Value + Serialize + DeserializeOwned> SerdeValue for T {}
+
+/// Every serde engine of this build, on `T`, as serde comes (`Vec<u8>` as a sequence of
+/// integers), in the order of the `formats` study.
+pub fn serde_engines<T: SerdeValue>() -> Vec<Engine<T>> {
+    #[allow(unused_mut)]
+    let mut all = vec![serde_json::engine(SerdeBytes::Seq)];
+    #[cfg(feature = "sonic-rs")]
+    all.push(sonic_rs::engine(SerdeBytes::Seq));
+    #[cfg(feature = "simd-json")]
+    all.push(simd_json::engine(SerdeBytes::Seq));
+    #[cfg(feature = "rmp-serde")]
+    all.push(rmp_serde::engine(SerdeBytes::Seq));
+    #[cfg(feature = "ciborium")]
+    all.push(ciborium::engine(SerdeBytes::Seq));
+    #[cfg(feature = "bincode")]
+    all.push(bincode::engine(SerdeBytes::Seq));
+    #[cfg(feature = "postcard")]
+    all.push(postcard::engine(SerdeBytes::Seq));
+    #[cfg(feature = "bitcode")]
+    all.push(bitcode::engine(SerdeBytes::Seq));
+    all
+}
+
+impl<T: SerdeValue> StudyOf<T> {
+    /// Adds every serde engine serprof ships (those of this build's features) on `T`: JSON
+    /// (serde_json, sonic-rs, simd-json) and binary (rmp-serde, ciborium, bincode, postcard,
+    /// bitcode), each as serde comes.
+    pub fn serde_engines(self) -> Self {
+        serde_engines()
+            .into_iter()
+            .fold(self, |study, engine| study.engine(engine))
+    }
+}
+
+/// The description an adapter's `engine` function starts from: the engine named after its
+/// crate, that crate's version and frames, and the cargo feature that builds it (`serde_json`
+/// has none: it is always built).
+fn described<T: Value, C: crate::Codec<T> + 'static>(
+    name: &str,
+    version: &str,
+    frames: &str,
+    make: impl Fn() -> C + Send + Sync + 'static,
+) -> Engine<T> {
+    let engine = Engine::new(name, move || Ok(make()))
+        .library(name, version)
+        .frames(frames);
+    match name {
+        "serde_json" => engine,
+        feature => engine.feature(feature),
+    }
+}

@@ -30,6 +30,13 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Postcard {
     }
 }
 
+/// postcard as a study's engine on `T`, byte arrays written as `bytes`.
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+    super::described("postcard", VERSION, "postcard|serde(_core)?::", move || {
+        Postcard { bytes }
+    })
+}
+
 // What postcard cannot do for the Order model: it is not self-describing (a reader needs the
 // same Rust types), `Vec<u8>` is a sequence of varint-free bytes only with `serde_bytes`, and
 // shared references come back as separate allocations.

@@ -28,6 +28,16 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for RmpSerde {
     }
 }
 
+/// rmp-serde as a study's engine on `T`, byte arrays written as `bytes`.
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+    super::described(
+        "rmp-serde",
+        VERSION,
+        "rmp_serde|rmp::|serde(_core)?::",
+        move || RmpSerde { bytes },
+    )
+}
+
 // What rmp-serde cannot do for the Order model: MessagePack has no decimal type (prices are
 // cents as integers) and, by default, no field names (structs are arrays: a reader needs the
 // same Rust types; `to_vec_named` would write names, as Jackson's binary formats do); `Vec<u8>`

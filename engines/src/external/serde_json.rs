@@ -26,6 +26,17 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for SerdeJson {
     }
 }
 
+/// serde_json as a study's engine on `T`, byte arrays written as `bytes`.
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+    super::described(
+        "serde_json",
+        VERSION,
+        "serde_json|serde(_core)?::",
+        move || SerdeJson { bytes },
+    )
+    .json()
+}
+
 // What serde_json cannot do for the Order model (the Jackson mapping, as `casestudy::bytes_json`
 // describes it):
 // - decimals are written through `f64` (`218.62`, but `2.0` for `2.00`): see `model::decimal`;

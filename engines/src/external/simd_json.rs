@@ -45,6 +45,21 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for SimdJson {
         })
         .map_err(CodecError::decode)
     }
+
+    fn decodes_in_place(&self) -> bool {
+        true
+    }
+}
+
+/// simd-json as a study's engine on `T`, byte arrays written as `bytes`.
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+    super::described(
+        "simd-json",
+        VERSION,
+        "simd_json|serde(_core)?::",
+        move || SimdJson::new(bytes),
+    )
+    .json()
 }
 
 // What simd-json cannot do for the Order model: everything serde_json cannot (decimals through

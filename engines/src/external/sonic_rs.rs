@@ -27,6 +27,14 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for SonicRs {
     }
 }
 
+/// sonic-rs as a study's engine on `T`, byte arrays written as `bytes`.
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+    super::described("sonic-rs", VERSION, "sonic_rs|serde(_core)?::", move || {
+        SonicRs { bytes }
+    })
+    .json()
+}
+
 // What sonic-rs cannot do for the Order model: the same as serde_json, since it goes through the
 // same derived serde code: decimals pass through `f64` (`2.00` is written `2.0`), `Vec<u8>` is a
 // sequence of integers unless a configuration picks base64, and shared references (`Arc`) are

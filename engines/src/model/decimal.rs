@@ -279,6 +279,7 @@ impl<'de> Deserialize<'de> for Decimal {
 /// `BigDecimal`). For scale-2 prices the cents carry the same information in fewer bytes.
 pub struct DecimalCents;
 
+#[cfg(feature = "fory")]
 impl fory::Serializer for DecimalCents {
     type Target = Decimal;
 

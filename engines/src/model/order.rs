@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{ByteArray, Decimal};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, fory::ForyStruct)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
 pub struct Order {
     pub id: String,
@@ -29,7 +30,8 @@ pub struct Order {
     pub notes: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, fory::ForyStruct)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
 pub struct Customer {
     pub id: i64,
@@ -42,7 +44,8 @@ pub struct Customer {
     pub addresses: Vec<Arc<Address>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, fory::ForyStruct)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
 pub struct Address {
     pub street: String,
@@ -51,7 +54,8 @@ pub struct Address {
     pub country: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, fory::ForyStruct)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
 pub struct OrderLine {
     pub product: Arc<Product>,
@@ -59,12 +63,13 @@ pub struct OrderLine {
     /// The product's price (a shared `BigDecimal` in Java; an immutable value here).
     ///
     /// fory's derive takes any type named `Decimal` for its own; this selects ours.
-    #[fory(with = super::DecimalCents)]
+    #[cfg_attr(feature = "fory", fory(with = super::DecimalCents))]
     pub unit_price: Decimal,
     pub discount: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, fory::ForyStruct)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
 pub struct Product {
     pub sku: String,
@@ -72,14 +77,15 @@ pub struct Product {
     pub description: String,
     pub category: Arc<Category>,
     /// fory's derive takes any type named `Decimal` for its own; this selects ours.
-    #[fory(with = super::DecimalCents)]
+    #[cfg_attr(feature = "fory", fory(with = super::DecimalCents))]
     pub price: Decimal,
     pub weight_grams: i32,
     pub tags: Tags,
     pub thumbnail: ByteArray,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, fory::ForyStruct)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
 pub struct Category {
     pub id: i64,
@@ -87,7 +93,8 @@ pub struct Category {
     pub parent: Option<Arc<Category>>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, fory::ForyEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "fory", derive(fory::ForyEnum))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum OrderStatus {
     New,

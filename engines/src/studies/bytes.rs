@@ -6,63 +6,32 @@
 //! one) and the `base64` crate as a reference. Beside them, serde_json as it comes (`Vec<u8>` as
 //! an array of unsigned decimals: the same trap) and serde_json with base64.
 
-use std::sync::Arc;
-
-use super::{
-    AnyCodec, Config, ConfigInfo, DatasetKind, Format, FramePattern, Operation, Question, Study,
-    StudyInfo, StudyKind,
-};
+use super::{formats, Engine, Study};
 use crate::casestudy::bytes_json::{ByteArrayCodec, BytesJson, Options};
-use crate::codec::CodecError;
 use crate::external;
-use crate::model::SerdeBytes;
+use crate::model::{Order, SerdeBytes};
 
 /// The before/after steps, as the article took them.
 pub const STEPS: [&str; 3] = ["json-decimal", "json-base64-twopass", "json-base64-table"];
 
+/// The study: [`engines`] on the 200 Orders, round trip, with its question and steps.
 pub fn study() -> Study {
-    Study {
-        info: StudyInfo {
-            name: "bytes".into(),
-            title: "The byte-array hotspot, before and after the fix".into(),
-            source: "Ingo Kegel, \"How we made Apache Fory JSON 4.5 times faster\", ej-technologies blog, 2026-09-07".into(),
-            kind: StudyKind::Measured,
-            // Every frame that handles byte arrays: ours (`read_byte_array`, `write_base64`,
-            // `decode_base64_table`, ...), serde's `ByteArray` impls in `model::bytes`, and the
-            // `base64` crate's.
-            question: Some(Question {
-                frames: FramePattern::builtin("(?i)byte_?array|base64"),
-                label: "byte-array share",
-                caption: "Share of CPU samples in byte-array code",
-            }),
-            baseline: None,
-            steps: STEPS.iter().map(|s| s.to_string()).collect(),
-            hidden: false,
-            budget: None,
-        },
-        configs: configs(),
-    }
-}
-
-fn info(
-    config: &'static str,
-    engine: &'static str,
-    version: &'static str,
-    engine_frames: &'static str,
-    notes: &'static str,
-) -> ConfigInfo {
-    ConfigInfo {
-        study: "bytes".into(),
-        config: config.into(),
-        engine: engine.into(),
-        engine_version: version.into(),
-        format: Format::Json,
-        dataset: DatasetKind::Orders,
-        operation: Operation::RoundTrip,
-        engine_frames: FramePattern::builtin(engine_frames),
-        notes: notes.into(),
-        document: None,
-    }
+    engines()
+        .into_iter()
+        .fold(
+            Study::new("bytes", "The byte-array hotspot, before and after the fix")
+                .source("Ingo Kegel, \"How we made Apache Fory JSON 4.5 times faster\", ej-technologies blog, 2026-09-07")
+                // Every frame that handles byte arrays: ours (`read_byte_array`,
+                // `write_base64`, `decode_base64_table`, ...), serde's `ByteArray` impls in
+                // `model::bytes`, and the `base64` crate's.
+                .question("(?i)byte_?array|base64", "byte-array code")
+                .steps(STEPS)
+                .dataset_named("orders", formats::orders),
+            |study, engine| study.engine(engine),
+        )
+        .shared_references(Order::shares_references)
+        .describe_difference(Order::first_difference)
+        .into()
 }
 
 /// Frames of our engine.
@@ -74,82 +43,66 @@ const BYTES_JSON_CRATE_FRAMES: &str = "bytes_json|base64::";
 /// count.
 const SERDE_FRAMES: &str = "serde_json|serde(_core)?::|base64";
 
-fn bytes_json_codec(byte_arrays: ByteArrayCodec) -> Result<AnyCodec, CodecError> {
-    Ok(AnyCodec::Orders(Box::new(BytesJson {
-        options: Options {
-            byte_arrays,
-            ..Options::default()
-        },
-    })))
+/// Our engine with byte arrays written by `byte_arrays`.
+fn bytes_json(name: &str, byte_arrays: ByteArrayCodec, frames: &str, notes: &str) -> Engine<Order> {
+    Engine::new(name, move || {
+        Ok(BytesJson {
+            options: Options {
+                byte_arrays,
+                ..Options::default()
+            },
+        })
+    })
+    .library("bytes_json", "serprof")
+    .json()
+    .frames(frames)
+    .notes(notes)
 }
 
-fn serde_json_codec(bytes: SerdeBytes) -> Result<AnyCodec, CodecError> {
-    Ok(AnyCodec::Orders(Box::new(
-        external::serde_json::SerdeJson { bytes },
-    )))
-}
-
-pub fn configs() -> Vec<Config> {
+/// The four `bytes_json` codecs of the article's states and the reference decoder.
+pub fn bytes_json_engines() -> Vec<Engine<Order>> {
     vec![
-        Config {
-            info: info(
-                "json-decimal",
-                "bytes_json",
-                "serprof",
-                BYTES_JSON_FRAMES,
-                "Fory JSON 1.7.0's state: byte arrays as signed decimal arrays, up to 5 characters a byte",
-            ),
-            make: Arc::new(|| bytes_json_codec(ByteArrayCodec::DecimalSigned)),
-        },
-        Config {
-            info: info(
-                "json-base64-twopass",
-                "bytes_json",
-                "serprof",
-                BYTES_JSON_FRAMES,
-                "fix 1: base64, decoded by a branchy validation pass and a second branchy pass re-reading every character",
-            ),
-            make: Arc::new(|| bytes_json_codec(ByteArrayCodec::Base64TwoPass)),
-        },
-        Config {
-            info: info(
-                "json-base64-table",
-                "bytes_json",
-                "serprof",
-                BYTES_JSON_FRAMES,
-                "fix 2: base64, one table-driven validation scan, then 4 characters to 3 bytes per step, no branches",
-            ),
-            make: Arc::new(|| bytes_json_codec(ByteArrayCodec::Base64Table)),
-        },
-        Config {
-            info: info(
-                "json-base64-crate",
-                "bytes_json",
-                "serprof",
-                BYTES_JSON_CRATE_FRAMES,
-                "reference: the same engine, base64 decoded by the base64 crate's STANDARD engine",
-            ),
-            make: Arc::new(|| bytes_json_codec(ByteArrayCodec::Base64Crate)),
-        },
-        Config {
-            info: info(
-                "serde_json-default",
-                "serde_json",
-                external::serde_json::VERSION,
-                SERDE_FRAMES,
-                "serde's default Vec<u8>: an array of unsigned decimals (the same trap); decimals through f64; nulls written",
-            ),
-            make: Arc::new(|| serde_json_codec(SerdeBytes::Seq)),
-        },
-        Config {
-            info: info(
-                "serde_json-base64",
-                "serde_json",
-                external::serde_json::VERSION,
-                SERDE_FRAMES,
-                "byte arrays as base64 through the base64 crate; decimals through f64 (2.00 is written 2.0); nulls written",
-            ),
-            make: Arc::new(|| serde_json_codec(SerdeBytes::Base64)),
-        },
+        bytes_json(
+            "json-decimal",
+            ByteArrayCodec::DecimalSigned,
+            BYTES_JSON_FRAMES,
+            "Fory JSON 1.7.0's state: byte arrays as signed decimal arrays, up to 5 characters a byte",
+        ),
+        bytes_json(
+            "json-base64-twopass",
+            ByteArrayCodec::Base64TwoPass,
+            BYTES_JSON_FRAMES,
+            "fix 1: base64, decoded by a branchy validation pass and a second branchy pass re-reading every character",
+        ),
+        bytes_json(
+            "json-base64-table",
+            ByteArrayCodec::Base64Table,
+            BYTES_JSON_FRAMES,
+            "fix 2: base64, one table-driven validation scan, then 4 characters to 3 bytes per step, no branches",
+        ),
+        bytes_json(
+            "json-base64-crate",
+            ByteArrayCodec::Base64Crate,
+            BYTES_JSON_CRATE_FRAMES,
+            "reference: the same engine, base64 decoded by the base64 crate's STANDARD engine",
+        ),
     ]
+}
+
+/// Every engine of the study: ours, then serde_json as it comes and with base64.
+pub fn engines() -> Vec<Engine<Order>> {
+    let mut all = bytes_json_engines();
+    all.push(
+        external::serde_json::engine(SerdeBytes::Seq)
+            .named("serde_json-default")
+            .frames(SERDE_FRAMES)
+            .notes("serde's default Vec<u8>: an array of unsigned decimals (the same trap); decimals through f64; nulls written"),
+    );
+    all.push(
+        external::serde_json::engine(SerdeBytes::Base64)
+            .named("serde_json-base64")
+            .frames(SERDE_FRAMES)
+            .notes("byte arrays as base64 through the base64 crate; decimals through f64 (2.00 is written 2.0); nulls written"),
+    );
+    all
 }

@@ -10,56 +10,27 @@
 //! resumes from. The harness (`serprof::run::corrupt`) decodes them in guarded children and sorts the
 //! outcomes.
 
-use super::{bytes, formats, Config, Format, Operation, Study, StudyInfo, StudyKind};
+use super::{bytes, formats, Format, Study};
 
+/// The study: every `formats` engine and the four `bytes_json` codecs on the Orders, decoding
+/// damaged payloads; with the testkit, also `corrupt/testkit-trap` (see `testkit::Trap`).
 pub fn study() -> Study {
-    Study {
-        info: StudyInfo {
-            name: "corrupt".into(),
-            title: "What each engine does with damaged input".into(),
-            source:
-                "beyond the articles: seeded mutations of valid payloads, decoded in guarded children"
-                    .into(),
-            kind: StudyKind::Corrupt,
-            question: None,
-            baseline: None,
-            steps: Vec::new(),
-            hidden: false,
-            budget: None,
-        },
-        configs: configs(),
-    }
-}
-
-/// The `bytes` configurations that take part: our own decoders. The study's serde_json
-/// configurations are already in `formats`.
-const BYTES_CONFIGS: [&str; 4] = [
-    "json-decimal",
-    "json-base64-twopass",
-    "json-base64-table",
-    "json-base64-crate",
-];
-
-/// Every `formats` configuration and the four `bytes_json` codecs, as `corrupt/<config>`; with
-/// the testkit, also `corrupt/testkit-trap` (see `testkit::Trap`).
-pub fn configs() -> Vec<Config> {
-    let chosen = formats::configs().into_iter().chain(
-        bytes::configs()
-            .into_iter()
-            .filter(|c| BYTES_CONFIGS.contains(&c.info.config.as_str())),
-    );
     #[allow(unused_mut)]
-    let mut all: Vec<Config> = chosen.map(as_corrupt).collect();
+    let mut engines = formats::engines();
+    engines.extend(bytes::bytes_json_engines());
     #[cfg(feature = "testkit")]
-    all.push(as_corrupt(super::testkit::trap()));
-    all
-}
-
-/// `config` moved into this study, decoding.
-fn as_corrupt(mut c: Config) -> Config {
-    c.info.study = "corrupt".into();
-    c.info.operation = Operation::Decode;
-    c
+    engines.push(super::testkit::trap());
+    engines
+        .into_iter()
+        .fold(
+            Study::new("corrupt", "What each engine does with damaged input")
+                .source("beyond the articles: seeded mutations of valid payloads, decoded in guarded children")
+                .dataset_named("orders", formats::orders),
+            |study, engine| study.engine(engine),
+        )
+        .describe_difference(crate::model::Order::first_difference)
+        .corrupt()
+        .into()
 }
 
 /// The seed of every run's inputs. Fixed, so that two runs (and two engines) see the same
@@ -485,14 +456,19 @@ mod tests {
 
     #[test]
     fn configs_cover_formats_and_our_decoders() {
-        let names: Vec<String> = configs().iter().map(|c| c.info.name()).collect();
+        let study = study();
+        let names: Vec<String> = study.configs().iter().map(|c| c.info.name()).collect();
         assert!(names.contains(&"corrupt/serde_json".to_string()));
         assert!(names.contains(&"corrupt/json-base64-table".to_string()));
         assert!(!names.iter().any(|n| n.ends_with("serde_json-default")));
         let engines = names.iter().filter(|n| !n.contains("testkit")).count();
-        assert_eq!(engines, formats::configs().len() + BYTES_CONFIGS.len());
-        assert!(configs()
+        assert_eq!(
+            engines,
+            formats::engines().len() + bytes::bytes_json_engines().len()
+        );
+        assert!(study
+            .configs()
             .iter()
-            .all(|c| c.info.operation == Operation::Decode));
+            .all(|c| c.info.operation == crate::study::Operation::Decode));
     }
 }

@@ -8,273 +8,135 @@
 //! binary format as much as JSON costs (postcard 13 vs 6 µs, rmp-serde 71 vs 10, ciborium 200 vs
 //! 18 per round trip, measured here). The JSON engines write byte arrays as base64, like Jackson.
 
-use std::sync::Arc;
-
-use super::{
-    AnyCodec, Config, ConfigInfo, DatasetKind, Format, FramePattern, Operation, Study, StudyInfo,
-    StudyKind,
-};
-use crate::codec::CodecError;
+use super::{Engine, Study};
 use crate::external;
-use crate::model::SerdeBytes;
+use crate::model::{Order, SerdeBytes};
 
 /// The article the study follows.
 const SOURCE: &str =
     "Ingo Kegel, \"Java vs. Kotlin: who (de)serializes faster?\", ej-technologies blog, 2026-08-31";
 
+/// The study: every engine of [`engines`] on the 200 Orders, round trip.
 pub fn study() -> Study {
-    Study {
-        info: StudyInfo {
-            name: "formats".into(),
-            title: "Which engine is fastest on the Order graph, and why".into(),
-            source: SOURCE.into(),
-            kind: StudyKind::Measured,
-            question: None,
-            baseline: None,
-            steps: Vec::new(),
-            hidden: false,
-            budget: None,
-        },
-        configs: configs(),
-    }
+    engines()
+        .into_iter()
+        .fold(
+            Study::new(
+                "formats",
+                "Which engine is fastest on the Order graph, and why",
+            )
+            .source(SOURCE)
+            .dataset_named("orders", orders),
+            |study, engine| study.engine(engine),
+        )
+        .shared_references(Order::shares_references)
+        .describe_difference(Order::first_difference)
+        .into()
 }
 
-fn info(
-    config: &'static str,
-    engine: &'static str,
-    version: &'static str,
-    format: Format,
-    engine_frames: &'static str,
-    notes: &'static str,
-) -> ConfigInfo {
-    ConfigInfo {
-        study: "formats".into(),
-        config: config.into(),
-        engine: engine.into(),
-        engine_version: version.into(),
-        format,
-        dataset: DatasetKind::Orders,
-        operation: Operation::RoundTrip,
-        engine_frames: FramePattern::builtin(engine_frames),
-        notes: notes.into(),
-        document: None,
-    }
+/// The 200 Orders.
+pub fn orders() -> Vec<Order> {
+    crate::dataset::orders().to_vec()
 }
 
-type Made = Result<AnyCodec, CodecError>;
+/// Notes shared by the serde engines' descriptions.
+const NO_SHARING: &str = "shared references not kept";
 
-fn orders(codec: impl crate::codec::Codec<crate::model::Order> + 'static) -> Made {
-    Ok(AnyCodec::Orders(Box::new(codec)))
-}
-
-pub fn configs() -> Vec<Config> {
-    use external::{bincode, bitcode, ciborium, postcard, prost, rmp_serde, serde_json};
-    use external::{fory, simd_json, sonic_rs};
-    vec![
-        // JSON.
-        Config {
-            info: info(
-                "bytes_json",
-                "bytes_json",
-                "serprof",
-                Format::Json,
-                "bytes_json",
-                "hand-written (the bytes study's engine): streaming writer, cursor reader, base64 with the table decoder; decimals exact with their scale; nulls omitted like Fory JSON; shared references not kept",
-            ),
-            make: Arc::new(|| {
-                orders(crate::casestudy::bytes_json::BytesJson {
-                    options: crate::casestudy::bytes_json::Options::default(),
-                })
-            }),
-        },
-        Config {
-            info: info(
-                "serde_json",
-                "serde_json",
-                serde_json::VERSION,
-                Format::Json,
-                "serde_json|serde(_core)?::|base64",
-                "derived serde; byte arrays as base64 (base64 crate); decimals through f64 (2.00 is \
-                 written 2.0); nulls written; shared references not kept",
-            ),
-            make: Arc::new(|| orders(serde_json::SerdeJson { bytes: SerdeBytes::Base64 })),
-        },
-        Config {
-            info: info(
-                "sonic-rs",
-                "sonic-rs",
-                sonic_rs::VERSION,
-                Format::Json,
-                "sonic_rs|serde(_core)?::|base64",
-                "derived serde, the serde_json mapping: byte arrays as base64 (base64 crate); \
-                 decimals through f64 (2.00 is written 2.0); nulls written; shared references not kept",
-            ),
-            make: Arc::new(|| orders(sonic_rs::SonicRs { bytes: SerdeBytes::Base64 })),
-        },
-        Config {
-            info: info(
-                "simd-json",
-                "simd-json",
-                simd_json::VERSION,
-                Format::Json,
-                "simd_json|serde(_core)?::|base64",
-                "derived serde, the serde_json mapping (base64, f64 decimals, nulls written); parses \
-                 the encode buffer in place with reused tape buffers, no copy; shared references not kept",
-            ),
-            make: Arc::new(|| orders(simd_json::SimdJson::new(SerdeBytes::Base64))),
-        },
-        // Binary, object graph.
-        Config {
-            info: info(
-                "fory",
-                "fory",
-                fory::VERSION,
-                Format::Binary,
-                "fory",
-                "native mode, same schema (compatible=false), reference tracking on: shared \
-                 references kept (address, products, categories written once); prices as i64 \
-                 cents; attributes, tags, thumbnails through small serializers of ours",
-            ),
-            make: Arc::new(|| orders(fory::ForyCodec::new()?)),
-        },
-        // Binary, schema.
-        Config {
-            info: info(
-                "prost",
-                "prost",
-                prost::VERSION,
-                Format::Binary,
-                "prost|serprof_engines::external::prost",
-                "Protobuf messages derived in Rust; the Order is converted to messages in encode and \
-                 back in decode, inside the timed round trip (strings and thumbnails copied); prices \
-                 as int64 cents; attributes as repeated entries (a proto map loses order); shared \
-                 references not kept",
-            ),
-            make: Arc::new(|| orders(prost::Prost)),
-        },
-        // Binary, serde: as serde comes, then with native byte strings.
-        Config {
-            info: info(
-                "rmp-serde",
-                "rmp-serde",
-                rmp_serde::VERSION,
-                Format::Binary,
-                "rmp_serde|rmp::|serde(_core)?::",
-                "MessagePack, structs as arrays (no field names, rmp-serde's default); Vec<u8> as \
-                 serde's sequence of integers; prices as i64 cents; shared references not kept",
-            ),
-            make: Arc::new(|| orders(rmp_serde::RmpSerde { bytes: SerdeBytes::Seq })),
-        },
-        Config {
-            info: info(
-                "rmp-serde+bytes",
-                "rmp-serde",
-                rmp_serde::VERSION,
-                Format::Binary,
-                "rmp_serde|rmp::|serde(_core)?::",
-                "MessagePack, structs as arrays; byte arrays as bin (serialize_bytes); prices as i64 \
-                 cents; shared references not kept",
-            ),
-            make: Arc::new(|| orders(rmp_serde::RmpSerde { bytes: SerdeBytes::Native })),
-        },
-        Config {
-            info: info(
-                "ciborium",
-                "ciborium",
-                ciborium::VERSION,
-                Format::Binary,
-                "ciborium|serde(_core)?::",
-                "CBOR, structs as maps with field names (like Jackson CBOR); Vec<u8> as serde's \
-                 sequence of integers; prices as i64 cents; shared references not kept",
-            ),
-            make: Arc::new(|| orders(ciborium::Ciborium { bytes: SerdeBytes::Seq })),
-        },
-        Config {
-            info: info(
-                "ciborium+bytes",
-                "ciborium",
-                ciborium::VERSION,
-                Format::Binary,
-                "ciborium|serde(_core)?::",
-                "CBOR, structs as maps with field names; byte arrays as CBOR byte strings \
-                 (serialize_bytes); prices as i64 cents; shared references not kept",
-            ),
-            make: Arc::new(|| orders(ciborium::Ciborium { bytes: SerdeBytes::Native })),
-        },
-        Config {
-            info: info(
-                "bincode",
-                "bincode",
-                bincode::VERSION,
-                Format::Binary,
-                "bincode|serde(_core)?::",
-                "bincode 2 serde API, config::standard() (varints, no field names); Vec<u8> as \
-                 serde's sequence; prices as i64 cents; shared references not kept",
-            ),
-            make: Arc::new(|| orders(bincode::Bincode { bytes: SerdeBytes::Seq })),
-        },
-        Config {
-            info: info(
-                "bincode+bytes",
-                "bincode",
-                bincode::VERSION,
-                Format::Binary,
-                "bincode|serde(_core)?::",
-                "bincode 2 serde API, config::standard(); byte arrays through serialize_bytes; \
-                 prices as i64 cents; shared references not kept",
-            ),
-            make: Arc::new(|| orders(bincode::Bincode { bytes: SerdeBytes::Native })),
-        },
-        Config {
-            info: info(
-                "postcard",
-                "postcard",
-                postcard::VERSION,
-                Format::Binary,
-                "postcard|serde(_core)?::",
-                "no field names, varints; Vec<u8> as serde's sequence; prices as i64 cents; shared \
-                 references not kept",
-            ),
-            make: Arc::new(|| orders(postcard::Postcard { bytes: SerdeBytes::Seq })),
-        },
-        Config {
-            info: info(
-                "postcard+bytes",
-                "postcard",
-                postcard::VERSION,
-                Format::Binary,
-                "postcard|serde(_core)?::",
-                "no field names, varints; byte arrays through serialize_bytes; prices as i64 cents; \
-                 shared references not kept",
-            ),
-            make: Arc::new(|| orders(postcard::Postcard { bytes: SerdeBytes::Native })),
-        },
-        Config {
-            info: info(
-                "bitcode",
-                "bitcode",
-                bitcode::VERSION,
-                Format::Binary,
-                "bitcode|serde(_core)?::",
-                "serde API (bitcode's own derive rejects the recursive Category); returns an owned \
-                 Vec, copied into the buffer; Vec<u8> as serde's sequence; prices as i64 cents; \
-                 shared references not kept",
-            ),
-            make: Arc::new(|| orders(bitcode::Bitcode { bytes: SerdeBytes::Seq })),
-        },
-        Config {
-            info: info(
-                "bitcode+bytes",
-                "bitcode",
-                bitcode::VERSION,
-                Format::Binary,
-                "bitcode|serde(_core)?::",
-                "serde API (bitcode's own derive rejects the recursive Category); returns an owned \
-                 Vec, copied into the buffer; byte arrays through serialize_bytes, which bitcode's \
-                 serde writes and reads as the same u8 sequence: a control, equal to `bitcode`; \
-                 prices as i64 cents; shared references not kept",
-            ),
-            make: Arc::new(|| orders(bitcode::Bitcode { bytes: SerdeBytes::Native })),
-        },
+/// A serde binary engine as it comes (`Vec<u8>` as a sequence of integers) and with native byte
+/// strings (`+bytes`).
+#[cfg(any(
+    feature = "rmp-serde",
+    feature = "ciborium",
+    feature = "bincode",
+    feature = "postcard",
+    feature = "bitcode"
+))]
+fn both_ways(
+    make: fn(SerdeBytes) -> Engine<Order>,
+    seq_notes: &str,
+    native_notes: &str,
+) -> [Engine<Order>; 2] {
+    let name = make(SerdeBytes::Seq).name().to_string();
+    [
+        make(SerdeBytes::Seq).notes(seq_notes),
+        make(SerdeBytes::Native)
+            .named(format!("{name}+bytes"))
+            .notes(native_notes),
     ]
+}
+
+/// Every engine of this build on the Orders, in the order the study lists them: the JSON
+/// engines (byte arrays as base64, like Jackson), then the binary ones; every serde binary
+/// engine twice, as it comes and with `+bytes`.
+pub fn engines() -> Vec<Engine<Order>> {
+    #[allow(unused_mut)]
+    let mut all = vec![
+        Engine::new("bytes_json", || {
+            Ok(crate::casestudy::bytes_json::BytesJson {
+                options: crate::casestudy::bytes_json::Options::default(),
+            })
+        })
+        .library("bytes_json", "serprof")
+        .json()
+        .frames("bytes_json")
+        .notes("hand-written (the bytes study's engine): streaming writer, cursor reader, base64 with the table decoder; decimals exact with their scale; nulls omitted like Fory JSON; shared references not kept"),
+        external::serde_json::engine(SerdeBytes::Base64).frames("serde_json|serde(_core)?::|base64").notes(format!(
+            "derived serde; byte arrays as base64 (base64 crate); decimals through f64 (2.00 is written 2.0); nulls written; {NO_SHARING}"
+        )),
+    ];
+    #[cfg(feature = "sonic-rs")]
+    all.push(external::sonic_rs::engine(SerdeBytes::Base64).frames("sonic_rs|serde(_core)?::|base64").notes(format!(
+        "derived serde, the serde_json mapping: byte arrays as base64 (base64 crate); decimals through f64 (2.00 is written 2.0); nulls written; {NO_SHARING}"
+    )));
+    #[cfg(feature = "simd-json")]
+    all.push(external::simd_json::engine(SerdeBytes::Base64).frames("simd_json|serde(_core)?::|base64").notes(format!(
+        "derived serde, the serde_json mapping (base64, f64 decimals, nulls written); parses the encode buffer in place with reused tape buffers, no copy; {NO_SHARING}"
+    )));
+    #[cfg(feature = "fory")]
+    all.push(
+        Engine::new("fory", external::fory::ForyCodec::new)
+            .library("fory", external::fory::VERSION)
+            .frames("fory")
+            .feature("fory")
+            .notes("native mode, same schema (compatible=false), reference tracking on: shared references kept (address, products, categories written once); prices as i64 cents; attributes, tags, thumbnails through small serializers of ours"),
+    );
+    #[cfg(feature = "prost")]
+    all.push(
+        Engine::new("prost", || Ok(external::prost::Prost))
+            .library("prost", external::prost::VERSION)
+            .frames("prost|serprof_engines::external::prost")
+            .feature("prost")
+            .notes("Protobuf messages derived in Rust; the Order is converted to messages in encode and back in decode, inside the timed round trip (strings and thumbnails copied); prices as int64 cents; attributes as repeated entries (a proto map loses order); shared references not kept"),
+    );
+    #[cfg(feature = "rmp-serde")]
+    all.extend(both_ways(
+        external::rmp_serde::engine,
+        "MessagePack, structs as arrays (no field names, rmp-serde's default); Vec<u8> as serde's sequence of integers; prices as i64 cents; shared references not kept",
+        "MessagePack, structs as arrays; byte arrays as bin (serialize_bytes); prices as i64 cents; shared references not kept",
+    ));
+    #[cfg(feature = "ciborium")]
+    all.extend(both_ways(
+        external::ciborium::engine,
+        "CBOR, structs as maps with field names (like Jackson CBOR); Vec<u8> as serde's sequence of integers; prices as i64 cents; shared references not kept",
+        "CBOR, structs as maps with field names; byte arrays as CBOR byte strings (serialize_bytes); prices as i64 cents; shared references not kept",
+    ));
+    #[cfg(feature = "bincode")]
+    all.extend(both_ways(
+        external::bincode::engine,
+        "bincode 2 serde API, config::standard() (varints, no field names); Vec<u8> as serde's sequence; prices as i64 cents; shared references not kept",
+        "bincode 2 serde API, config::standard(); byte arrays through serialize_bytes; prices as i64 cents; shared references not kept",
+    ));
+    #[cfg(feature = "postcard")]
+    all.extend(both_ways(
+        external::postcard::engine,
+        "no field names, varints; Vec<u8> as serde's sequence; prices as i64 cents; shared references not kept",
+        "no field names, varints; byte arrays through serialize_bytes; prices as i64 cents; shared references not kept",
+    ));
+    #[cfg(feature = "bitcode")]
+    all.extend(both_ways(
+        external::bitcode::engine,
+        "serde API (bitcode's own derive rejects the recursive Category); returns an owned Vec, copied into the buffer; Vec<u8> as serde's sequence; prices as i64 cents; shared references not kept",
+        "serde API (bitcode's own derive rejects the recursive Category); returns an owned Vec, copied into the buffer; byte arrays through serialize_bytes, which bitcode's serde writes and reads as the same u8 sequence: a control, equal to `bitcode`; prices as i64 cents; shared references not kept",
+    ));
+    all
 }

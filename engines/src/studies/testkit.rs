@@ -3,36 +3,77 @@
 
 use std::hint::black_box;
 
-use std::sync::Arc;
-
-use super::{
-    AnyCodec, Config, ConfigInfo, DatasetKind, Format, FramePattern, Operation, Question, Study,
-    StudyInfo, StudyKind,
-};
+use super::{formats, Engine, Operation, Study};
 use crate::codec::{Codec, CodecError};
 use crate::dataset::orders;
 use crate::external::postcard::Postcard;
 use crate::model::{Order, SerdeBytes};
 
+/// The study: the doubles that round-trip, then the serialize-only ones.
 pub fn study() -> Study {
-    Study {
-        info: StudyInfo {
-            name: "testkit".into(),
-            title: "Test doubles for serprof's own tests".into(),
-            source: "serprof's test suite".into(),
-            kind: StudyKind::Measured,
-            question: Some(Question {
-                frames: FramePattern::builtin("testkit"),
-                label: "testkit share",
-                caption: "Share of CPU samples in testkit code",
-            }),
-            baseline: None,
-            steps: Vec::new(),
-            hidden: true,
-            budget: None,
-        },
-        configs: configs(),
-    }
+    let base = || {
+        Study::new("testkit", "Test doubles for serprof's own tests")
+            .source("serprof's test suite")
+            .question("testkit", "testkit code")
+            .hidden()
+            .dataset_named("orders", formats::orders)
+            .shared_references(Order::shares_references)
+            .describe_difference(Order::first_difference)
+    };
+    let round_trips: Study = round_trip_doubles()
+        .into_iter()
+        .fold(base(), |s, e| s.engine(e))
+        .into();
+    let serialize_only: Study = serialize_doubles()
+        .into_iter()
+        .fold(base(), |s, e| s.engine(e))
+        .operations([Operation::Serialize])
+        .into();
+    serialize_only
+        .into_parts()
+        .1
+        .into_iter()
+        .fold(round_trips, Study::config)
+}
+
+/// A double as an engine of the study.
+fn double<C: Codec<Order> + 'static>(
+    name: &str,
+    make: impl Fn() -> C + Send + Sync + 'static,
+) -> Engine<Order> {
+    Engine::new(name, move || Ok(make()))
+        .library("testkit", "serprof")
+        .frames("testkit|postcard")
+        .notes("a test double")
+}
+
+fn round_trip_doubles() -> Vec<Engine<Order>> {
+    [
+        ("ok", Misbehaviour::None),
+        ("drop-field", Misbehaviour::DropField),
+        ("panic", Misbehaviour::Panic),
+        ("abort", Misbehaviour::Abort),
+        ("hang", Misbehaviour::Hang),
+        ("extra-work", Misbehaviour::ExtraWork),
+        ("stack-overflow", Misbehaviour::StackOverflow),
+        ("oom", Misbehaviour::Oom),
+    ]
+    .into_iter()
+    .map(|(name, m)| double(name, move || Faulty(m)))
+    .collect()
+}
+
+fn serialize_doubles() -> Vec<Engine<Order>> {
+    vec![
+        double("alloc-3x1000", || AllocPattern {
+            buffers: 3,
+            size: 1000,
+        }),
+        double("no-alloc", || AllocPattern {
+            buffers: 0,
+            size: 0,
+        }),
+    ]
 }
 
 /// What a test double does wrong.
@@ -167,79 +208,6 @@ impl Codec<Order> for AllocPattern {
     }
 }
 
-fn info(config: &'static str, operation: Operation) -> ConfigInfo {
-    ConfigInfo {
-        study: "testkit".into(),
-        config: config.into(),
-        engine: "testkit".into(),
-        engine_version: "serprof".into(),
-        format: Format::Binary,
-        dataset: DatasetKind::Orders,
-        operation,
-        engine_frames: FramePattern::builtin("testkit|postcard"),
-        notes: "a test double".into(),
-        document: None,
-    }
-}
-
-pub fn configs() -> Vec<Config> {
-    fn faulty(m: Misbehaviour) -> Result<AnyCodec, CodecError> {
-        Ok(AnyCodec::Orders(Box::new(Faulty(m))))
-    }
-    vec![
-        Config {
-            info: info("ok", Operation::RoundTrip),
-            make: Arc::new(|| faulty(Misbehaviour::None)),
-        },
-        Config {
-            info: info("drop-field", Operation::RoundTrip),
-            make: Arc::new(|| faulty(Misbehaviour::DropField)),
-        },
-        Config {
-            info: info("panic", Operation::RoundTrip),
-            make: Arc::new(|| faulty(Misbehaviour::Panic)),
-        },
-        Config {
-            info: info("abort", Operation::RoundTrip),
-            make: Arc::new(|| faulty(Misbehaviour::Abort)),
-        },
-        Config {
-            info: info("hang", Operation::RoundTrip),
-            make: Arc::new(|| faulty(Misbehaviour::Hang)),
-        },
-        Config {
-            info: info("extra-work", Operation::RoundTrip),
-            make: Arc::new(|| faulty(Misbehaviour::ExtraWork)),
-        },
-        Config {
-            info: info("stack-overflow", Operation::RoundTrip),
-            make: Arc::new(|| faulty(Misbehaviour::StackOverflow)),
-        },
-        Config {
-            info: info("oom", Operation::RoundTrip),
-            make: Arc::new(|| faulty(Misbehaviour::Oom)),
-        },
-        Config {
-            info: info("alloc-3x1000", Operation::Serialize),
-            make: Arc::new(|| {
-                Ok(AnyCodec::Orders(Box::new(AllocPattern {
-                    buffers: 3,
-                    size: 1000,
-                })))
-            }),
-        },
-        Config {
-            info: info("no-alloc", Operation::Serialize),
-            make: Arc::new(|| {
-                Ok(AnyCodec::Orders(Box::new(AllocPattern {
-                    buffers: 0,
-                    size: 0,
-                })))
-            }),
-        },
-    ]
-}
-
 /// A test double for the `corrupt` study's tests: postcard with native byte arrays, except that
 /// an input of exactly 1, 2, 3 or 4 bytes makes it panic, abort, hang or allocate without bound.
 /// Valid payloads are far longer, so verification passes, and the first truncations of the
@@ -269,11 +237,10 @@ impl Codec<Order> for Trap {
     }
 }
 
-/// The trap as a configuration (the corrupt study renames it into itself).
-pub fn trap() -> Config {
-    let mut info = info("testkit-trap", Operation::RoundTrip);
-    info.notes = "a test double: postcard, except that inputs truncated to 1, 2, 3 or 4 bytes \
-                  make it panic, abort, hang or allocate without bound"
-        .into();
-    Config::new(info, || Ok(AnyCodec::Orders(Box::new(Trap))))
+/// The trap as an engine (of the corrupt study).
+pub fn trap() -> Engine<Order> {
+    double("testkit-trap", || Trap).notes(
+        "a test double: postcard, except that inputs truncated to 1, 2, 3 or 4 bytes make it \
+         panic, abort, hang or allocate without bound",
+    )
 }

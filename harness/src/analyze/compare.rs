@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
-use serprof_engines::studies::{DatasetKind, Operation};
+use serprof_engines::studies::Operation;
 
 use super::folded::Folded;
 use super::hotspots::{compute, Hotspots};
@@ -443,7 +443,7 @@ pub struct ConfigComparison {
     pub after: String,
     pub before_dir: String,
     pub after_dir: String,
-    pub dataset: DatasetKind,
+    pub dataset: String,
     pub operation: Operation,
     /// Null when a side has no timing (it failed).
     pub time: Option<TimeComparison>,
@@ -499,7 +499,7 @@ pub fn compare_results(
         after: after.name(),
         before_dir: String::new(),
         after_dir: String::new(),
-        dataset: after.dataset,
+        dataset: after.dataset.clone(),
         operation: after.operation,
         time,
         payload_bytes: delta(before.payload_bytes, after.payload_bytes),

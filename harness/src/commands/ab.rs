@@ -46,7 +46,6 @@ use serprof_engines::studies::{self, Config};
 
 use crate::layout::{self, utc_rfc3339, write_json};
 use crate::measure::timing::timed_batch;
-use crate::measure::workload::{ops_per_batch, warm_up, workload, Measured, Verified};
 use crate::misuse;
 use crate::model::ab::AbRecord;
 use crate::model::stats::{ProcessTiming, RatioStats};
@@ -58,6 +57,7 @@ use crate::protocol::{AbProcess, AbReply, AbRounds, Request};
 use crate::render::table::format_ns;
 use crate::run::placement::{self, CpuChoice};
 use crate::run::plan as select;
+use serprof_engines::workload::{ops_per_batch, warm_up, Verified, Workload};
 
 /// Rounds when `--rounds` is not given, over all processes: 100 rounds of two ~25 ms batches
 /// are 5 s of measurement.
@@ -72,7 +72,7 @@ pub const WARMUP_MS: u64 = 500;
 
 /// One side: its workload, verification and batch times.
 struct Side {
-    work: Box<dyn Measured>,
+    work: Box<dyn Workload>,
     verified: Verified,
     per_batch: u64,
     /// CPU and wall-clock nanoseconds per operation of every batch.
@@ -103,7 +103,7 @@ impl Side {
         let config = studies::find(&id.to_string())
             .ok_or_else(|| Failure::harness(format_args!("unknown configuration {id}")))?;
         let (work, verified) = guarded(|| {
-            let mut work = workload(&config).map_err(engine)?;
+            let mut work = config.workload().map_err(engine)?;
             let verified = work
                 .verify()
                 .map_err(|error| Failure::Verification { error })?;
@@ -297,7 +297,7 @@ pub fn run(req: &AbRequest) -> Result<ExitCode> {
             );
         }
     }
-    if (ca.dataset, ca.operation) != (cb.dataset, cb.operation) {
+    if (&ca.dataset, ca.operation) != (&cb.dataset, cb.operation) {
         misuse!(
             "{a} ({} of {}) and {b} ({} of {}) do different work: give two configurations of one dataset and operation",
             ca.operation.as_str(),
@@ -323,8 +323,8 @@ pub fn run(req: &AbRequest) -> Result<ExitCode> {
         let file = req.out.join(format!(".ab-{}-{p}.json", std::process::id()));
         records.push(run_process(
             &exe,
-            &crate::run::config_id(&config_a),
-            &crate::run::config_id(&config_b),
+            &crate::run::plan::config_id(&config_a),
+            &crate::run::plan::config_id(&config_b),
             per_process,
             placed.cpu,
             &file,

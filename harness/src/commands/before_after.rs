@@ -54,7 +54,7 @@ pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
     sides::check_cache(&cache)?;
     // The corpus study's documents (`--corpus`) make its configurations, here and in the
     // sides' workers (they come with the settings).
-    serprof_engines::studies::corpus::register(settings.corpus.clone());
+    serprof_engines::studies::corpus::register(settings.corpus.clone())?;
     // The selection is checked before anything is built.
     let (_, _) = before_after::select(&args.run.studies, &args.run.configs)?;
     let specs = side_specs(args, &repo)?;

@@ -1,57 +1,50 @@
 //! `serprof encode` and `serprof decode`: what an engine writes, and what it accepts.
+//!
+//! `encode` writes the payload of one value of a configuration's dataset; `decode` reads a
+//! payload and prints the value's `{:#?}`. Both work on any study's values, a user's own
+//! included; a configuration of a document (the corpus study) holds one parsed value and takes
+//! neither.
 
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use serprof_engines::casestudy::bytes_json::{write_order, Options};
-use serprof_engines::dataset::{orders, sample_list};
-use serprof_engines::studies::AnyCodec;
+use serprof_engines::workload::Workload;
 
 use crate::error::misuse_err;
-
-/// Stack of the thread `serprof decode` decodes on (virtual memory, touched only as used).
-const DECODE_STACK_BYTES: usize = 1 << 30;
 use crate::misuse;
 use crate::run::plan as select;
 
-fn make(config: &str) -> Result<AnyCodec> {
+/// Stack of the thread `serprof decode` decodes on (virtual memory, touched only as used).
+const DECODE_STACK_BYTES: usize = 1 << 30;
+
+/// The workload of `config`: its codec on its dataset.
+fn make(config: &str) -> Result<Box<dyn Workload>> {
     let c = select::one(config)?;
-    c.codec().map_err(|e| anyhow::anyhow!("{config}: {e}"))
+    c.workload()
+        .map_err(|e| misuse_err(format!("{config}: {e}")))
 }
 
-/// Writes the payload of Order `order` (or of the Sample list) as `config` encodes it.
-pub fn encode(config: &str, order: Option<usize>) -> Result<ExitCode> {
+/// Writes the payload of value `value` of `config`'s dataset (the only one when it has one).
+pub fn encode(config: &str, value: Option<usize>) -> Result<ExitCode> {
+    let mut w = make(config)?;
+    let len = w.dataset_len();
+    let index = match (value, len) {
+        (Some(n), _) if n >= len => misuse!(
+            "--value {n} is out of range: {config}'s dataset has values 0 to {}",
+            len.saturating_sub(1)
+        ),
+        (Some(n), _) => n,
+        (None, 1) => 0,
+        (None, _) => misuse!(
+            "{config}'s dataset has {len} values: give --value N (0 to {})",
+            len - 1
+        ),
+    };
     let mut out = Vec::new();
-    match make(config)? {
-        AnyCodec::Orders(mut c) => {
-            let Some(n) = order else {
-                misuse!(
-                    "{config} encodes one Order: give --order N (0 to {})",
-                    orders().len() - 1
-                )
-            };
-            let Some(o) = orders().get(n) else {
-                misuse!(
-                    "--order {n} is out of range: the dataset has orders 0 to {}",
-                    orders().len() - 1
-                )
-            };
-            c.encode(o, &mut out)
-                .map_err(|e| anyhow::anyhow!("{config}: {e}"))?;
-        }
-        AnyCodec::Samples(mut c) => {
-            if order.is_some() {
-                misuse!("{config} serializes the whole Sample list; it takes no --order");
-            }
-            c.encode(sample_list(), &mut out)
-                .map_err(|e| anyhow::anyhow!("{config}: {e}"))?;
-        }
-        AnyCodec::Document(_) => {
-            misuse!("{config} runs on a document of the corpus study; encode takes Order or Sample configurations")
-        }
-    }
+    w.encode_value(index, &mut out)
+        .map_err(|e| misuse_err(format!("{config}: {e}")))?;
     std::io::stdout()
         .lock()
         .write_all(&out)
@@ -59,10 +52,10 @@ pub fn encode(config: &str, order: Option<usize>) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Decodes a payload (file or stdin) with `config` and prints it as Jackson-mapping JSON; a
-/// malformed payload prints the decoder's error and exits 1.
+/// Decodes a payload (file or stdin) with `config` and prints the value's `{:#?}`; a payload
+/// the engine refuses prints its error and exits 1.
 pub fn decode(config: &str, file: Option<&Path>) -> Result<ExitCode> {
-    let codec = make(config)?;
+    let mut w = make(config)?;
     let mut input = Vec::new();
     match file {
         Some(p) if p != Path::new("-") => {
@@ -84,35 +77,18 @@ pub fn decode(config: &str, file: Option<&Path>) -> Result<ExitCode> {
             .name("decode".into())
             .stack_size(DECODE_STACK_BYTES)
             .spawn_scoped(scope, || {
-                let mut out = Vec::new();
-                let decoded = match codec {
-                    AnyCodec::Orders(mut c) => c
-                        .decode(&mut input)
-                        .map(|o| write_order(&o, &Options::jackson(), &mut out)),
-                    AnyCodec::Samples(mut c) => c.decode(&mut input).map(|s| {
-                        out = serde_json::to_vec(&s).unwrap_or_default();
-                    }),
-                    AnyCodec::Document(_) => {
-                        return Err(format!(
-                            "{config} runs on a document of the corpus study; decode takes Order or Sample configurations"
-                        ))
-                    }
-                };
-                decoded.map(|()| out).map_err(|e| e.to_string())
+                w.decode_to_text(&mut input).map_err(Refused::Engine)
             })
             .context("cannot start the decoding thread")?;
-        Ok::<_, anyhow::Error>(worker.join().unwrap_or_else(|p| {
-            let msg = crate::process::panic_text(p.as_ref());
-            Err(format!("the decoder panicked: {msg}"))
-        }))
+        Ok::<_, anyhow::Error>(
+            worker
+                .join()
+                .unwrap_or_else(|p| Err(Refused::Panicked(crate::process::panic_text(p.as_ref())))),
+        )
     })?;
     match decoded {
-        Ok(mut out) => {
-            out.push(b'\n');
-            std::io::stdout()
-                .lock()
-                .write_all(&out)
-                .context("cannot write to stdout")?;
+        Ok(text) => {
+            writeln!(std::io::stdout().lock(), "{text}").context("cannot write to stdout")?;
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
@@ -120,4 +96,13 @@ pub fn decode(config: &str, file: Option<&Path>) -> Result<ExitCode> {
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// Why a payload was not decoded.
+#[derive(Debug, thiserror::Error)]
+enum Refused {
+    #[error("{0}")]
+    Engine(serprof_engines::CodecError),
+    #[error("the decoder panicked: {0}")]
+    Panicked(String),
 }

@@ -12,28 +12,13 @@ use crate::commands::hotspots::{load, regex_arg, resolve, ProfileKind};
 use crate::layout::write_atomic;
 use crate::render::flame::{flame_svg, Kind};
 
-/// The measured loops' frames (`serprof::measure::workload::roundtrip_loop` and the others).
+/// The measured loops' frames: `serprof_engines::workload::roundtrip_loop` and the others, and
+/// their names in profiles of serprof 0.1 (`serprof::measure::workload::...`).
 fn loop_pattern() -> String {
-    use serprof_engines::studies::{DatasetKind, Operation};
-    let mut names: Vec<String> = Vec::new();
-    for dataset in [
-        DatasetKind::Orders,
-        DatasetKind::Samples,
-        DatasetKind::Document,
-    ] {
-        for op in [
-            Operation::RoundTrip,
-            Operation::Serialize,
-            Operation::Decode,
-            Operation::Parse,
-        ] {
-            let name = regex::escape(crate::measure::workload::loop_function(dataset, op));
-            if !names.contains(&name) {
-                names.push(name);
-            }
-        }
-    }
-    format!("^({})$", names.join("|"))
+    format!(
+        "^({}|serprof::measure::workload::\\w+_loop)$",
+        serprof_engines::workload::LOOP_FRAMES
+    )
 }
 
 pub fn run(

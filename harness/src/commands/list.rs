@@ -10,7 +10,7 @@ use serprof_engines::studies;
 pub fn run(json: bool, corpus: &[PathBuf], corpus_max_mib: u64) -> Result<ExitCode> {
     let documents = super::run::corpus_documents(corpus, corpus_max_mib)?;
     let without_documents = documents.is_empty();
-    studies::corpus::register(documents);
+    studies::corpus::register(documents)?;
     let configs = studies::configs();
     let visible: Vec<_> = studies::studies()
         .into_iter()

@@ -11,12 +11,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use serprof_engines::codec::{Codec, CodecError};
-use serprof_engines::dataset::orders;
-use serprof_engines::model::Order;
 use serprof_engines::studies::corrupt::corrupt_input;
-use serprof_engines::studies::{self, AnyCodec, Config};
-use serprof_engines::verify::VerifyError;
+use serprof_engines::studies::{self, Config};
+use serprof_engines::workload::{Damaged, Workload};
 
 use crate::layout::{write_atomic, CORRUPT_PAYLOADS, CORRUPT_PROGRESS};
 use crate::model::corrupt::{input_count, InputRecord, Outcome};
@@ -57,13 +54,15 @@ fn decode_inputs(req: &CorruptRequest, progress: &mut File) -> Result<(), Failur
     let (dir, settings, start) = (req.dir.as_path(), &req.settings, req.start);
     let config = studies::find(&req.config.to_string())
         .ok_or_else(|| harness(format_args!("unknown configuration {}", req.config)))?;
-    let mut codec = make_codec(&config)?;
+    let mut work = make_workload(&config)?;
     let payloads = if start == 0 {
-        let p = catch_unwind(AssertUnwindSafe(|| encode_and_verify(codec.as_mut()))).map_err(
-            |p| Failure::Panicked {
+        // Damage is only meaningful against payloads the engine reads correctly: every value's
+        // payload decodes back equal first.
+        let p = catch_unwind(AssertUnwindSafe(|| work.payloads()))
+            .map_err(|p| Failure::Panicked {
                 message: panic_text(p.as_ref()),
-            },
-        )??;
+            })?
+            .map_err(|error| Failure::Verification { error })?;
         write_payloads(&dir.join(CORRUPT_PAYLOADS), &p).map_err(harness)?;
         p
     } else {
@@ -78,20 +77,19 @@ fn decode_inputs(req: &CorruptRequest, progress: &mut File) -> Result<(), Failur
             .map_err(harness)
     };
     emit(CorruptEvent::Ready { start })?;
-    let data = orders();
     for index in start..input_count(settings) {
         let input = corrupt_input(index, config.info.format, &payloads);
         let mut bytes = input.bytes;
-        let decoded = catch_unwind(AssertUnwindSafe(|| codec.decode(&mut bytes)));
+        let decoded = catch_unwind(AssertUnwindSafe(|| {
+            work.decode_damaged(&mut bytes, input.order)
+        }));
         let (outcome, detail) = match decoded {
-            Ok(Err(e)) => (Outcome::CleanError, e.to_string()),
-            Ok(Ok(value)) => match data[input.order].first_difference(&value) {
-                None => (Outcome::Unchanged, String::new()),
-                Some(diff) => (Outcome::Altered, diff),
-            },
+            Ok(Damaged::Refused(e)) => (Outcome::CleanError, e.to_string()),
+            Ok(Damaged::Unchanged) => (Outcome::Unchanged, String::new()),
+            Ok(Damaged::Altered(diff)) => (Outcome::Altered, diff),
             Err(payload) => {
                 // The engine may have been left half-way through a mutation: start afresh.
-                codec = make_codec(&config)?;
+                work = make_workload(&config)?;
                 (Outcome::Panic, panic_text(payload.as_ref()))
             }
         };
@@ -104,39 +102,11 @@ fn decode_inputs(req: &CorruptRequest, progress: &mut File) -> Result<(), Failur
     Ok(())
 }
 
-fn make_codec(config: &Config) -> Result<Box<dyn Codec<Order>>, Failure> {
-    let engine = |error: CodecError| Failure::Engine {
+fn make_workload(config: &Config) -> Result<Box<dyn Workload>, Failure> {
+    config.workload().map_err(|error| Failure::Engine {
         recording: Recording::Corrupt,
         error,
-    };
-    match config.codec().map_err(engine)? {
-        AnyCodec::Orders(codec) => Ok(codec),
-        AnyCodec::Samples(_) | AnyCodec::Document(_) => Err(engine(CodecError::setup(
-            "the corrupt study decodes Orders only",
-        ))),
-    }
-}
-
-/// Encodes every Order and checks it decodes back equal: damage is only meaningful against
-/// payloads the engine reads correctly.
-fn encode_and_verify(codec: &mut dyn Codec<Order>) -> Result<Vec<Vec<u8>>, Failure> {
-    let failed = |error| Failure::Verification { error };
-    let mut payloads = Vec::new();
-    for (index, order) in orders().iter().enumerate() {
-        let mut buf = Vec::new();
-        codec
-            .encode(order, &mut buf)
-            .map_err(|error| failed(VerifyError::Encode { index, error }))?;
-        let mut copy = buf.clone();
-        let back = codec
-            .decode(&mut copy)
-            .map_err(|error| failed(VerifyError::Decode { index, error }))?;
-        if let Some(difference) = order.first_difference(&back) {
-            return Err(failed(VerifyError::Differs { index, difference }));
-        }
-        payloads.push(buf);
-    }
-    Ok(payloads)
+    })
 }
 
 /// Payloads as `u32` little-endian length + bytes, one after another.

@@ -12,12 +12,12 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use super::timing::timed_batch;
-use super::workload::{ops_per_batch, warm_up, Measured};
 use crate::analyze::folded::Folded;
 use crate::analyze::sources::Sources;
 use crate::model::stats::{median, RatioStats};
 use crate::model::Settings;
 use crate::render::pprof::{cpu_pprof, Timing};
+use serprof_engines::workload::{ops_per_batch, warm_up, Workload};
 
 /// Libraries whose samples pprof-rs drops.
 ///
@@ -276,7 +276,7 @@ pub const CPU_BATCH_MS: u64 = 100;
 /// thread CPU time per operation, and the profiler's overhead is the median of those ratios
 /// with its order-statistics interval: the same process, the same minutes, no drift between
 /// two phases.
-pub fn record(w: &mut dyn Measured, settings: &Settings, root: &str) -> Result<CpuRecording> {
+pub fn record(w: &mut dyn Workload, settings: &Settings, root: &str) -> Result<CpuRecording> {
     let (ops, took) = warm_up(w, Duration::from_millis(settings.warmup_ms.min(300)))?;
     let plan = Plan::new(settings, took.as_nanos() as f64 / ops as f64);
     let (guard, mut timer) = start_sampler(plan.hz)?;
@@ -371,7 +371,7 @@ impl Batches {
     #[inline]
     fn round(
         &mut self,
-        w: &mut dyn Measured,
+        w: &mut dyn Workload,
         plan: &Plan,
         timer: &mut ProfilingTimer,
     ) -> Result<()> {
@@ -416,7 +416,7 @@ impl Batches {
 /// Runs rounds of batches until the wall-time cap, or until every overhead pair is made and the
 /// sampler holds the target number of samples.
 fn sample_batches(
-    w: &mut dyn Measured,
+    w: &mut dyn Workload,
     plan: &Plan,
     guard: &pprof::ProfilerGuard<'_>,
     timer: &mut ProfilingTimer,

@@ -25,9 +25,8 @@ pub mod corrupt;
 pub mod cpu;
 pub mod reference;
 pub mod timing;
-pub mod workload;
 
-use workload::Measured;
+use serprof_engines::workload::Workload;
 
 use crate::layout::{self, write_atomic, write_json};
 use crate::model::{AllocStats, CpuStats, Failure, Recording, Settings};
@@ -38,10 +37,13 @@ use crate::render::speedscope::{speedscope_json, Unit};
 /// Makes the recording `req` asks for and writes its report into the request's folder.
 pub fn run(req: &RecordRequest) -> Result<()> {
     // The corpus study's configurations exist once its documents are registered.
-    serprof_engines::studies::corpus::register(req.settings.corpus.clone());
+    serprof_engines::studies::corpus::register(req.settings.corpus.clone())?;
     let name = req.config.to_string();
-    let config =
-        find_config(&name, req.recording).ok_or_else(|| anyhow!("unknown configuration {name}"))?;
+    // The registry is built once and stays allocated: the heap below the workload is the same
+    // whichever configuration is chosen (malloc's work in the counted loop, and with it the
+    // instruction counts, depend on it).
+    let config = serprof_engines::studies::find(&name)
+        .ok_or_else(|| anyhow!("unknown configuration {name}"))?;
     let mut report = WorkerReport::default();
     let outcome = catch_unwind(AssertUnwindSafe(|| record(&config, req, &mut report)));
     report.error = match outcome {
@@ -52,25 +54,6 @@ pub fn run(req: &RecordRequest) -> Result<()> {
         }),
     };
     write_json(&report_path(req.recording, &req.dir), &report)
-}
-
-/// The configuration named `name`. For the instructions recording every configuration's
-/// registry entry stays allocated: freeing all but the one chosen would leave the heap in a
-/// state that depends on which one it is, and malloc's work in the counted loop with it (~50
-/// instructions per operation between two testkit twins). Kept, the heap below the workload is
-/// the same for every configuration.
-fn find_config(name: &str, recording: Recording) -> Option<Config> {
-    if recording != Recording::Instructions {
-        return serprof_engines::studies::find(name);
-    }
-    let all = serprof_engines::studies::all();
-    let found = all
-        .iter()
-        .flat_map(|s| &s.configs)
-        .find(|c| c.info.name() == name)
-        .cloned();
-    std::mem::forget(all);
-    found
 }
 
 /// A failed recording's error as a [`Failure`]: the engine's own error keeps its kind.
@@ -93,7 +76,7 @@ fn record(config: &Config, req: &RecordRequest, report: &mut WorkerReport) -> Re
         &req.settings,
     );
     let prepare = tracing::info_span!("prepare", config = %name).entered();
-    let mut w = workload::workload(config)?;
+    let mut w = config.workload()?;
     drop(prepare);
     if matches!(recording, Recording::Verify | Recording::Instructions) {
         let _span = tracing::info_span!("verify", config = %name).entered();
@@ -138,7 +121,7 @@ fn record(config: &Config, req: &RecordRequest, report: &mut WorkerReport) -> Re
 }
 
 fn record_cpu(
-    w: &mut dyn Measured,
+    w: &mut dyn Workload,
     settings: &Settings,
     name: &str,
     dir: &Path,
@@ -186,7 +169,7 @@ fn record_cpu(
 }
 
 fn record_alloc(
-    w: &mut dyn Measured,
+    w: &mut dyn Workload,
     settings: &Settings,
     name: &str,
     dir: &Path,
@@ -194,7 +177,8 @@ fn record_alloc(
     use std::time::{Duration, Instant};
     // Warm up uncounted (caches, buffer capacity), then count whole passes over the dataset
     // so the figures are exact and repeatable.
-    let (ops, took) = workload::warm_up(w, Duration::from_millis(settings.warmup_ms.min(200)))?;
+    let (ops, took) =
+        serprof_engines::workload::warm_up(w, Duration::from_millis(settings.warmup_ms.min(200)))?;
     let pass = w.dataset_len() as u64;
     let ns_per_op = took.as_nanos() as f64 / ops as f64;
     let wanted = (settings.alloc_min_ms as f64 * 1e6 / ns_per_op.max(1.0)).ceil() as u64;

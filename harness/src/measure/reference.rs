@@ -6,16 +6,16 @@
 use anyhow::{anyhow, Result};
 
 use super::timing::timed_batch;
-use super::workload::{workload, Measured};
+use serprof_engines::workload::Workload;
 
 /// The configuration the reference runs.
 pub const REFERENCE: &str = "formats/serde_json";
 
 /// The reference workload, built and verified.
-pub fn build() -> Result<Box<dyn Measured>> {
+pub fn build() -> Result<Box<dyn Workload>> {
     let config = serprof_engines::studies::find(REFERENCE)
         .ok_or_else(|| anyhow!("the reference configuration {REFERENCE} is missing"))?;
-    let mut w = workload(&config).map_err(|e| anyhow!("{REFERENCE}: {e}"))?;
+    let mut w = config.workload().map_err(|e| anyhow!("{REFERENCE}: {e}"))?;
     w.verify().map_err(|e| anyhow!("{REFERENCE}: {e}"))?;
     Ok(w)
 }
@@ -24,7 +24,7 @@ pub fn build() -> Result<Box<dyn Measured>> {
 pub const OPS: u64 = 200;
 
 /// `batches` batches of [`OPS`] operations: thread CPU ns per operation of each.
-pub fn batches(w: &mut dyn Measured, batches: usize) -> Result<Vec<f64>> {
+pub fn batches(w: &mut dyn Workload, batches: usize) -> Result<Vec<f64>> {
     (0..batches)
         .map(|_| {
             timed_batch(w, OPS)
@@ -78,7 +78,7 @@ pub fn on_cpu<T>(cpu: usize, f: impl FnOnce() -> T) -> Option<T> {
 /// the median thread CPU ns per operation of `batches` batches as JSON on stdout.
 pub fn probe_process(batches_n: usize) -> Result<()> {
     let mut w = build()?;
-    super::workload::warm_up(w.as_mut(), std::time::Duration::from_millis(150))
+    serprof_engines::workload::warm_up(w.as_mut(), std::time::Duration::from_millis(150))
         .map_err(|e| anyhow!("{REFERENCE}: {e}"))?;
     let b = batches(w.as_mut(), batches_n.max(1))?;
     let reply = crate::protocol::ProbeReply {

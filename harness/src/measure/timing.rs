@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use serprof_engines::codec::CodecError;
 
-use super::workload::{ops_per_batch, warm_up, Measured};
 use crate::model::stats::ProcessTiming;
 use crate::model::Settings;
+use serprof_engines::workload::{ops_per_batch, warm_up, Workload};
 
 /// CPU time of the calling thread, in nanoseconds.
 pub fn thread_cpu_ns() -> f64 {
@@ -27,7 +27,7 @@ pub fn thread_cpu_ns() -> f64 {
 }
 
 /// Runs one batch of `n` operations; returns (CPU ns, wall ns) per operation.
-pub fn timed_batch(w: &mut dyn Measured, n: u64) -> Result<(f64, f64), CodecError> {
+pub fn timed_batch(w: &mut dyn Workload, n: u64) -> Result<(f64, f64), CodecError> {
     let (cpu0, wall0) = (thread_cpu_ns(), Instant::now());
     w.run(n)?;
     let wall = wall0.elapsed().as_nanos() as f64;
@@ -35,7 +35,7 @@ pub fn timed_batch(w: &mut dyn Measured, n: u64) -> Result<(f64, f64), CodecErro
 }
 
 /// Times `w` as `settings` say: one process's figures.
-pub fn record(w: &mut dyn Measured, settings: &Settings) -> Result<ProcessTiming, CodecError> {
+pub fn record(w: &mut dyn Workload, settings: &Settings) -> Result<ProcessTiming, CodecError> {
     let (ops, took) = warm_up(w, Duration::from_millis(settings.warmup_ms))?;
     let per_batch = ops_per_batch(
         took.as_nanos() as f64 / ops as f64,

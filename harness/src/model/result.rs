@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 use serprof_engines::studies::corpus::DocumentRecord;
-use serprof_engines::studies::{ConfigInfo, DatasetKind, Format, Operation};
+use serprof_engines::studies::{ConfigInfo, Format, Operation};
 use serprof_engines::verify::Finding;
 
 use super::config_id::ConfigId;
@@ -63,7 +63,7 @@ pub struct InstructionStats {
     pub ops: u64,
     /// Instructions executed inside the measured loop (callgrind's `Ir` of the counted call).
     pub total: u64,
-    /// The function whose call was counted (`serprof::measure::workload::roundtrip_loop`).
+    /// The function whose call was counted (`serprof_engines::workload::roundtrip_loop`).
     pub loop_fn: String,
     /// `valgrind --version`.
     pub tool_version: String,
@@ -102,7 +102,8 @@ pub struct ConfigResult {
     pub engine_version: String,
     pub format: Format,
     pub operation: Operation,
-    pub dataset: DatasetKind,
+    /// The dataset's name (`orders`, `samples`, `document`, or a study's own).
+    pub dataset: String,
     #[serde(default)]
     pub notes: String,
     #[serde(default)]
@@ -156,7 +157,7 @@ impl ConfigResult {
             engine_version: info.engine_version.clone(),
             format: info.format,
             operation: info.operation,
-            dataset: info.dataset,
+            dataset: info.dataset.clone(),
             notes: info.notes.clone(),
             engine_frames: info.engine_frames.as_str().to_string(),
             verified: false,

@@ -120,9 +120,7 @@ mod tests {
     use crate::model::corrupt::{CorruptCase, CorruptStats, OutcomeCounts};
 
     fn result(config: &str, counts: OutcomeCounts, cases: Vec<CorruptCase>) -> ConfigResult {
-        let info = serprof_engines::studies::corrupt::configs()
-            .into_iter()
-            .find(|c| c.info.config == config)
+        let info = serprof_engines::studies::find(&format!("corrupt/{config}"))
             .unwrap()
             .info;
         let mut r = ConfigResult::new(&info);

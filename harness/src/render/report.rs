@@ -293,7 +293,7 @@ fn charts_block(out: &mut String, study: &StudyData, groups: &[(Format, Vec<&Row
     let question = study.info.as_ref().and_then(|i| i.question.as_ref());
     // The share chart is captioned by the study's question when it has one.
     let share_caption = question.map_or("Share of CPU samples in the study's hotspot", |q| {
-        q.caption
+        q.caption.as_str()
     });
     let specs: [(&str, Figure, Tick); 4] = [
         (

@@ -77,7 +77,7 @@ pub fn load(run_dir: &Path) -> Result<RunData> {
     let manifest: RunManifest = read_json(&run_dir.join(layout::RUN_JSON))?;
     // The corpus study's description exists once its documents are registered.
     if !manifest.settings.corpus.is_empty() {
-        studies::corpus::register(manifest.settings.corpus.clone());
+        studies::corpus::register(manifest.settings.corpus.clone())?;
     }
     let run_id = run_dir
         .canonicalize()

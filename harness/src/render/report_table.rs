@@ -44,12 +44,12 @@ pub fn format_label(format: Format) -> &'static str {
 }
 
 /// The header of the study's match-share column: its question, as a share of samples.
-pub fn match_header(study: &StudyData) -> &'static str {
+pub fn match_header(study: &StudyData) -> &str {
     study
         .info
         .as_ref()
         .and_then(|i| i.question.as_ref())
-        .map_or("hotspot share", |q| q.label)
+        .map_or("hotspot share", |q| q.label.as_str())
 }
 
 /// A study's rows in groups: JSON, then binary, then anything else (one group when a study

@@ -256,7 +256,7 @@ fn profile_units(
             break;
         }
         // A study's budget (the corpus study's) applies here as in a run.
-        let own = super::budgeted(settings, unit.config);
+        let own = super::plan::budgeted(settings, unit.config);
         if result.error.is_none() {
             super::profile_config(unit.exec, unit.config, &unit.dir, &own, progress, result);
         }

@@ -361,7 +361,7 @@ fn run_child(
 ) -> Result<ChildRun> {
     let mut reader = ProgressReader::new(dir.join(CORRUPT_PROGRESS));
     let cmd = Request::Corrupt(CorruptRequest {
-        config: super::config_id(config),
+        config: super::plan::config_id(config),
         dir: dir.to_path_buf(),
         settings: settings.clone(),
         start,

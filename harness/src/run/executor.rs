@@ -93,10 +93,10 @@ pub fn instrumented(
     dir: &Path,
     settings: &Settings,
 ) -> Result<Command> {
-    let info = serprof_engines::studies::find(&config.to_string())
+    let loop_fn = serprof_engines::studies::find(&config.to_string())
         .with_context(|| format!("unknown configuration {config}"))?
-        .info;
-    let loop_fn = crate::measure::workload::loop_function(info.dataset, info.operation);
+        .info
+        .loop_function;
     let request = Request::Record(RecordRequest {
         config: config.clone(),
         recording: Recording::Instructions,

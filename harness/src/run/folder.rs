@@ -8,7 +8,8 @@ use std::time::SystemTime;
 use anyhow::{Context, Result};
 use serprof_engines::studies::{self, Config};
 
-use super::{compare, config_id, placement};
+use super::plan::config_id;
+use super::{compare, placement};
 use crate::layout::{self, config_dir, read_json, utc_rfc3339};
 use crate::misuse;
 use crate::model::{

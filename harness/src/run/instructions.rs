@@ -15,7 +15,6 @@ use crate::analyze::callgrind::{base_name, FoldOptions, Profile};
 use crate::analyze::folded::Folded;
 use crate::analyze::sources::Sources;
 use crate::layout::{self, write_atomic};
-use crate::measure::workload::loop_function;
 use crate::model::Recording;
 use crate::model::{Failure, InstructionStats, InstructionsFailure, Settings};
 use crate::render::flame::{flame_svg, Kind};
@@ -29,7 +28,7 @@ pub fn record(
     settings: &Settings,
     tool_version: &str,
 ) -> std::result::Result<InstructionStats, Failure> {
-    let id = super::config_id(config);
+    let id = super::plan::config_id(config);
     let started = Instant::now();
     let outcome = exec
         .record(&id, Recording::Instructions, dir, settings)
@@ -47,7 +46,7 @@ pub fn record(
         },
         Outcome::Crashed(why) => return Err(why),
     };
-    let loop_fn = loop_function(config.info.dataset, config.info.operation);
+    let loop_fn = config.info.loop_function;
     let stats = read_counts(
         dir,
         &config.info.name(),

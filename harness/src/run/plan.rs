@@ -9,6 +9,8 @@
 use anyhow::Result;
 use serprof_engines::studies::{self, Config};
 
+use crate::model::{ConfigId, Settings};
+
 use crate::misuse;
 
 /// The configurations selected by `studies` (names) and `globs`.
@@ -96,6 +98,44 @@ pub fn one(name: &str) -> Result<Config> {
                 valid.join(", ")
             )
         }
+    }
+}
+
+/// The id of a configuration.
+pub fn config_id(config: &Config) -> ConfigId {
+    ConfigId::new(&config.info.study, &config.info.config)
+}
+
+/// The one line `serprof run` without `--study` says about the corpus study.
+pub fn corpus_note(documents: usize) -> String {
+    let study = studies::corpus::name();
+    if documents == 0 {
+        format!("the {study} study is left out: give --corpus PATH to include it")
+    } else {
+        format!("the {study} study is included: {documents} document(s) from --corpus")
+    }
+}
+
+/// The settings of one configuration: the run's, within its study's budget (fewer timing
+/// processes, CPU samples and overhead pairs for a study of many configurations).
+pub fn budgeted(settings: &Settings, config: &Config) -> Settings {
+    let Some(b) = studies::find_info(&config.info.study).and_then(|s| s.budget) else {
+        return settings.clone();
+    };
+    let (processes, cpu_samples, overhead_pairs) = if settings.quick {
+        (
+            b.quick_processes,
+            b.quick_cpu_samples,
+            b.quick_overhead_pairs,
+        )
+    } else {
+        (b.processes, b.cpu_samples, b.overhead_pairs)
+    };
+    Settings {
+        processes: settings.processes.min(processes),
+        cpu_samples: settings.cpu_samples.min(cpu_samples),
+        overhead_pairs: settings.overhead_pairs.min(overhead_pairs),
+        ..settings.clone()
     }
 }
 

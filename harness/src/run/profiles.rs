@@ -6,7 +6,8 @@ use std::path::Path;
 use serprof_engines::studies::{self, Config};
 
 use super::executor::{Executor, Outcome};
-use super::{config_id, progress};
+use super::plan::config_id;
+use super::progress;
 use crate::analyze::folded::Folded;
 use crate::analyze::hotspots;
 use crate::layout;

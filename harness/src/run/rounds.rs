@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use serprof_engines::studies::Config;
 
 use super::executor::{Executor, Outcome};
-use super::{budgeted, config_id, progress};
+use super::plan::{budgeted, config_id};
+use super::progress;
 use crate::layout::config_dir;
 use crate::model::stats::{ProcessTiming, SplitMix64};
 use crate::model::{ConfigResult, Failure, Recording, Settings, TimeStats};

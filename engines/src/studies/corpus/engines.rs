@@ -15,19 +15,7 @@ use super::reference;
 use crate::codec::CodecError;
 use crate::verify::{DocumentStep, DuplicateKeys, Finding, Stage, VerifyError};
 
-/// One engine holding one document's value: what the corpus configurations time.
-pub trait DocumentCodec: Send {
-    /// What `parse` reads: the document's JSON, or its transcoding (MessagePack, CBOR).
-    fn payload(&self) -> &[u8];
-    /// Parses `input` (a fresh copy of a payload: in-place parsers rewrite it) and drops the
-    /// value.
-    fn parse(&mut self, input: &mut [u8]) -> Result<(), CodecError>;
-    /// Serialises the held value into `out` (cleared by the caller).
-    fn serialize(&mut self, out: &mut Vec<u8>) -> Result<(), CodecError>;
-    /// Checks the engine against the reference before anything is timed: findings (numbers it
-    /// changes, what it does with duplicate keys), or why it fails.
-    fn verify(&mut self) -> Result<Vec<Finding>, VerifyError>;
-}
+pub use crate::workload::DocumentCodec;
 
 /// One engine: its value type, how it parses and serialises.
 pub trait Engine: Send + 'static {

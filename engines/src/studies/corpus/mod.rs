@@ -10,29 +10,22 @@
 //! configuration's constructor reads its file again, checks its hash, parses it with our
 //! reference parser ([`reference`]) and has the engine parse it: verification compares the two.
 
+#[cfg(feature = "corpus")]
+mod configs;
+#[cfg(feature = "corpus")]
 pub mod engines;
 pub mod reference;
 pub mod typed;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::RwLock;
 
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{
-    AnyCodec, Budget, Config, ConfigInfo, DatasetKind, Format, FramePattern, Operation, Question,
-    Study, StudyInfo, StudyKind,
-};
-use crate::codec::CodecError;
-use crate::external;
-use crate::verify::Finding;
-pub use engines::DocumentCodec;
-use engines::{
-    duplicate_keys, BorrowedCodec, CborDom, Engine, Prepared, Probe, RmpDom, SerdeJsonDom,
-    SerdeJsonSlice, SerdeJsonStr, SimdOwned, SimdSerde, SonicDom, SonicRs,
-};
+pub use super::DocumentRecord;
+use super::{Budget, Study};
+pub use crate::workload::DocumentCodec;
 use typed::Standard;
 
 /// The study's name.
@@ -43,25 +36,9 @@ const NAME: &str = "corpus";
 /// 4 GiB address-space cap.
 pub const DEFAULT_MAX_MIB: u64 = 64;
 
-/// One document of a run: where it is, what it is (size and SHA-256) and the name its
-/// configurations carry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DocumentRecord {
-    /// The first part of its configurations' names: the file's stem, with its folder's name
-    /// in front when two documents share a stem (`a_data`, `b_data`).
-    pub name: String,
-    /// The file, as an absolute path.
-    pub path: PathBuf,
-    pub bytes: u64,
-    /// Lowercase hex.
-    pub sha256: String,
-}
-
-impl DocumentRecord {
-    /// The standard document this is, by its file name.
-    pub fn standard(&self) -> Option<Standard> {
-        Standard::of_file_name(&self.path.file_name()?.to_string_lossy())
-    }
+/// The standard document `doc` is, by its file name.
+pub fn standard_of(doc: &DocumentRecord) -> Option<Standard> {
+    Standard::of_file_name(&doc.path.file_name()?.to_string_lossy())
 }
 
 /// Why documents cannot be used: one line, naming the file.
@@ -221,23 +198,32 @@ pub fn recheck(records: &[DocumentRecord]) -> Result<(), CorpusError> {
 }
 
 static REGISTERED: RwLock<Vec<DocumentRecord>> = RwLock::new(Vec::new());
+/// Set when the registry was built: documents registered after that would not be in it.
+static FROZEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Makes `records` this process's documents: the corpus study is then in [`super::all`] with
+/// Makes `records` this process's documents: the corpus study is then in the registry with
 /// their configurations. The parent registers what `--corpus` (or the resumed run) gives; a
-/// worker child registers what its settings carry.
-pub fn register(records: Vec<DocumentRecord>) {
-    match REGISTERED.write() {
-        Ok(mut r) => *r = records,
-        Err(poisoned) => *poisoned.into_inner() = records,
+/// worker child registers what its settings carry. Once the registry is built (the first
+/// lookup of a study) only the same documents can be registered again.
+pub fn register(records: Vec<DocumentRecord>) -> Result<(), CorpusError> {
+    let mut held = REGISTERED.write().unwrap_or_else(|p| p.into_inner());
+    if FROZEN.load(std::sync::atomic::Ordering::SeqCst) && *held != records {
+        return Err(CorpusError(
+            "the studies were built before these documents were registered".into(),
+        ));
     }
+    *held = records;
+    Ok(())
+}
+
+/// Called when the registry is built: later registrations must not change the documents.
+pub(crate) fn freeze() {
+    FROZEN.store(true, std::sync::atomic::Ordering::SeqCst);
 }
 
 /// This process's documents.
 pub fn registered() -> Vec<DocumentRecord> {
-    match REGISTERED.read() {
-        Ok(r) => r.clone(),
-        Err(poisoned) => poisoned.into_inner().clone(),
-    }
+    REGISTERED.read().unwrap_or_else(|p| p.into_inner()).clone()
 }
 
 /// The corpus study of the registered documents, if any.
@@ -271,293 +257,36 @@ const SCAN_FRAMES: &str = "(?i)parse_str|parse_string|scan_str|skip_str|unescape
 
 /// The study for `docs`.
 pub fn study(docs: &[DocumentRecord]) -> Study {
-    Study {
-        info: StudyInfo {
-            name: NAME.into(),
-            title: "Which JSON engine is fastest on these documents, and why".into(),
-            source: "the three documents of Milo Yip's nativejson-benchmark (twitter, citm_catalog, canada), as the sonic-rs, simd-json and serde_json authors benchmark them; and the user's own".into(),
-            kind: StudyKind::Measured,
-            question: Some(Question {
-                frames: FramePattern::builtin(SCAN_FRAMES),
-                label: "scan share",
-                caption: "Share of CPU samples in string and number scanning",
-            }),
-            baseline: None,
-            steps: Vec::new(),
-            hidden: false,
-            // 21 configurations per standard document, 63 for the three: at the run's full
-            // settings (12 processes, 1,000 samples, 24 overhead pairs) they would take ~15
-            // minutes, against a budget of 10 (and 3 for --quick). Measured on an idle machine
-            // with 5 processes and 500 samples (--quick: 2 and 150) and the run's overhead
-            // pairs, the three documents took 9 min 35 s (--quick 3 min 25 s): the CPU
-            // recording's pairs of 100 ms batches were 4.8 s (1.6 s) of a configuration's ~9 s
-            // (~3.3 s). 12 pairs keep a 96% interval on the overhead ([3rd, 10th] of 12), 6 a
-            // 97% one ([min, max]); at the ~190 Hz measured, 6 pairs' sampled halves give ~115
-            // samples, so a --quick recording is its pairs and nothing more.
-            budget: Some(Budget {
-                processes: 5,
-                quick_processes: 2,
-                cpu_samples: 500,
-                quick_cpu_samples: 110,
-                overhead_pairs: 12,
-                quick_overhead_pairs: 6,
-            }),
-        },
-        configs: docs.iter().flat_map(configs).collect(),
-    }
-}
-
-/// Which engine, on which value, in a configuration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Variant {
-    TypedSerdeJson,
-    TypedSerdeJsonStr,
-    TypedSonic,
-    TypedSimd,
-    DomSerdeJson,
-    DomSonic,
-    DomSimdOwned,
-    DomSimdBorrowed,
-    MsgpackRmp,
-    CborCiborium,
-}
-
-impl Variant {
-    fn name(self) -> &'static str {
-        match self {
-            Variant::TypedSerdeJson => "typed-serde_json",
-            Variant::TypedSerdeJsonStr => "typed-serde_json-str",
-            Variant::TypedSonic => "typed-sonic-rs",
-            Variant::TypedSimd => "typed-simd-json",
-            Variant::DomSerdeJson => "dom-serde_json",
-            Variant::DomSonic => "dom-sonic-rs",
-            Variant::DomSimdOwned => "dom-simd-json",
-            Variant::DomSimdBorrowed => "dom-simd-json-borrowed",
-            Variant::MsgpackRmp => "msgpack-rmp-serde",
-            Variant::CborCiborium => "cbor-ciborium",
-        }
-    }
-
-    fn engine(self) -> (&'static str, &'static str, &'static str) {
-        use Variant::*;
-        match self {
-            TypedSerdeJson | TypedSerdeJsonStr | DomSerdeJson => (
-                "serde_json",
-                external::serde_json::VERSION,
-                "serde_json|serde(_core)?::",
-            ),
-            TypedSonic | DomSonic => ("sonic-rs", external::sonic_rs::VERSION, "sonic_rs"),
-            TypedSimd | DomSimdOwned | DomSimdBorrowed => (
-                "simd-json",
-                external::simd_json::VERSION,
-                "simd_json|value_trait|halfbrown",
-            ),
-            MsgpackRmp => (
-                "rmp-serde",
-                external::rmp_serde::VERSION,
-                "rmp_serde|rmp::|serde(_core)?::|serde_json::value",
-            ),
-            CborCiborium => (
-                "ciborium",
-                external::ciborium::VERSION,
-                "ciborium|serde(_core)?::|serde_json::value",
-            ),
-        }
-    }
-
-    fn typed(self) -> bool {
-        matches!(
-            self,
-            Variant::TypedSerdeJson
-                | Variant::TypedSerdeJsonStr
-                | Variant::TypedSonic
-                | Variant::TypedSimd
-        )
-    }
-
-    fn notes(self, doc: &DocumentRecord) -> String {
-        let model = doc
-            .standard()
-            .map(|s| format!("typed model {}", s.type_name()))
-            .unwrap_or_default();
-        let what = match self {
-            Variant::TypedSerdeJson => format!("{model}; serde_json::from_slice, to_writer"),
-            Variant::TypedSerdeJsonStr => format!(
-                "{model}; std::str::from_utf8 then serde_json::from_str (UTF-8 checked up front, not while scanning)"
-            ),
-            Variant::TypedSonic => format!(
-                "{model}; sonic_rs::from_slice (UTF-8 validated), to_writer; built without -C target-cpu=native"
-            ),
-            Variant::TypedSimd => format!(
-                "{model}; simd_json::serde::from_slice_with_buffers (in place, buffers reused), to_writer"
-            ),
-            Variant::DomSerdeJson => "serde_json::Value (BTreeMap objects)".into(),
-            Variant::DomSonic => "sonic_rs::Value; built without -C target-cpu=native".into(),
-            Variant::DomSimdOwned => {
-                "simd_json::OwnedValue (to_owned_value_with_buffers), its own writer".into()
-            }
-            Variant::DomSimdBorrowed => "simd_json::BorrowedValue, borrows the parsed buffer: parse only (the value cannot be held by the configuration that serialises)".into(),
-            Variant::MsgpackRmp => "serde_json::Value transcoded to MessagePack (rmp-serde, maps with keys); parse reads the MessagePack payload".into(),
-            Variant::CborCiborium => "serde_json::Value transcoded to CBOR (ciborium); parse reads the CBOR payload".into(),
-        };
-        format!("{what}; a parse copies its payload first, inside the timed loop (simd-json parses in place)")
-    }
-}
-
-/// The (operation, variant) pairs of a document: typed ones for a standard document.
-fn plan(doc: &DocumentRecord) -> Vec<(Operation, Variant)> {
-    use Operation::{Parse, RoundTrip, Serialize};
-    use Variant::*;
-    let mut all = vec![
-        (Parse, TypedSerdeJson),
-        (Parse, TypedSerdeJsonStr),
-        (Parse, TypedSonic),
-        (Parse, TypedSimd),
-        (Parse, DomSerdeJson),
-        (Parse, DomSonic),
-        (Parse, DomSimdOwned),
-        (Parse, DomSimdBorrowed),
-        (Parse, MsgpackRmp),
-        (Parse, CborCiborium),
-        (Serialize, TypedSerdeJson),
-        (Serialize, TypedSonic),
-        (Serialize, TypedSimd),
-        (Serialize, DomSerdeJson),
-        (Serialize, DomSonic),
-        (Serialize, DomSimdOwned),
-        (Serialize, MsgpackRmp),
-        (Serialize, CborCiborium),
-        (RoundTrip, DomSerdeJson),
-        (RoundTrip, DomSonic),
-        (RoundTrip, DomSimdOwned),
-    ];
-    if doc.standard().is_none() {
-        all.retain(|(_, v)| !v.typed());
-    }
-    all
-}
-
-fn configs(doc: &DocumentRecord) -> Vec<Config> {
-    let doc = Arc::new(doc.clone());
-    plan(&doc)
-        .into_iter()
-        .map(|(operation, variant)| {
-            let (engine, version, frames) = variant.engine();
-            let format = match variant {
-                Variant::MsgpackRmp | Variant::CborCiborium => Format::Binary,
-                _ => Format::Json,
-            };
-            let info = ConfigInfo {
-                study: NAME.into(),
-                config: format!("{}.{}.{}", doc.name, operation.as_str(), variant.name()),
-                engine: engine.into(),
-                engine_version: version.into(),
-                format,
-                dataset: DatasetKind::Document,
-                operation,
-                engine_frames: FramePattern::builtin(frames),
-                notes: variant.notes(&doc),
-                document: Some((*doc).clone()),
-            };
-            let doc = Arc::clone(&doc);
-            Config::new(info, move || Ok(AnyCodec::Document(make(&doc, variant)?)))
-        })
-        .collect()
-}
-
-fn prepared<E: Engine>(
-    engine: E,
-    json: &[u8],
-    duplicates: Option<Finding>,
-) -> Result<Box<dyn DocumentCodec>, CodecError> {
-    Ok(Box::new(Prepared::new(engine, json, duplicates)?))
-}
-
-/// A typed configuration of engine `F` on the model of `standard`.
-fn typed<F: TypedEngine>(
-    standard: Standard,
-    json: &[u8],
-) -> Result<Box<dyn DocumentCodec>, CodecError> {
-    let dup = Some(duplicate_keys(F::engine::<Probe>()));
-    match standard {
-        Standard::Twitter => prepared(F::engine::<typed::Twitter>(), json, dup),
-        Standard::Citm => prepared(F::engine::<typed::CitmCatalog>(), json, dup),
-        Standard::Canada => prepared(F::engine::<typed::Canada>(), json, dup),
-    }
-}
-
-/// An engine generic over the typed model.
-trait TypedEngine {
-    fn engine<T: Serialize + serde::de::DeserializeOwned + Send + 'static>(
-    ) -> impl Engine<Value = T>;
-}
-
-macro_rules! typed_engine {
-    ($marker:ident, $engine:ident) => {
-        struct $marker;
-        impl TypedEngine for $marker {
-            fn engine<T: Serialize + serde::de::DeserializeOwned + Send + 'static>(
-            ) -> impl Engine<Value = T> {
-                $engine::<T>::default()
-            }
-        }
-    };
-}
-typed_engine!(WithSerdeJson, SerdeJsonSlice);
-typed_engine!(WithSerdeJsonStr, SerdeJsonStr);
-typed_engine!(WithSonic, SonicRs);
-typed_engine!(WithSimd, SimdSerde);
-
-/// Builds a configuration's engine on its document: reads the file, checks its hash (the
-/// parent checked that text is JSON when `--corpus` gave it), and has the engine prepare its
-/// value and payload. The reference parser reads it only when the configuration is verified.
-fn make(doc: &DocumentRecord, variant: Variant) -> Result<Box<dyn DocumentCodec>, CodecError> {
-    let json = std::fs::read(&doc.path)
-        .map_err(|e| CodecError::setup(format_args!("{}: {e}", doc.path.display())))?;
-    let hash = sha256_hex(&json);
-    if hash != doc.sha256 {
-        return Err(CodecError::setup(format_args!(
-            "{} changed: SHA-256 was {}, is {hash}",
-            doc.path.display(),
-            doc.sha256
-        )));
-    }
-    let standard = || {
-        doc.standard().ok_or_else(|| {
-            CodecError::setup(format_args!("{} has no typed model", doc.path.display()))
-        })
-    };
-    let dup = |f: Finding| Some(f);
-    match variant {
-        Variant::TypedSerdeJson => typed::<WithSerdeJson>(standard()?, &json),
-        Variant::TypedSerdeJsonStr => typed::<WithSerdeJsonStr>(standard()?, &json),
-        Variant::TypedSonic => typed::<WithSonic>(standard()?, &json),
-        Variant::TypedSimd => typed::<WithSimd>(standard()?, &json),
-        Variant::DomSerdeJson => prepared(SerdeJsonDom, &json, dup(duplicate_keys(SerdeJsonDom))),
-        Variant::DomSonic => prepared(SonicDom, &json, dup(duplicate_keys(SonicDom))),
-        Variant::DomSimdOwned => prepared(
-            SimdOwned::default(),
-            &json,
-            dup(duplicate_keys(SimdOwned::default())),
-        ),
-        Variant::DomSimdBorrowed => Ok(Box::new(BorrowedCodec::new(&json)?)),
-        Variant::MsgpackRmp => prepared(RmpDom, &json, None),
-        Variant::CborCiborium => prepared(CborDom, &json, None),
-    }
+    let study = Study::new(NAME, "Which JSON engine is fastest on these documents, and why")
+        .source("the three documents of Milo Yip's nativejson-benchmark (twitter, citm_catalog, canada), as the sonic-rs, simd-json and serde_json authors benchmark them; and the user's own")
+        .question(SCAN_FRAMES, "string and number scanning")
+        // 21 configurations per standard document, 63 for the three: at the run's full
+        // settings (12 processes, 1,000 samples, 24 overhead pairs) they take ~15 minutes.
+        // With 5 processes and 500 samples (--quick: 2 and 110) the CPU recording's
+        // sampled/unsampled pairs are most of a configuration's time: 12 pairs keep a 96%
+        // interval on the overhead ([3rd, 10th] of 12), 6 a 97% one ([min, max]); at ~190 Hz,
+        // 6 pairs' sampled halves give ~115 samples, so a --quick recording is its pairs.
+        .budget(Budget {
+            processes: 5,
+            quick_processes: 2,
+            cpu_samples: 500,
+            quick_cpu_samples: 110,
+            overhead_pairs: 12,
+            quick_overhead_pairs: 6,
+        });
+    #[cfg(feature = "corpus")]
+    let study = docs
+        .iter()
+        .flat_map(configs::configs)
+        .fold(study, Study::config);
+    #[cfg(not(feature = "corpus"))]
+    let _ = docs;
+    study
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn record(path: &str) -> DocumentRecord {
-        DocumentRecord {
-            name: clean(&Path::new(path).file_stem().unwrap().to_string_lossy()),
-            path: path.into(),
-            bytes: 1,
-            sha256: String::new(),
-        }
-    }
 
     #[test]
     fn names_keep_same_named_files_apart() {
@@ -576,20 +305,5 @@ mod tests {
             .map(PathBuf::from)
             .collect();
         assert_eq!(names(&same), ["a_d", "a_d-2"]);
-    }
-
-    #[test]
-    fn typed_configurations_only_for_standard_documents() {
-        let own = plan(&record("/tmp/mine.json"));
-        assert!(own.iter().all(|(_, v)| !v.typed()));
-        assert!(own.iter().any(|(op, _)| *op == Operation::RoundTrip));
-        let standard = plan(&record("/tmp/canada.json"));
-        assert!(standard.iter().filter(|(_, v)| v.typed()).count() >= 7);
-        let s = study(&[record("/tmp/canada.json"), record("/tmp/mine.json")]);
-        let mut names: Vec<String> = s.configs.iter().map(|c| c.info.config.clone()).collect();
-        let n = names.len();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), n);
     }
 }

@@ -49,9 +49,6 @@ use crate::analyze::before_after::{AppliedPatch, Side, SideRecord};
 use crate::misuse;
 use crate::protocol::{identity_of, Identity, IdentityError, PROTOCOL};
 
-/// The workspace manifests whose `=` pins a patch may relax.
-const MANIFESTS: [&str; 3] = ["Cargo.toml", "engines/Cargo.toml", "harness/Cargo.toml"];
-
 /// Where a side's source comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {

@@ -8,10 +8,12 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use super::MANIFESTS;
 use crate::analyze::before_after::{AppliedPatch, Side};
 use crate::error::misuse_err;
 use crate::misuse;
+
+/// The workspace manifests whose `=` pins a patch may relax.
+const MANIFESTS: [&str; 3] = ["Cargo.toml", "engines/Cargo.toml", "harness/Cargo.toml"];
 
 /// A dependency built from a local checkout: `CRATE=PATH`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -6,7 +6,6 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result};
 
-use super::MANIFESTS;
 use crate::error::misuse_err;
 use crate::misuse;
 
@@ -18,11 +17,10 @@ pub fn repo_root(dir: &Path) -> Result<PathBuf> {
         )
     })?;
     let root = PathBuf::from(out.trim());
-    if !root.join(MANIFESTS[0]).is_file() {
+    if !root.join("Cargo.toml").is_file() {
         misuse!(
-            "{} is not a serprof repository (no {})",
-            root.display(),
-            MANIFESTS[0]
+            "{} is not a cargo project (no Cargo.toml at its top)",
+            root.display()
         );
     }
     Ok(root)

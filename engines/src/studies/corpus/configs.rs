@@ -1,0 +1,305 @@
+//! The corpus study's configurations: per document, each engine variant on each operation,
+//! built from the document's file in the worker that measures it.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::engines::{
+    duplicate_keys, BorrowedCodec, CborDom, Engine, Prepared, Probe, RmpDom, SerdeJsonDom,
+    SerdeJsonSlice, SerdeJsonStr, SimdOwned, SimdSerde, SonicDom, SonicRs,
+};
+use super::typed::{self, Standard};
+use super::{sha256_hex, standard_of, DocumentRecord, NAME};
+use crate::codec::CodecError;
+use crate::external;
+use crate::study::{Config, ConfigInfo, Format, FramePattern, Operation};
+use crate::verify::Finding;
+use crate::workload::{DocumentCodec, Documents, Workload};
+
+/// Which engine, on which value, in a configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Variant {
+    TypedSerdeJson,
+    TypedSerdeJsonStr,
+    TypedSonic,
+    TypedSimd,
+    DomSerdeJson,
+    DomSonic,
+    DomSimdOwned,
+    DomSimdBorrowed,
+    MsgpackRmp,
+    CborCiborium,
+}
+
+impl Variant {
+    fn name(self) -> &'static str {
+        match self {
+            Variant::TypedSerdeJson => "typed-serde_json",
+            Variant::TypedSerdeJsonStr => "typed-serde_json-str",
+            Variant::TypedSonic => "typed-sonic-rs",
+            Variant::TypedSimd => "typed-simd-json",
+            Variant::DomSerdeJson => "dom-serde_json",
+            Variant::DomSonic => "dom-sonic-rs",
+            Variant::DomSimdOwned => "dom-simd-json",
+            Variant::DomSimdBorrowed => "dom-simd-json-borrowed",
+            Variant::MsgpackRmp => "msgpack-rmp-serde",
+            Variant::CborCiborium => "cbor-ciborium",
+        }
+    }
+
+    fn engine(self) -> (&'static str, &'static str, &'static str) {
+        use Variant::*;
+        match self {
+            TypedSerdeJson | TypedSerdeJsonStr | DomSerdeJson => (
+                "serde_json",
+                external::serde_json::VERSION,
+                "serde_json|serde(_core)?::",
+            ),
+            TypedSonic | DomSonic => ("sonic-rs", external::sonic_rs::VERSION, "sonic_rs"),
+            TypedSimd | DomSimdOwned | DomSimdBorrowed => (
+                "simd-json",
+                external::simd_json::VERSION,
+                "simd_json|value_trait|halfbrown",
+            ),
+            MsgpackRmp => (
+                "rmp-serde",
+                external::rmp_serde::VERSION,
+                "rmp_serde|rmp::|serde(_core)?::|serde_json::value",
+            ),
+            CborCiborium => (
+                "ciborium",
+                external::ciborium::VERSION,
+                "ciborium|serde(_core)?::|serde_json::value",
+            ),
+        }
+    }
+
+    /// The cargo feature of serprof's that builds the variant's engine (`None`: serde_json).
+    fn feature(self) -> Option<&'static str> {
+        use Variant::*;
+        match self {
+            TypedSerdeJson | TypedSerdeJsonStr | DomSerdeJson => None,
+            TypedSonic | DomSonic => Some("sonic-rs"),
+            TypedSimd | DomSimdOwned | DomSimdBorrowed => Some("simd-json"),
+            MsgpackRmp => Some("rmp-serde"),
+            CborCiborium => Some("ciborium"),
+        }
+    }
+
+    fn typed(self) -> bool {
+        matches!(
+            self,
+            Variant::TypedSerdeJson
+                | Variant::TypedSerdeJsonStr
+                | Variant::TypedSonic
+                | Variant::TypedSimd
+        )
+    }
+
+    fn notes(self, doc: &DocumentRecord) -> String {
+        let model = standard_of(doc)
+            .map(|s| format!("typed model {}", s.type_name()))
+            .unwrap_or_default();
+        let what = match self {
+            Variant::TypedSerdeJson => format!("{model}; serde_json::from_slice, to_writer"),
+            Variant::TypedSerdeJsonStr => format!(
+                "{model}; std::str::from_utf8 then serde_json::from_str (UTF-8 checked up front, not while scanning)"
+            ),
+            Variant::TypedSonic => format!(
+                "{model}; sonic_rs::from_slice (UTF-8 validated), to_writer; built without -C target-cpu=native"
+            ),
+            Variant::TypedSimd => format!(
+                "{model}; simd_json::serde::from_slice_with_buffers (in place, buffers reused), to_writer"
+            ),
+            Variant::DomSerdeJson => "serde_json::Value (BTreeMap objects)".into(),
+            Variant::DomSonic => "sonic_rs::Value; built without -C target-cpu=native".into(),
+            Variant::DomSimdOwned => {
+                "simd_json::OwnedValue (to_owned_value_with_buffers), its own writer".into()
+            }
+            Variant::DomSimdBorrowed => "simd_json::BorrowedValue, borrows the parsed buffer: parse only (the value cannot be held by the configuration that serialises)".into(),
+            Variant::MsgpackRmp => "serde_json::Value transcoded to MessagePack (rmp-serde, maps with keys); parse reads the MessagePack payload".into(),
+            Variant::CborCiborium => "serde_json::Value transcoded to CBOR (ciborium); parse reads the CBOR payload".into(),
+        };
+        format!("{what}; a parse copies its payload first, inside the timed loop (simd-json parses in place)")
+    }
+}
+
+/// The (operation, variant) pairs of a document: typed ones for a standard document.
+fn plan(doc: &DocumentRecord) -> Vec<(Operation, Variant)> {
+    use Operation::{Parse, RoundTrip, Serialize};
+    use Variant::*;
+    let mut all = vec![
+        (Parse, TypedSerdeJson),
+        (Parse, TypedSerdeJsonStr),
+        (Parse, TypedSonic),
+        (Parse, TypedSimd),
+        (Parse, DomSerdeJson),
+        (Parse, DomSonic),
+        (Parse, DomSimdOwned),
+        (Parse, DomSimdBorrowed),
+        (Parse, MsgpackRmp),
+        (Parse, CborCiborium),
+        (Serialize, TypedSerdeJson),
+        (Serialize, TypedSonic),
+        (Serialize, TypedSimd),
+        (Serialize, DomSerdeJson),
+        (Serialize, DomSonic),
+        (Serialize, DomSimdOwned),
+        (Serialize, MsgpackRmp),
+        (Serialize, CborCiborium),
+        (RoundTrip, DomSerdeJson),
+        (RoundTrip, DomSonic),
+        (RoundTrip, DomSimdOwned),
+    ];
+    if standard_of(doc).is_none() {
+        all.retain(|(_, v)| !v.typed());
+    }
+    all
+}
+
+pub(super) fn configs(doc: &DocumentRecord) -> Vec<Config> {
+    let doc = Arc::new(doc.clone());
+    plan(&doc)
+        .into_iter()
+        .map(|(operation, variant)| {
+            let (engine, version, frames) = variant.engine();
+            let format = match variant {
+                Variant::MsgpackRmp | Variant::CborCiborium => Format::Binary,
+                _ => Format::Json,
+            };
+            let info = ConfigInfo {
+                study: NAME.into(),
+                config: format!("{}.{}.{}", doc.name, operation.as_str(), variant.name()),
+                engine: engine.into(),
+                engine_version: version.into(),
+                format,
+                dataset: "document".into(),
+                operation,
+                engine_frames: FramePattern::builtin(frames),
+                notes: variant.notes(&doc),
+                document: Some((*doc).clone()),
+                feature: variant.feature().map(str::to_string),
+                loop_function: crate::workload::documents_loop(operation),
+            };
+            let doc = Arc::clone(&doc);
+            Config::new(info, move || {
+                Ok(Box::new(Documents::new(make(&doc, variant)?, operation)) as Box<dyn Workload>)
+            })
+        })
+        .collect()
+}
+
+fn prepared<E: Engine>(
+    engine: E,
+    json: &[u8],
+    duplicates: Option<Finding>,
+) -> Result<Box<dyn DocumentCodec>, CodecError> {
+    Ok(Box::new(Prepared::new(engine, json, duplicates)?))
+}
+
+/// A typed configuration of engine `F` on the model of `standard`.
+fn typed<F: TypedEngine>(
+    standard: Standard,
+    json: &[u8],
+) -> Result<Box<dyn DocumentCodec>, CodecError> {
+    let dup = Some(duplicate_keys(F::engine::<Probe>()));
+    match standard {
+        Standard::Twitter => prepared(F::engine::<typed::Twitter>(), json, dup),
+        Standard::Citm => prepared(F::engine::<typed::CitmCatalog>(), json, dup),
+        Standard::Canada => prepared(F::engine::<typed::Canada>(), json, dup),
+    }
+}
+
+/// An engine generic over the typed model.
+trait TypedEngine {
+    fn engine<T: Serialize + serde::de::DeserializeOwned + Send + 'static>(
+    ) -> impl Engine<Value = T>;
+}
+
+macro_rules! typed_engine {
+    ($marker:ident, $engine:ident) => {
+        struct $marker;
+        impl TypedEngine for $marker {
+            fn engine<T: Serialize + serde::de::DeserializeOwned + Send + 'static>(
+            ) -> impl Engine<Value = T> {
+                $engine::<T>::default()
+            }
+        }
+    };
+}
+typed_engine!(WithSerdeJson, SerdeJsonSlice);
+typed_engine!(WithSerdeJsonStr, SerdeJsonStr);
+typed_engine!(WithSonic, SonicRs);
+typed_engine!(WithSimd, SimdSerde);
+
+/// Builds a configuration's engine on its document: reads the file, checks its hash (the
+/// parent checked that text is JSON when `--corpus` gave it), and has the engine prepare its
+/// value and payload. The reference parser reads it only when the configuration is verified.
+fn make(doc: &DocumentRecord, variant: Variant) -> Result<Box<dyn DocumentCodec>, CodecError> {
+    let json = std::fs::read(&doc.path)
+        .map_err(|e| CodecError::setup(format_args!("{}: {e}", doc.path.display())))?;
+    let hash = sha256_hex(&json);
+    if hash != doc.sha256 {
+        return Err(CodecError::setup(format_args!(
+            "{} changed: SHA-256 was {}, is {hash}",
+            doc.path.display(),
+            doc.sha256
+        )));
+    }
+    let standard = || {
+        standard_of(doc).ok_or_else(|| {
+            CodecError::setup(format_args!("{} has no typed model", doc.path.display()))
+        })
+    };
+    let dup = |f: Finding| Some(f);
+    match variant {
+        Variant::TypedSerdeJson => typed::<WithSerdeJson>(standard()?, &json),
+        Variant::TypedSerdeJsonStr => typed::<WithSerdeJsonStr>(standard()?, &json),
+        Variant::TypedSonic => typed::<WithSonic>(standard()?, &json),
+        Variant::TypedSimd => typed::<WithSimd>(standard()?, &json),
+        Variant::DomSerdeJson => prepared(SerdeJsonDom, &json, dup(duplicate_keys(SerdeJsonDom))),
+        Variant::DomSonic => prepared(SonicDom, &json, dup(duplicate_keys(SonicDom))),
+        Variant::DomSimdOwned => prepared(
+            SimdOwned::default(),
+            &json,
+            dup(duplicate_keys(SimdOwned::default())),
+        ),
+        Variant::DomSimdBorrowed => Ok(Box::new(BorrowedCodec::new(&json)?)),
+        Variant::MsgpackRmp => prepared(RmpDom, &json, None),
+        Variant::CborCiborium => prepared(CborDom, &json, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(path: &str) -> DocumentRecord {
+        DocumentRecord {
+            name: std::path::Path::new(path)
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned(),
+            path: path.into(),
+            bytes: 1,
+            sha256: String::new(),
+        }
+    }
+
+    #[test]
+    fn typed_configurations_only_for_standard_documents() {
+        let own = plan(&record("/tmp/mine.json"));
+        assert!(own.iter().all(|(_, v)| !v.typed()));
+        assert!(own.iter().any(|(op, _)| *op == Operation::RoundTrip));
+        let standard = plan(&record("/tmp/canada.json"));
+        assert!(standard.iter().filter(|(_, v)| v.typed()).count() >= 7);
+        let s = super::super::study(&[record("/tmp/canada.json"), record("/tmp/mine.json")]);
+        let mut names: Vec<String> = s.configs().iter().map(|c| c.info.config.clone()).collect();
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), n);
+    }
+}

@@ -1,0 +1,787 @@
+//! Studies as values: what a study asks, its dataset, and the configurations that answer it.
+//!
+//! A study is built with [`Study::new`], given a dataset of its own type with
+//! [`Study::dataset`] (which makes a [`StudyOf<T>`]), and given engines: every serde engine
+//! serprof ships ([`StudyOf::serde_engines`]), or a codec of one's own ([`StudyOf::codec`]).
+//! serprof's own studies are built the same way. The harness knows a configuration only as a
+//! [`ConfigInfo`] (its name, engine, format, operation, the frames that are the engine's) and
+//! a [`Config::workload`] to build in a worker process: the type of the values is erased there.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use crate::codec::{Codec, CodecError};
+pub use crate::workload::Operation;
+use crate::workload::{Checks, Value, Values, Workload};
+
+/// JSON or binary, as the article's tables split them. A codec of one's own is binary unless it
+/// says otherwise ([`Engine::json`]); the corrupt study damages JSON and binary payloads in
+/// different ways.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// A text format: JSON.
+    Json,
+    /// Any binary format.
+    Binary,
+}
+
+impl Format {
+    /// `json` or `binary`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Binary => "binary",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a study is measured, and so which table shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StudyKind {
+    /// Verified, then timed, sampled and counted: the time table.
+    Measured,
+    /// Damaged inputs decoded in guarded children: the outcome table.
+    Corrupt,
+}
+
+/// A regular expression over frame names, compiled once, that keeps its source text.
+#[derive(Clone)]
+pub struct FramePattern {
+    regex: Regex,
+}
+
+impl FramePattern {
+    /// Compiles `source`.
+    pub fn new(source: &str) -> Result<FramePattern, regex::Error> {
+        Ok(FramePattern {
+            regex: Regex::new(source)?,
+        })
+    }
+
+    /// Compiles a pattern written in serprof's own studies. A typo is a bug that the
+    /// registry's test finds (every study is built there), so it panics with the pattern named.
+    pub fn builtin(source: &str) -> FramePattern {
+        match FramePattern::new(source) {
+            Ok(p) => p,
+            Err(e) => panic!("built-in frame pattern {source:?} does not compile: {e}"),
+        }
+    }
+
+    /// The compiled expression.
+    pub fn regex(&self) -> &Regex {
+        &self.regex
+    }
+
+    /// Its source text.
+    pub fn as_str(&self) -> &str {
+        self.regex.as_str()
+    }
+}
+
+impl fmt::Debug for FramePattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "/{}/", self.as_str())
+    }
+}
+
+impl fmt::Display for FramePattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq for FramePattern {
+    fn eq(&self, other: &FramePattern) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+/// A study's question about its profiles: the frames that answer it, and what their share is
+/// called in tables ("byte-array share").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    /// The frames whose inclusive share of samples answers the question.
+    pub frames: FramePattern,
+    /// What the share is called in tables.
+    pub label: String,
+    /// The chart caption of the share.
+    pub caption: String,
+}
+
+/// Per-configuration caps of a study: the run's settings apply, but no more than these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Timing processes (rounds) per configuration, in a full run.
+    pub processes: usize,
+    /// Timing processes per configuration in a `--quick` run.
+    pub quick_processes: usize,
+    /// CPU samples per configuration, in a full run.
+    pub cpu_samples: u64,
+    /// CPU samples per configuration in a `--quick` run.
+    pub quick_cpu_samples: u64,
+    /// Sampled/unsampled pairs of the CPU recording's overhead figure, full run.
+    pub overhead_pairs: usize,
+    /// The same in a `--quick` run.
+    pub quick_overhead_pairs: usize,
+}
+
+/// A study's description.
+#[derive(Debug, Clone)]
+pub struct StudyInfo {
+    /// Its name: the first part of `STUDY/CONFIG`.
+    pub name: String,
+    /// The question it answers, in a line.
+    pub title: String,
+    /// The article it reproduces (title, author, date), or what it is.
+    pub source: String,
+    /// Which runner and which table.
+    pub kind: StudyKind,
+    /// The share of samples the study asks about (`--match`), e.g. byte-array code.
+    pub question: Option<Question>,
+    /// The configuration (name inside the study) that ratios are taken against; `None`: the
+    /// fastest.
+    pub baseline: Option<String>,
+    /// The before/after steps, in order (configuration names inside the study): each is
+    /// compared with the one before it.
+    pub steps: Vec<String>,
+    /// Hidden from `serprof list` and from `run` without `--study` (test doubles).
+    pub hidden: bool,
+    /// Caps on what each configuration gets; `None`: the run's settings as they are.
+    pub budget: Option<Budget>,
+}
+
+/// A document a configuration runs on (the corpus study): where it is and what it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocumentRecord {
+    /// The first part of its configurations' names: the file's stem, with its folder's name
+    /// in front when two documents share a stem (`a_data`, `b_data`).
+    pub name: String,
+    /// The file, as an absolute path.
+    pub path: PathBuf,
+    /// Its size.
+    pub bytes: u64,
+    /// SHA-256, lowercase hex.
+    pub sha256: String,
+}
+
+/// What the harness needs to know of a configuration, besides how to build its workload.
+#[derive(Debug, Clone)]
+pub struct ConfigInfo {
+    /// The study it belongs to.
+    pub study: String,
+    /// The name inside the study: an engine's name (`serde_json`), maybe with a variant
+    /// suffix (`postcard+bytes`, `serde_json.serialize`), or an engine variant
+    /// (`json-base64-table`).
+    pub config: String,
+    /// The library that does the work (`serde_json`, `bytes_json`, ...).
+    pub engine: String,
+    /// That library's exact version, or `serprof` for serprof's own engines.
+    pub engine_version: String,
+    /// JSON or binary.
+    pub format: Format,
+    /// The dataset's name (`orders`, `samples`, `document`, or a study's own).
+    pub dataset: String,
+    /// What one operation is.
+    pub operation: Operation,
+    /// Frames that belong to the engine (not the harness loop, not std).
+    pub engine_frames: FramePattern,
+    /// What this configuration does differently from the reference mapping, or cannot do.
+    pub notes: String,
+    /// The document it runs on, for a configuration of a document.
+    pub document: Option<DocumentRecord>,
+    /// The cargo feature of serprof's that builds its engine (`None`: always built).
+    pub feature: Option<String>,
+    /// Its measured loop's function, as valgrind names it (what the instructions recording
+    /// counts one call of): [`Workload::loop_function`] of its workload.
+    pub loop_function: &'static str,
+}
+
+impl ConfigInfo {
+    /// `STUDY/CONFIG`.
+    pub fn name(&self) -> String {
+        format!("{}/{}", self.study, self.config)
+    }
+}
+
+/// How a configuration builds its workload.
+pub type MakeWorkload = Arc<dyn Fn() -> Result<Box<dyn Workload>, CodecError> + Send + Sync>;
+
+/// A configuration: its description and how to build its workload.
+#[derive(Clone)]
+pub struct Config {
+    /// What it is.
+    pub info: ConfigInfo,
+    /// Builds its workload.
+    pub make: MakeWorkload,
+}
+
+impl Config {
+    /// A configuration of any workload.
+    pub fn new(
+        info: ConfigInfo,
+        make: impl Fn() -> Result<Box<dyn Workload>, CodecError> + Send + Sync + 'static,
+    ) -> Config {
+        Config {
+            info,
+            make: Arc::new(make),
+        }
+    }
+
+    /// Builds the workload (in the worker process that measures it).
+    pub fn workload(&self) -> Result<Box<dyn Workload>, CodecError> {
+        (self.make)()
+    }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A study: its description and its configurations. Built with [`Study::new`], a dataset
+/// ([`Study::dataset`]) and engines; a `Vec<Study>` is what `serprof::main!` measures.
+#[derive(Debug, Clone)]
+pub struct Study {
+    info: StudyInfo,
+    configs: Vec<Config>,
+}
+
+impl Study {
+    /// A study named `name` (the first part of its configurations' names: lowercase letters,
+    /// digits, `-` and `_`) that answers `title`.
+    pub fn new(name: impl Into<String>, title: impl Into<String>) -> Study {
+        Study {
+            info: StudyInfo {
+                name: name.into(),
+                title: title.into(),
+                source: String::new(),
+                kind: StudyKind::Measured,
+                question: None,
+                baseline: None,
+                steps: Vec::new(),
+                hidden: false,
+                budget: None,
+            },
+            configs: Vec::new(),
+        }
+    }
+
+    /// The study measures `make`'s values: one value per operation, cycling through them (a
+    /// dataset of one value measures that value whole). `make` runs once in each worker
+    /// process that needs the data, not in the parent.
+    pub fn dataset<T: Value>(
+        self,
+        make: impl Fn() -> Vec<T> + Send + Sync + 'static,
+    ) -> StudyOf<T> {
+        let name = short_type_name::<T>();
+        self.dataset_named(name, make)
+    }
+
+    /// [`Study::dataset`] under a name of its own (tables say "roundtrip of NAME").
+    pub fn dataset_named<T: Value>(
+        self,
+        name: impl Into<String>,
+        make: impl Fn() -> Vec<T> + Send + Sync + 'static,
+    ) -> StudyOf<T> {
+        StudyOf {
+            study: self,
+            dataset: Dataset {
+                name: name.into(),
+                make: Arc::new(make),
+                built: Arc::new(OnceLock::new()),
+            },
+            checks: Checks::default(),
+            operations: vec![Operation::RoundTrip],
+            engines: Vec::new(),
+        }
+    }
+
+    /// The study's description.
+    pub fn info(&self) -> &StudyInfo {
+        &self.info
+    }
+
+    /// Its configurations.
+    pub fn configs(&self) -> &[Config] {
+        &self.configs
+    }
+
+    /// The description and the configurations.
+    pub fn into_parts(self) -> (StudyInfo, Vec<Config>) {
+        (self.info, self.configs)
+    }
+
+    /// A study of `info` and `configs` as they are (serprof's own studies of documents).
+    #[doc(hidden)]
+    pub fn from_parts(info: StudyInfo, configs: Vec<Config>) -> Study {
+        Study { info, configs }
+    }
+
+    /// What the article it reproduces is, or where its question comes from.
+    pub fn source(mut self, text: impl Into<String>) -> Study {
+        self.info.source = text.into();
+        self
+    }
+
+    /// The frames whose share of the CPU samples answers the study's question (a regular
+    /// expression over frame names), and what that share is called (`byte-array code`).
+    pub fn question(mut self, frames: &str, label: impl Into<String>) -> Study {
+        let label = label.into();
+        self.info.question = Some(Question {
+            frames: FramePattern::builtin(frames),
+            caption: format!("Share of CPU samples in {label}"),
+            label: format!("{label} share"),
+        });
+        self
+    }
+
+    /// Ratios are taken against this configuration (a name inside the study) instead of the
+    /// fastest.
+    pub fn baseline(mut self, config: impl Into<String>) -> Study {
+        self.info.baseline = Some(config.into());
+        self
+    }
+
+    /// Before/after steps: configurations (names inside the study) each compared with the one
+    /// before it, the way an article shows its fixes.
+    pub fn steps<S: Into<String>>(mut self, configs: impl IntoIterator<Item = S>) -> Study {
+        self.info.steps = configs.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Hidden from `serprof list` and from a `run` without `--study`.
+    pub fn hidden(mut self) -> Study {
+        self.info.hidden = true;
+        self
+    }
+
+    /// Caps per configuration, for a study whose configurations are many.
+    pub fn budget(mut self, budget: Budget) -> Study {
+        self.info.budget = Some(budget);
+        self
+    }
+
+    /// The study decodes damaged payloads of its configurations instead of timing them.
+    #[doc(hidden)]
+    pub fn corrupt(mut self) -> Study {
+        self.info.kind = StudyKind::Corrupt;
+        self
+    }
+
+    /// Adds a configuration of a workload of its own (one that is not a codec on a dataset).
+    #[doc(hidden)]
+    pub fn config(mut self, mut config: Config) -> Study {
+        config.info.study = self.info.name.clone();
+        self.configs.push(config);
+        self
+    }
+}
+
+/// A dataset, built at most once per process and shared by every configuration of its study.
+struct Dataset<T> {
+    name: String,
+    make: Arc<dyn Fn() -> Vec<T> + Send + Sync>,
+    built: Arc<OnceLock<Arc<[T]>>>,
+}
+
+impl<T> Clone for Dataset<T> {
+    fn clone(&self) -> Self {
+        Dataset {
+            name: self.name.clone(),
+            make: Arc::clone(&self.make),
+            built: Arc::clone(&self.built),
+        }
+    }
+}
+
+impl<T> Dataset<T> {
+    fn values(&self) -> Arc<[T]> {
+        Arc::clone(self.built.get_or_init(|| (self.make)().into()))
+    }
+}
+
+/// How a codec is built.
+type MakeCodec<T> = Arc<dyn Fn() -> Result<Box<dyn Codec<T>>, CodecError> + Send + Sync>;
+
+/// An engine of a study on values of `T`: a codec and what serprof should say about it.
+pub struct Engine<T> {
+    name: String,
+    library: String,
+    version: String,
+    format: Format,
+    frames: String,
+    notes: String,
+    feature: Option<String>,
+    make: MakeCodec<T>,
+}
+
+impl<T> Clone for Engine<T> {
+    fn clone(&self) -> Self {
+        Engine {
+            name: self.name.clone(),
+            library: self.library.clone(),
+            version: self.version.clone(),
+            format: self.format,
+            frames: self.frames.clone(),
+            notes: self.notes.clone(),
+            feature: self.feature.clone(),
+            make: Arc::clone(&self.make),
+        }
+    }
+}
+
+impl<T: Value> Engine<T> {
+    /// The codec `make` builds, named `name` in the study. Its frames are those of the crate
+    /// that defines the codec's type; its format is binary.
+    pub fn new<C: Codec<T> + 'static>(
+        name: impl Into<String>,
+        make: impl Fn() -> Result<C, CodecError> + Send + Sync + 'static,
+    ) -> Engine<T> {
+        let name = name.into();
+        let krate = std::any::type_name::<C>()
+            .split("::")
+            .next()
+            .unwrap_or("")
+            .to_string();
+        Engine {
+            library: name.clone(),
+            version: String::new(),
+            format: Format::Binary,
+            frames: format!("{}::", regex::escape(&krate)),
+            notes: String::new(),
+            feature: None,
+            make: Arc::new(move || make().map(|c| Box::new(c) as Box<dyn Codec<T>>)),
+            name,
+        }
+    }
+
+    /// The library that does the work and its version (tables show `library version`).
+    pub fn library(mut self, library: impl Into<String>, version: impl Into<String>) -> Self {
+        self.library = library.into();
+        self.version = version.into();
+        self
+    }
+
+    /// Its payloads are JSON text (the corrupt study damages them as text).
+    pub fn json(mut self) -> Self {
+        self.format = Format::Json;
+        self
+    }
+
+    /// The frames that are the engine's own: a regular expression over frame names.
+    pub fn frames(mut self, regex: impl Into<String>) -> Self {
+        self.frames = regex.into();
+        self
+    }
+
+    /// What it does differently from the other engines, or cannot do.
+    pub fn notes(mut self, text: impl Into<String>) -> Self {
+        self.notes = text.into();
+        self
+    }
+
+    /// The cargo feature of serprof's that builds it.
+    #[doc(hidden)]
+    pub fn feature(mut self, feature: impl Into<String>) -> Self {
+        self.feature = Some(feature.into());
+        self
+    }
+
+    /// The engine under another name in the study.
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Its name in the study.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Builds its codec, as a worker process does (for tests and tools that drive a codec
+    /// themselves).
+    pub fn build(&self) -> Result<Box<dyn Codec<T>>, CodecError> {
+        (self.make)()
+    }
+}
+
+/// A study whose dataset holds values of `T`, being given its engines. It becomes a [`Study`]
+/// with `.into()`.
+pub struct StudyOf<T> {
+    study: Study,
+    dataset: Dataset<T>,
+    checks: Checks<T>,
+    operations: Vec<Operation>,
+    engines: Vec<Engine<T>>,
+}
+
+impl<T: Value> StudyOf<T> {
+    /// Adds a codec of one's own, named `name`, built by `make` in each worker process.
+    pub fn codec<C: Codec<T> + 'static>(
+        self,
+        name: impl Into<String>,
+        make: impl Fn() -> Result<C, CodecError> + Send + Sync + 'static,
+    ) -> Self {
+        self.engine(Engine::new(name, make))
+    }
+
+    /// Adds an engine described in full.
+    pub fn engine(mut self, engine: Engine<T>) -> Self {
+        self.engines.push(engine);
+        self
+    }
+
+    /// The operations each engine is measured on, each a configuration of its own: a round
+    /// trip (the default), serialize only, deserialize only. A round trip keeps the engine's
+    /// name; the others are named `ENGINE.serialize` and `ENGINE.deserialize`, or the engine's
+    /// name when the study measures that one operation only.
+    pub fn operations(mut self, operations: impl IntoIterator<Item = Operation>) -> Self {
+        self.operations = operations.into_iter().collect();
+        self
+    }
+
+    /// A further check of each decoded value against its original, after the round trip:
+    /// `Some(what is wrong)` fails the configuration.
+    pub fn verify_with(
+        mut self,
+        check: impl Fn(&T, &T) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.checks.verify_with = Some(Arc::new(check));
+        self
+    }
+
+    /// How to say what differs between two unequal values (the default is the first line
+    /// where their `{:#?}` differ).
+    pub fn describe_difference(
+        mut self,
+        describe: impl Fn(&T, &T) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.checks.describe = Some(Arc::new(describe));
+        self
+    }
+
+    /// Records whether decoded values keep their shared references (`Arc`s that pointed to
+    /// one allocation); never a failure.
+    pub fn shared_references(mut self, check: impl Fn(&T) -> bool + Send + Sync + 'static) -> Self {
+        self.checks.shares_references = Some(Arc::new(check));
+        self
+    }
+
+    /// See [`Study::source`].
+    pub fn source(mut self, text: impl Into<String>) -> Self {
+        self.study = self.study.source(text);
+        self
+    }
+
+    /// See [`Study::question`].
+    pub fn question(mut self, frames: &str, label: impl Into<String>) -> Self {
+        self.study = self.study.question(frames, label);
+        self
+    }
+
+    /// See [`Study::baseline`].
+    pub fn baseline(mut self, config: impl Into<String>) -> Self {
+        self.study = self.study.baseline(config);
+        self
+    }
+
+    /// See [`Study::steps`].
+    pub fn steps<S: Into<String>>(mut self, configs: impl IntoIterator<Item = S>) -> Self {
+        self.study = self.study.steps(configs);
+        self
+    }
+
+    /// See [`Study::hidden`].
+    pub fn hidden(mut self) -> Self {
+        self.study = self.study.hidden();
+        self
+    }
+
+    /// See [`Study::budget`].
+    pub fn budget(mut self, budget: Budget) -> Self {
+        self.study = self.study.budget(budget);
+        self
+    }
+
+    /// See [`Study::corrupt`].
+    #[doc(hidden)]
+    pub fn corrupt(mut self) -> Self {
+        self.study = self.study.corrupt();
+        self.operations = vec![Operation::Decode];
+        self
+    }
+
+    /// The configuration of `engine` on `operation`.
+    fn config(&self, engine: &Engine<T>, operation: Operation) -> Config {
+        let config = match (operation, self.operations.len()) {
+            (Operation::RoundTrip | Operation::Decode, _) | (_, 1) => engine.name.clone(),
+            (op, _) => format!("{}.{}", engine.name, op.as_str()),
+        };
+        let info = ConfigInfo {
+            study: self.study.info.name.clone(),
+            config,
+            engine: engine.library.clone(),
+            engine_version: engine.version.clone(),
+            format: engine.format,
+            dataset: self.dataset.name.clone(),
+            operation,
+            engine_frames: FramePattern::builtin(&engine.frames),
+            notes: engine.notes.clone(),
+            document: None,
+            feature: engine.feature.clone(),
+            loop_function: crate::workload::values_loop(operation),
+        };
+        let (dataset, checks, make) = (
+            self.dataset.clone(),
+            self.checks.clone(),
+            Arc::clone(&engine.make),
+        );
+        Config::new(info, move || {
+            let codec = make()?;
+            let in_place = codec.decodes_in_place();
+            Ok(Box::new(Values::new(
+                codec,
+                dataset.values(),
+                operation,
+                checks.clone(),
+                in_place,
+            )) as Box<dyn Workload>)
+        })
+    }
+}
+
+impl<T: Value> From<StudyOf<T>> for Study {
+    fn from(s: StudyOf<T>) -> Study {
+        let mut configs = Vec::new();
+        for engine in &s.engines {
+            for &op in &s.operations {
+                configs.push(s.config(engine, op));
+            }
+        }
+        let mut study = s.study.clone();
+        study.configs.extend(configs);
+        study
+    }
+}
+
+/// The last segment of `T`'s path (`Reading` for `readings::Reading`, `Vec<Sample>` for a
+/// `Vec<model::Sample>`).
+fn short_type_name<T>() -> String {
+    let full = std::any::type_name::<T>();
+    let mut out = String::new();
+    let mut segment = String::new();
+    for c in full.chars() {
+        match c {
+            ':' => segment.clear(),
+            '<' | '>' | ',' | ' ' | '[' | ']' | ';' | '&' => {
+                out.push_str(&segment);
+                segment.clear();
+                out.push(c);
+            }
+            c => segment.push(c),
+        }
+    }
+    out.push_str(&segment);
+    out
+}
+
+/// The studies a process measures, set once before anything looks a configuration up.
+static STUDIES: OnceLock<fn() -> Vec<Study>> = OnceLock::new();
+
+/// Makes `studies` the studies of this process (`serprof::main!` does it, before it parses
+/// the command line). Returns false when another list was set before.
+#[doc(hidden)]
+pub fn set_studies(studies: fn() -> Vec<Study>) -> bool {
+    STUDIES.set(studies).is_ok()
+}
+
+/// The list set by [`set_studies`], if one was.
+#[doc(hidden)]
+pub fn studies_fn() -> Option<fn() -> Vec<Study>> {
+    STUDIES.get().copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Clone, PartialEq)]
+    struct Point {
+        x: f64,
+    }
+
+    struct Text;
+    impl Codec<Point> for Text {
+        fn encode(&mut self, v: &Point, out: &mut Vec<u8>) -> Result<(), CodecError> {
+            out.extend_from_slice(v.x.to_string().as_bytes());
+            Ok(())
+        }
+        fn decode(&mut self, bytes: &mut [u8]) -> Result<Point, CodecError> {
+            let text = std::str::from_utf8(bytes).map_err(CodecError::decode)?;
+            Ok(Point {
+                x: text.parse().map_err(CodecError::decode)?,
+            })
+        }
+    }
+
+    #[test]
+    fn a_study_names_its_configurations_by_engine_and_operation() {
+        let one: Study = Study::new("points", "q")
+            .dataset(|| vec![Point { x: 1.5 }])
+            .codec("text", || Ok(Text))
+            .into();
+        assert_eq!(one.configs().len(), 1);
+        let c = &one.configs()[0].info;
+        assert_eq!(
+            (c.name(), c.dataset.as_str()),
+            ("points/text".into(), "Point")
+        );
+        assert_eq!(c.engine_frames.as_str(), "serprof_engines::");
+        let three: Study = Study::new("points", "q")
+            .dataset(|| vec![Point { x: 1.5 }])
+            .codec("text", || Ok(Text))
+            .operations([
+                Operation::RoundTrip,
+                Operation::Serialize,
+                Operation::Deserialize,
+            ])
+            .into();
+        let names: Vec<String> = three.configs().iter().map(|c| c.info.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "points/text",
+                "points/text.serialize",
+                "points/text.deserialize"
+            ]
+        );
+        let mut w = three.configs()[2].workload().unwrap();
+        let v = w.verify().unwrap();
+        assert_eq!(v.payload_bytes, 3.0);
+        w.run(10).unwrap();
+        assert_eq!(
+            w.loop_function(),
+            "serprof_engines::workload::deserialize_loop"
+        );
+    }
+
+    #[test]
+    fn type_names_are_short() {
+        assert_eq!(short_type_name::<Point>(), "Point");
+        assert_eq!(short_type_name::<Vec<Point>>(), "Vec<Point>");
+    }
+}
