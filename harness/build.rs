@@ -1,4 +1,6 @@
-//! Embeds the git revision and the compiler version, which every run's manifest records.
+//! Embeds the git revision, the compiler version, and how the build was made (frame pointers,
+//! debug info, optimisation, target features), which every run's manifest records and which
+//! decide whether profiles can be trusted.
 
 use std::process::Command;
 
@@ -25,8 +27,13 @@ fn main() {
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let rustc_version = output(&rustc, &["--version"]).unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=SERPROF_GIT_REV={rev}");
+    println!(
+        "cargo:rustc-env=SERPROF_REV_GIVEN={}",
+        if given.is_some() { "yes" } else { "no" }
+    );
     println!("cargo:rustc-env=SERPROF_RUSTC={rustc_version}");
     println!("cargo:rerun-if-env-changed=SERPROF_BUILD_REV");
+    build_flags();
     // Only paths that exist: cargo reruns a build script on every build when one is missing,
     // which would rebuild the harness each time in a copy without `.git`.
     for path in ["../.git/HEAD", "../.git/index"] {
@@ -34,4 +41,29 @@ fn main() {
             println!("cargo:rerun-if-changed={path}");
         }
     }
+}
+
+/// How this build is made: the same rustflags apply to every crate of a build (serprof's and
+/// the crate that depends on it), and the profile's debug setting to serprof's own code.
+fn build_flags() {
+    let flags: Vec<String> = std::env::var("CARGO_ENCODED_RUSTFLAGS")
+        .unwrap_or_default()
+        .split('\x1f')
+        .map(str::to_string)
+        .collect();
+    let frame_pointers = flags
+        .windows(2)
+        .any(|w| w[0] == "-C" && w[1] == "force-frame-pointers=yes")
+        || flags.iter().any(|f| f == "-Cforce-frame-pointers=yes");
+    let debug = std::env::var("DEBUG").unwrap_or_default();
+    let opt = std::env::var("OPT_LEVEL").unwrap_or_default();
+    let features = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
+    println!(
+        "cargo:rustc-env=SERPROF_FRAME_POINTERS={}",
+        if frame_pointers { "yes" } else { "no" }
+    );
+    println!("cargo:rustc-env=SERPROF_DEBUG_INFO={debug}");
+    println!("cargo:rustc-env=SERPROF_OPT_LEVEL={opt}");
+    println!("cargo:rustc-env=SERPROF_TARGET_FEATURES={features}");
+    println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
 }

@@ -280,9 +280,26 @@ fn init_tracing(verbose: u8, trace_json: Option<&std::path::Path>) -> Result<()>
     Ok(())
 }
 
-/// Parses the command line and runs it. Errors become one line on stderr and exit code 1 or 2
-/// (see [`crate::error`]).
-pub fn main() -> ExitCode {
+/// The `main` of a binary that measures `studies` (`serprof::main!` expands to a call of it):
+/// sets the process's studies and binary, parses the command line and runs it. Errors become
+/// one line on stderr and exit code 1 or 2 (see [`crate::error`]).
+pub fn main_with(
+    binary: crate::model::Binary,
+    studies: fn() -> Vec<serprof_engines::Study>,
+) -> ExitCode {
+    // Like other Unix tools, end quietly when stdout is closed early (`serprof list | head`)
+    // instead of panicking on EPIPE.
+    // SAFETY: setting a signal disposition to the default before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    crate::model::binary::set(binary);
+    serprof_engines::study::set_studies(studies);
+    main()
+}
+
+/// Parses the command line and runs it, on the studies and binary set before.
+fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),

@@ -24,7 +24,6 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error::misuse_err;
-use crate::model::GIT_REV;
 
 /// The run manifest, in a run folder.
 pub const RUN_JSON: &str = "run.json";
@@ -201,7 +200,7 @@ pub fn reserve_run_name(out: &Path, started: SystemTime, suffix: &str) -> Result
         &format!(
             "{}-{}{suffix}",
             utc_stamp(started),
-            GIT_REV.replace('+', "-")
+            crate::model::git_rev().replace('+', "-")
         ),
     )
 }

@@ -1,36 +1,139 @@
 //! serprof: a profiling-instrumented research harness for serialization engines.
 //!
-//! The binary (`src/main.rs`) only hands over to [`cli`]; everything else lives here so that it
-//! can be tested. The layers, top to bottom (each imports only layers below it; a test checks
-//! that no module imports one above it and that no import cycle exists, see
-//! docs/ARCHITECTURE.md):
-//! - [`cli`]: parsing and dispatch; the only importer of [`commands`];
-//! - [`commands`]: one module per subcommand: reads arguments, prints results;
-//! - [`run`]: the runner: plan (selection, resume), executor (worker children), the corrupt
-//!   study's parent, comparisons on disk, progress;
-//! - [`measure`]: what a worker child does: the workload and its loops, timing, CPU samples,
-//!   allocations, the corrupt decoder;
-//! - [`render`]: flame graphs, tables, the report; [`analyze`]: folded stacks, hot spots,
-//!   comparisons in memory;
-//! - [`process`]: the one process guard (spawn, caps, verdicts, interrupts); [`protocol`]: every
-//!   request and reply between a parent and its worker children, and their command lines;
-//! - [`layout`]: every file and folder name of a run, atomic writes; [`model`]: the types
-//!   serprof writes (settings, manifest, results, statistics);
-//! - [`error`]: exit codes and one-line messages, used by every layer.
+//! serprof measures engines on a dataset: it verifies that every value round-trips, times the
+//! engines in worker processes, samples their CPU time into flame graphs, counts their
+//! allocations and (with valgrind) their instructions, and compares them. Its command line
+//! works the same on serprof's own studies and on yours.
+//!
+//! # Profile your own types
+//!
+//! A binary of your crate that ends in [`main!`] is a serprof of its own, measuring your
+//! studies with every subcommand (`run`, `hotspots`, `flame`, `compare`, `before-after`, ...):
+//!
+//! ```no_run
+//! use serde::{Deserialize, Serialize};
+//! use serprof::{Codec, CodecError, Study};
+//!
+//! #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+//! pub struct Reading { pub sensor: String, pub at: u64, pub values: Vec<f64>, pub raw: Vec<u8> }
+//!
+//! fn readings() -> Vec<Reading> {
+//!     (0..100)
+//!         .map(|i| Reading { sensor: format!("s{i}"), at: i, values: vec![0.5; 8], raw: vec![7; 64] })
+//!         .collect()
+//! }
+//!
+//! #[derive(Default)]
+//! struct Handwritten;
+//! impl Codec<Reading> for Handwritten {
+//!     fn encode(&mut self, v: &Reading, out: &mut Vec<u8>) -> Result<(), CodecError> {
+//!         serde_json::to_writer(out, v).map_err(CodecError::encode)
+//!     }
+//!     fn decode(&mut self, bytes: &mut [u8]) -> Result<Reading, CodecError> {
+//!         serde_json::from_slice(bytes).map_err(CodecError::decode)
+//!     }
+//! }
+//!
+//! fn studies() -> Vec<Study> {
+//!     vec![Study::new("readings", "Which engine for our sensor readings?")
+//!         .dataset(readings)                         // Vec<T>; one value per operation, cycling
+//!         .serde_engines()                           // every serde engine serprof ships, on T
+//!         .codec("handwritten", || Ok(Handwritten))  // the user's own engine
+//!         .baseline("serde_json")
+//!         .into()]
+//! }
+//!
+//! serprof::main!(studies);   // fn main, the counting allocator, the hidden workers
+//! ```
+//!
+//! The one step beyond the program: a study with a dataset is a [`StudyOf<T>`] until `.into()`
+//! makes it a [`Study`] (the list holds studies of any value type).
+//!
+//! Honest profiles need frame pointers and debug info in the release build: a
+//! `.cargo/config.toml` with `[build] rustflags = ["-C", "force-frame-pointers=yes"]` and
+//! `debug = true` under `[profile.release]` in the workspace's `Cargo.toml`. A binary built
+//! without them says so in one line when it runs.
+//!
+//! The modules below the documented surface are serprof's own layers (see
+//! `docs/ARCHITECTURE.md`); the tests use them, a user's crate does not need them.
 
+#![warn(missing_docs)]
+
+#[doc(hidden)]
 pub mod analyze;
+#[doc(hidden)]
 pub mod cli;
+#[doc(hidden)]
 pub mod commands;
+#[doc(hidden)]
 pub mod error;
+#[doc(hidden)]
 pub mod layout;
+#[doc(hidden)]
 pub mod measure;
+#[doc(hidden)]
 pub mod model;
+#[doc(hidden)]
 pub mod process;
+#[doc(hidden)]
 pub mod protocol;
+#[doc(hidden)]
 pub mod render;
+#[doc(hidden)]
 pub mod run;
+
+pub use measure::alloc::CountingAlloc;
+pub use serprof_engines::study::{Budget, Format};
+pub use serprof_engines::workload::{Operation, Value};
+pub use serprof_engines::{Codec, CodecError, Engine, Study, StudyOf};
+
+/// serprof's own studies (`formats`, `bytes`, `reflection`, `corrupt`, and `corpus` when
+/// documents are given): what the `serprof` binary measures.
+pub fn builtin_studies() -> Vec<Study> {
+    serprof_engines::studies::builtin()
+}
+
+/// What [`main!`] expands to; not for direct use.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::cli::main_with;
+    pub use crate::model::Binary;
+}
+
+/// The `main` of a binary that measures `studies` (a `fn() -> Vec<Study>`): it parses
+/// serprof's command line, runs the hidden worker processes, and installs the counting
+/// allocator as the global allocator.
+///
+/// - `serprof::main!(studies)`: the counting allocator wraps the system allocator.
+/// - `serprof::main!(studies, allocator: MyAlloc = MyAlloc::new())`: it wraps yours (take
+///   your own `#[global_allocator]` line out).
+/// - `serprof::main!(studies, allocator = none)`: no counting allocator (the crate keeps a
+///   `#[global_allocator]` of its own): allocation figures are left out, with a warning.
+#[macro_export]
+macro_rules! main {
+    ($studies:path) => {
+        $crate::main!($studies, allocator: ::std::alloc::System = ::std::alloc::System);
+    };
+    ($studies:path, allocator = none) => {
+        fn main() -> ::std::process::ExitCode {
+            $crate::__private::main_with(
+                $crate::__private::Binary {
+                    package: ::std::env!("CARGO_PKG_NAME"),
+                    bin: ::std::env!("CARGO_BIN_NAME"),
+                    manifest_dir: ::std::env!("CARGO_MANIFEST_DIR"),
+                },
+                $studies,
+            )
+        }
+    };
+    ($studies:path, allocator: $ty:ty = $alloc:expr) => {
+        #[global_allocator]
+        static SERPROF_ALLOCATOR: $crate::CountingAlloc<$ty> = $crate::CountingAlloc::new($alloc);
+        $crate::main!($studies, allocator = none);
+    };
+}
 
 // Unit tests of the counting allocator need it installed in the test binary too.
 #[cfg(test)]
 #[global_allocator]
-static TEST_ALLOCATOR: measure::alloc::CountingAlloc = measure::alloc::CountingAlloc;
+static TEST_ALLOCATOR: CountingAlloc = CountingAlloc::system();

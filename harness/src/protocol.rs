@@ -219,6 +219,10 @@ pub struct WorkerReport {
     /// Verification's findings that do not fail it (a corpus document's changed numbers).
     #[serde(default)]
     pub findings: Vec<Finding>,
+    /// What the recording could not do, without failing (allocation counts without the
+    /// counting allocator installed).
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 /// The file a child writes its report of `recording` to, inside the configuration's folder.
@@ -303,7 +307,7 @@ impl Identity {
         Identity {
             protocol: PROTOCOL,
             serprof_version: env!("CARGO_PKG_VERSION").into(),
-            git_rev: crate::model::GIT_REV.into(),
+            git_rev: crate::model::git_rev().into(),
         }
     }
 }

@@ -22,25 +22,14 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 mod common;
-use common::have_valgrind;
+use common::{git, have_valgrind, workspace};
 
 /// A test that builds and measures holds this, so that another one added later runs after it:
 /// their timing children would share a CPU otherwise.
 static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
 fn cache() -> PathBuf {
-    match std::env::var_os("SERPROF_BA_CACHE") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        // Outside the workspace: cargo would merge its .cargo/config.toml into the sides' builds.
-        _ => std::env::temp_dir().join("serprof-before-after-tests"),
-    }
+    common::test_cache()
 }
 
 fn serprof(dir: &Path) -> Command {
@@ -49,27 +38,6 @@ fn serprof(dir: &Path) -> Command {
         .env("SERPROF_BA_CACHE", cache())
         .current_dir(dir);
     c
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = StdCommand::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=serprof test",
-            "-c",
-            "user.email=test@serprof",
-        ])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 /// A clone of this repository at its HEAD, or `None` (with the reason printed) when the
@@ -189,12 +157,8 @@ fn misuse_is_one_line_and_exit_2_before_any_build() {
         ]),
         "cargo does not use it",
     );
-    // The first commit of the repository predates the numbered worker protocol.
-    let root = git(&repo, &["rev-list", "--max-parents=0", "HEAD"]);
-    let root = root.lines().last().unwrap_or_default().to_string();
-    if git(&repo, &["rev-parse", "--is-shallow-repository"]) == "false" {
-        misuse(ba(&[&root, "HEAD"]), "the oldest revision that works is");
-    }
+    // A side's binary of another protocol is refused after its build: the unit tests of
+    // `run::sides` check that refusal on stand-in binaries, without building a revision.
 }
 
 /// Runs `before-after` with `--json` and returns its record, printing the table's verdicts.

@@ -34,6 +34,25 @@ pub fn study() -> Study {
         .into()
 }
 
+/// The configuration `formats/serde_json` alone, whatever studies the process measures: the
+/// reference workload serprof times to tell CPUs and processes apart.
+pub fn reference() -> super::Config {
+    let study: Study = Study::new("formats", "the reference workload")
+        .dataset_named("orders", orders)
+        .engine(json_engine())
+        .into();
+    study.configs()[0].clone()
+}
+
+/// serde_json on the Orders, byte arrays as base64 (the study's `serde_json`).
+fn json_engine() -> Engine<Order> {
+    external::serde_json::engine(SerdeBytes::Base64)
+        .frames("serde_json|serde(_core)?::|base64")
+        .notes(format!(
+            "derived serde; byte arrays as base64 (base64 crate); decimals through f64 (2.00 is written 2.0); nulls written; {NO_SHARING}"
+        ))
+}
+
 /// The 200 Orders.
 pub fn orders() -> Vec<Order> {
     crate::dataset::orders().to_vec()
@@ -80,9 +99,7 @@ pub fn engines() -> Vec<Engine<Order>> {
         .json()
         .frames("bytes_json")
         .notes("hand-written (the bytes study's engine): streaming writer, cursor reader, base64 with the table decoder; decimals exact with their scale; nulls omitted like Fory JSON; shared references not kept"),
-        external::serde_json::engine(SerdeBytes::Base64).frames("serde_json|serde(_core)?::|base64").notes(format!(
-            "derived serde; byte arrays as base64 (base64 crate); decimals through f64 (2.00 is written 2.0); nulls written; {NO_SHARING}"
-        )),
+        json_engine(),
     ];
     #[cfg(feature = "sonic-rs")]
     all.push(external::sonic_rs::engine(SerdeBytes::Base64).frames("sonic_rs|serde(_core)?::|base64").notes(format!(

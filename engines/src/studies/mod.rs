@@ -28,6 +28,7 @@ pub use crate::study::{
 /// `reflection`, `corrupt`, `corpus` when documents were registered, and the hidden `testkit`
 /// study of test doubles in builds with the `testkit` feature (the tests turn it on).
 pub fn builtin() -> Vec<Study> {
+    corpus::offer();
     #[allow(unused_mut)]
     let mut all = vec![
         formats::study(),

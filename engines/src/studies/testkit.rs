@@ -44,6 +44,7 @@ fn double<C: Codec<Order> + 'static>(
     Engine::new(name, move || Ok(make()))
         .library("testkit", "serprof")
         .frames("testkit|postcard")
+        .feature("testkit")
         .notes("a test double")
 }
 

@@ -49,9 +49,7 @@ use crate::measure::timing::timed_batch;
 use crate::misuse;
 use crate::model::ab::AbRecord;
 use crate::model::stats::{ProcessTiming, RatioStats};
-use crate::model::{
-    ConfigId, ConfigResult, Failure, Machine, Recording, Settings, TimeStats, GIT_REV,
-};
+use crate::model::{ConfigId, ConfigResult, Failure, Machine, Recording, Settings, TimeStats};
 use crate::process::{interrupt, Guarded, Limits, Verdict};
 use crate::protocol::{AbProcess, AbReply, AbRounds, Request};
 use crate::render::table::format_ns;
@@ -379,7 +377,7 @@ pub fn run(req: &AbRequest) -> Result<ExitCode> {
         wall_ci95: wall.ci95,
         seconds,
         start: utc_rfc3339(started),
-        git_rev: GIT_REV.into(),
+        git_rev: crate::model::git_rev().into(),
         machine: Machine::this(),
         processes,
         process_ratios: process_ratios.clone(),

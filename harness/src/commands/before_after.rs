@@ -12,8 +12,10 @@ use crate::analyze::before_after::{Side, SideRecord};
 use crate::commands::run::RunArgs;
 use crate::layout;
 use crate::misuse;
+use crate::model::Binary;
 use crate::run::before_after::{self, Request};
-use crate::run::sides::{self, Patch, SideSpec, Source};
+use crate::run::sides::{self, BuildTarget, Patch, SideSpec, Source};
+use serprof_engines::studies::Config;
 
 #[derive(Debug, clap::Args)]
 pub struct BeforeAfterArgs {
@@ -49,6 +51,7 @@ pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
     let mut settings = args.run.settings()?;
     settings.instructions = !args.no_instructions;
     let cwd = std::env::current_dir()?;
+    let binary = crate::model::binary::get();
     let repo = sides::repo_root(&cwd)?;
     let cache = cache_dir(args, &cwd);
     sides::check_cache(&cache)?;
@@ -56,8 +59,8 @@ pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
     // sides' workers (they come with the settings).
     serprof_engines::studies::corpus::register(settings.corpus.clone())?;
     // The selection is checked before anything is built.
-    let (_, _) = before_after::select(&args.run.studies, &args.run.configs)?;
-    let specs = side_specs(args, &repo)?;
+    let (configs, _) = before_after::select(&args.run.studies, &args.run.configs)?;
+    let specs = side_specs(args, &repo, build_target(&binary, &repo, &configs)?)?;
     let quiet = args.run.quiet;
     let [before, after] = build_sides(&repo, &cache, &specs, quiet)?;
     let mut notes = Vec::new();
@@ -115,7 +118,7 @@ fn cache_dir(args: &BeforeAfterArgs, cwd: &Path) -> PathBuf {
 
 /// What each side builds: the before revision, the after revision or the working tree, each
 /// with its patches.
-fn side_specs(args: &BeforeAfterArgs, repo: &Path) -> Result<[SideSpec; 2]> {
+fn side_specs(args: &BeforeAfterArgs, repo: &Path, build: BuildTarget) -> Result<[SideSpec; 2]> {
     let parse =
         |list: &[String]| -> Result<Vec<Patch>> { list.iter().map(|p| Patch::parse(p)).collect() };
     let revision = |spec: &str| -> Result<Source> {
@@ -129,6 +132,7 @@ fn side_specs(args: &BeforeAfterArgs, repo: &Path) -> Result<[SideSpec; 2]> {
             label: Side::Before,
             source: revision(&args.before)?,
             patches: parse(&args.patch_before)?,
+            build: build.clone(),
         },
         SideSpec {
             label: Side::After,
@@ -139,8 +143,30 @@ fn side_specs(args: &BeforeAfterArgs, repo: &Path) -> Result<[SideSpec; 2]> {
                 },
             },
             patches: parse(&args.patch)?,
+            build,
         },
     ])
+}
+
+/// What each side builds: this binary's package and target. serprof's own binary is built with
+/// only the engines the selected configurations need (each engine is a feature of its own).
+fn build_target(binary: &Binary, repo: &Path, configs: &[Config]) -> Result<BuildTarget> {
+    let dir = sides::package_dir(repo, binary)?;
+    let features = binary.is_serprof().then(|| {
+        let mut f: Vec<String> = configs
+            .iter()
+            .filter_map(|c| c.info.feature.clone())
+            .collect();
+        f.sort();
+        f.dedup();
+        f
+    });
+    Ok(BuildTarget {
+        package: binary.package.into(),
+        bin: binary.bin.into(),
+        dir,
+        features,
+    })
 }
 
 /// Both sides staged (before either is built: a misuse on the after side costs no build), then

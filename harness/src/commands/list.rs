@@ -10,7 +10,7 @@ use serprof_engines::studies;
 pub fn run(json: bool, corpus: &[PathBuf], corpus_max_mib: u64) -> Result<ExitCode> {
     let documents = super::run::corpus_documents(corpus, corpus_max_mib)?;
     let without_documents = documents.is_empty();
-    studies::corpus::register(documents)?;
+    crate::run::plan::register_documents(documents)?;
     let configs = studies::configs();
     let visible: Vec<_> = studies::studies()
         .into_iter()
@@ -41,7 +41,10 @@ pub fn run(json: bool, corpus: &[PathBuf], corpus_max_mib: u64) -> Result<ExitCo
         return Ok(ExitCode::SUCCESS);
     }
     for s in &visible {
-        println!("{}: {} ({})", s.name, s.title, s.source);
+        match s.source.is_empty() {
+            true => println!("{}: {}", s.name, s.title),
+            false => println!("{}: {} ({})", s.name, s.title, s.source),
+        }
         for c in configs.iter().filter(|c| c.info.study == s.name) {
             println!(
                 "  {:<34} {:<6} {:<10} {} {}  {}",
@@ -54,7 +57,7 @@ pub fn run(json: bool, corpus: &[PathBuf], corpus_max_mib: u64) -> Result<ExitCo
             );
         }
     }
-    if without_documents {
+    if without_documents && studies::corpus::offered() {
         println!(
             "{}: configurations per document; give --corpus PATH to list them",
             studies::corpus::name()

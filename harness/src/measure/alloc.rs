@@ -20,9 +20,30 @@ use super::cpu::library_of;
 use crate::analyze::folded::Folded;
 use crate::analyze::sources::Sources;
 
-/// The counting allocator. Install it with `#[global_allocator]` (the serprof binary and the
-/// library's unit tests do).
-pub struct CountingAlloc;
+/// The counting allocator: wraps a global allocator (the system's by default) and counts the
+/// allocations of the threads that asked for it ([`start`]). `serprof::main!` installs it with
+/// `#[global_allocator]`, wrapping the crate's own allocator when it names one:
+///
+/// ```ignore
+/// serprof::main!(studies, allocator: MyAlloc = MyAlloc::new());
+/// ```
+pub struct CountingAlloc<A = System> {
+    inner: A,
+}
+
+impl<A> CountingAlloc<A> {
+    /// Counts the allocations `inner` serves.
+    pub const fn new(inner: A) -> CountingAlloc<A> {
+        CountingAlloc { inner }
+    }
+}
+
+impl CountingAlloc<System> {
+    /// Counts the system allocator's allocations.
+    pub const fn system() -> CountingAlloc<System> {
+        CountingAlloc { inner: System }
+    }
+}
 
 struct ThreadCounters {
     on: Cell<bool>,
@@ -104,6 +125,16 @@ pub fn start(sample_bytes: u64) {
         c.stack_hi.set(hi);
         c.on.set(true);
     });
+}
+
+/// Whether the counting allocator is this process's global allocator: one allocation made while
+/// counting is counted.
+pub fn installed() -> bool {
+    start(0);
+    let probe = std::hint::black_box(Box::new(0u8));
+    let counts = stop();
+    drop(probe);
+    counts.allocs > 0
 }
 
 /// Stops counting this thread's allocations and returns the counts since [`start`].
@@ -305,11 +336,11 @@ pub fn take_stacks_with_sources(root: &str) -> (Folded, u64, Sources) {
     (folded, n as u64, sources)
 }
 
-// SAFETY: every method forwards to `System` with the same arguments; the counting around it
-// touches only thread-local cells and the static stack buffer, and never allocates.
-unsafe impl GlobalAlloc for CountingAlloc {
+// SAFETY: every method forwards to the inner allocator with the same arguments; the counting
+// around it touches only thread-local cells and the static stack buffer, and never allocates.
+unsafe impl<A: GlobalAlloc> GlobalAlloc for CountingAlloc<A> {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc(layout);
+        let p = self.inner.alloc(layout);
         if !p.is_null() {
             on_alloc(layout.size());
         }
@@ -317,7 +348,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc_zeroed(layout);
+        let p = self.inner.alloc_zeroed(layout);
         if !p.is_null() {
             on_alloc(layout.size());
         }
@@ -325,7 +356,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout);
+        self.inner.dealloc(ptr, layout);
         let _ = COUNTERS.try_with(|c| {
             if c.on.get() {
                 c.live.set(c.live.get() - layout.size() as i64);
@@ -334,7 +365,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = System.realloc(ptr, layout, new_size);
+        let p = self.inner.realloc(ptr, layout, new_size);
         if !p.is_null() {
             let _ = COUNTERS.try_with(|c| {
                 if c.on.get() {

@@ -103,6 +103,11 @@ fn record(config: &Config, req: &RecordRequest, report: &mut WorkerReport) -> Re
             let _span = tracing::info_span!("cpu", config = %name).entered();
             report.cpu = Some(record_cpu(w.as_mut(), settings, &name, dir)?);
         }
+        Recording::Alloc if !alloc::installed() => report.warnings.push(
+            "no allocation figures: this binary's global allocator is not serprof's counting \
+             allocator (serprof::main! with `allocator = none`)"
+                .into(),
+        ),
         Recording::Alloc => {
             let _span = tracing::info_span!("alloc", config = %name).entered();
             report.alloc = Some(record_alloc(w.as_mut(), settings, &name, dir)?);
@@ -187,7 +192,13 @@ fn record_alloc(
     let _ = alloc::take_stacks(name); // discard anything sampled before
     let counted = tracing::info_span!("counted_loop").entered();
     let start = Instant::now();
-    alloc::start(settings.alloc_sample_bytes);
+    // Stacks are walked by frame pointers: without them no stack is sampled (the counts are
+    // exact all the same).
+    let sample_bytes = match crate::model::BuildInfo::this().frame_pointers {
+        true => settings.alloc_sample_bytes,
+        false => 0,
+    };
+    alloc::start(sample_bytes);
     let outcome = w.run(n);
     let counts = alloc::stop();
     drop(counted);

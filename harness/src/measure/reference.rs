@@ -13,8 +13,7 @@ pub const REFERENCE: &str = "formats/serde_json";
 
 /// The reference workload, built and verified.
 pub fn build() -> Result<Box<dyn Workload>> {
-    let config = serprof_engines::studies::find(REFERENCE)
-        .ok_or_else(|| anyhow!("the reference configuration {REFERENCE} is missing"))?;
+    let config = serprof_engines::studies::formats::reference();
     let mut w = config.workload().map_err(|e| anyhow!("{REFERENCE}: {e}"))?;
     w.verify().map_err(|e| anyhow!("{REFERENCE}: {e}"))?;
     Ok(w)

@@ -5,8 +5,6 @@ use serde::{Deserialize, Serialize};
 use super::config_id::ConfigId;
 use super::settings::Settings;
 
-/// The git revision serprof was built from (`+dirty` when the tree had changes).
-pub const GIT_REV: &str = env!("SERPROF_GIT_REV");
 /// The compiler that built serprof.
 pub const RUSTC: &str = env!("SERPROF_RUSTC");
 
@@ -15,6 +13,16 @@ pub const RUSTC: &str = env!("SERPROF_RUSTC");
 pub struct EngineVersion {
     pub engine: String,
     pub version: String,
+}
+
+/// The binary that measured a run, as `run.json` records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BinaryRecord {
+    /// Its cargo package and binary target.
+    pub package: String,
+    pub bin: String,
+    /// How it was built.
+    pub build: super::binary::BuildInfo,
 }
 
 /// The machine a run ran on.
@@ -64,6 +72,9 @@ pub struct RunManifest {
     /// The machine's state at the start (a short form of `serprof doctor`).
     #[serde(default)]
     pub health: Option<Health>,
+    /// The binary that measured (`serprof`, or a user's crate) and how it was built.
+    #[serde(default)]
+    pub binary: Option<BinaryRecord>,
 }
 
 /// One `serprof run` or `--resume` of a run folder.

@@ -3,6 +3,7 @@
 //! the harness: it imports nothing of serprof's but itself (and the engines crate).
 
 pub mod ab;
+pub mod binary;
 pub mod config_id;
 pub mod corrupt;
 pub mod failure;
@@ -13,9 +14,10 @@ pub mod settings;
 pub mod stats;
 pub mod verdict;
 
+pub use binary::{git_rev, Binary, BuildInfo};
 pub use config_id::ConfigId;
 pub use failure::{Failed, Failure, InstructionsFailure};
-pub use manifest::{EngineVersion, Machine, RunManifest, BUFFER_POLICY, GIT_REV, RUSTC};
+pub use manifest::{EngineVersion, Machine, RunManifest, BUFFER_POLICY, RUSTC};
 pub use recording::Recording;
 pub use result::{AllocStats, ConfigResult, CpuStats, InstructionStats, ProfileSummary, Share};
 pub use settings::Settings;

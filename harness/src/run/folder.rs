@@ -12,9 +12,9 @@ use super::plan::config_id;
 use super::{compare, placement};
 use crate::layout::{self, config_dir, read_json, utc_rfc3339};
 use crate::misuse;
+use crate::model::manifest::BinaryRecord;
 use crate::model::{
-    ConfigResult, EngineVersion, Failed, Machine, RunManifest, Settings, BUFFER_POLICY, GIT_REV,
-    RUSTC,
+    ConfigResult, EngineVersion, Failed, Machine, RunManifest, Settings, BUFFER_POLICY, RUSTC,
 };
 
 fn engine_versions(configs: &[Config]) -> Vec<EngineVersion> {
@@ -53,7 +53,7 @@ pub fn new_manifest(
 ) -> RunManifest {
     RunManifest {
         serprof_version: env!("CARGO_PKG_VERSION").into(),
-        git_rev: GIT_REV.into(),
+        git_rev: crate::model::git_rev().into(),
         rustc: RUSTC.into(),
         engines: engine_versions(configs),
         machine: Machine::this(),
@@ -70,6 +70,11 @@ pub fn new_manifest(
         sessions: Vec::new(),
         placement: Some(placed),
         health: Some(placement::health()),
+        binary: Some(BinaryRecord {
+            package: crate::model::binary::get().package.into(),
+            bin: crate::model::binary::get().bin.into(),
+            build: crate::model::BuildInfo::this(),
+        }),
     }
 }
 

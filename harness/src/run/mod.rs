@@ -32,7 +32,7 @@ use serprof_engines::studies::{self, Config};
 use crate::layout::{self, config_dir, read_json, utc_rfc3339, write_json};
 use crate::misuse;
 use crate::model::manifest::Session;
-use crate::model::{ConfigId, ConfigResult, RunManifest, Settings, GIT_REV};
+use crate::model::{ConfigId, ConfigResult, RunManifest, Settings};
 use crate::process::interrupt;
 use executor::Executor;
 
@@ -77,6 +77,11 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
     interrupt::install();
     register_corpus(req)?;
     let (run_dir, mut manifest, configs) = open_run(req)?;
+    if !req.quiet {
+        for s in crate::model::BuildInfo::this().shortcomings() {
+            eprintln!("serprof: warning: this binary was {s}");
+        }
+    }
     write_json(&run_dir.join(layout::RUN_JSON), &manifest)?;
     tracing::info!(run_dir = %run_dir.display(), configs = configs.len(), "run started");
     let session_start = utc_rfc3339(SystemTime::now());
@@ -87,7 +92,7 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
     manifest.sessions.push(Session {
         start: session_start,
         end: utc_rfc3339(SystemTime::now()),
-        git_rev: GIT_REV.into(),
+        git_rev: crate::model::git_rev().into(),
         kept,
         measured,
     });
@@ -116,7 +121,7 @@ fn register_corpus(req: &RunRequest) -> Result<()> {
         }
         None => req.settings.corpus.clone(),
     };
-    studies::corpus::register(corpus)?;
+    plan::register_documents(corpus)?;
     Ok(())
 }
 
@@ -138,8 +143,10 @@ fn open_run(req: &RunRequest) -> Result<(PathBuf, RunManifest, Vec<Config>)> {
     if configs.is_empty() {
         misuse!("the selection holds no configuration");
     }
-    if req.studies.is_empty() && !req.quiet {
-        eprintln!("serprof: {}", corpus_note(req.settings.corpus.len()));
+    if let Some(note) =
+        corpus_note(req.settings.corpus.len()).filter(|_| req.studies.is_empty() && !req.quiet)
+    {
+        eprintln!("serprof: {note}");
     }
     let run_dir = layout::create_run_dir(&req.out)?;
     let mut settings = req.settings.clone();

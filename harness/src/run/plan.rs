@@ -106,14 +106,31 @@ pub fn config_id(config: &Config) -> ConfigId {
     ConfigId::new(&config.info.study, &config.info.config)
 }
 
-/// The one line `serprof run` without `--study` says about the corpus study.
-pub fn corpus_note(documents: usize) -> String {
+/// Registers the corpus study's documents in this process (given with `--corpus` or recorded
+/// by the run); documents for a binary whose studies have no corpus study are a misuse.
+pub fn register_documents(documents: Vec<studies::DocumentRecord>) -> Result<()> {
+    let given = !documents.is_empty();
+    studies::corpus::register(documents)?;
+    if given && !studies::corpus::offered() {
+        misuse!(
+            "--corpus: this binary's studies have no corpus study (it is serprof's own; run the serprof binary for it)"
+        );
+    }
+    Ok(())
+}
+
+/// The one line `serprof run` without `--study` says about the corpus study, or nothing when
+/// the binary's studies have none.
+pub fn corpus_note(documents: usize) -> Option<String> {
+    if !studies::corpus::offered() {
+        return None;
+    }
     let study = studies::corpus::name();
-    if documents == 0 {
+    Some(if documents == 0 {
         format!("the {study} study is left out: give --corpus PATH to include it")
     } else {
         format!("the {study} study is included: {documents} document(s) from --corpus")
-    }
+    })
 }
 
 /// The settings of one configuration: the run's, within its study's budget (fewer timing

@@ -59,7 +59,10 @@ pub fn profile_config(
     if settings.alloc {
         progress.recording(&name, "alloc");
         match exec.record(&id, Recording::Alloc, dir, settings) {
-            Ok(Outcome::Reported(r)) if r.error.is_none() => result.alloc = r.alloc,
+            Ok(Outcome::Reported(r)) if r.error.is_none() => {
+                result.alloc = r.alloc;
+                result.warnings.extend(r.warnings);
+            }
             Ok(Outcome::Reported(r)) => result.error = r.error,
             Ok(Outcome::Crashed(why)) => result.error = Some(why),
             Err(e) => result.error = Some(Failure::of(e)),

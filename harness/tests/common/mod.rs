@@ -31,6 +31,46 @@ pub fn have_valgrind() -> bool {
     ok
 }
 
+/// The workspace's top folder.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The before-after build cache the tests share (`$SERPROF_BA_CACHE`, default
+/// `$TMPDIR/serprof-before-after-tests`): outside the workspace, whose .cargo/config.toml cargo
+/// would merge into the sides' builds.
+pub fn test_cache() -> PathBuf {
+    match std::env::var_os("SERPROF_BA_CACHE") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => std::env::temp_dir().join("serprof-before-after-tests"),
+    }
+}
+
+/// `git -C dir ARGS` (with a committer identity), its stdout; a failure fails the test.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = StdCommand::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=serprof test",
+            "-c",
+            "user.email=test@serprof",
+        ])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
 /// One small `serprof run` (one timing process of two batches, 300 CPU samples) of `configs`
 /// into `out`, with `extra` flags; its run folder.
 pub fn run_once(out: &Path, extra: &[&str], configs: &[&str]) -> PathBuf {

@@ -75,18 +75,6 @@ impl Variant {
         }
     }
 
-    /// The cargo feature of serprof's that builds the variant's engine (`None`: serde_json).
-    fn feature(self) -> Option<&'static str> {
-        use Variant::*;
-        match self {
-            TypedSerdeJson | TypedSerdeJsonStr | DomSerdeJson => None,
-            TypedSonic | DomSonic => Some("sonic-rs"),
-            TypedSimd | DomSimdOwned | DomSimdBorrowed => Some("simd-json"),
-            MsgpackRmp => Some("rmp-serde"),
-            CborCiborium => Some("ciborium"),
-        }
-    }
-
     fn typed(self) -> bool {
         matches!(
             self,
@@ -179,7 +167,8 @@ pub(super) fn configs(doc: &DocumentRecord) -> Vec<Config> {
                 engine_frames: FramePattern::builtin(frames),
                 notes: variant.notes(&doc),
                 document: Some((*doc).clone()),
-                feature: variant.feature().map(str::to_string),
+                // The corpus feature builds every engine the study's variants use.
+                feature: Some("corpus".into()),
                 loop_function: crate::workload::documents_loop(operation),
             };
             let doc = Arc::clone(&doc);

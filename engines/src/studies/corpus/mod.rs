@@ -216,6 +216,21 @@ pub fn register(records: Vec<DocumentRecord>) -> Result<(), CorpusError> {
     Ok(())
 }
 
+/// Set when the process's studies are serprof's own, which have a corpus study for documents.
+static OFFERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The process's studies are serprof's own: `--corpus` makes the corpus study.
+pub(crate) fn offer() {
+    OFFERED.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Whether this process's studies have a corpus study (for documents given): serprof's own do,
+/// a user's do not.
+pub fn offered() -> bool {
+    super::registry();
+    OFFERED.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// Called when the registry is built: later registrations must not change the documents.
 pub(crate) fn freeze() {
     FROZEN.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -235,7 +250,7 @@ pub fn registered_study() -> Option<Study> {
 /// Why a study of this name has no configurations in this process, when that is the reason
 /// it is unknown: the corpus study without documents.
 pub fn missing_reason(study: &str) -> Option<String> {
-    (study == NAME && registered().is_empty()).then(|| {
+    (study == NAME && registered().is_empty() && offered()).then(|| {
         "the corpus study needs documents: give --corpus PATH (a .json file or a folder of them)"
             .to_string()
     })

@@ -59,23 +59,30 @@ pub fn side_target(cache: &Path, key: &str) -> PathBuf {
     cache.join("target").join(key)
 }
 
-/// Whether a file of a target folder belongs to one of serprof's own two crates (their units
-/// are the same in every copy of the workspace, so they must never be copied between folders).
-pub(super) fn is_workspace_unit(name: &str) -> bool {
-    let name = name.strip_prefix("lib").unwrap_or(name);
-    // serprof's binary, and every file of its two crates' units (`serprof-<hash>`,
-    // `serprof_engines-<hash>.rlib`, `serprof.d`, ...).
-    name.strip_prefix("serprof")
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '_', '.']))
+/// Whether a file of a target folder belongs to one of the source's own packages, named in
+/// `units` (their units are the same in every copy of the source, so they must never be
+/// copied between folders): `<name>-<hash>...`, `lib<name>-<hash>.rlib`, `<name>.d`.
+pub(super) fn is_workspace_unit(file: &str, units: &[String]) -> bool {
+    let file = file.strip_prefix("lib").unwrap_or(file);
+    units.iter().any(|u| {
+        file.strip_prefix(u.as_str())
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '.']))
+    })
 }
 
 /// Seeds a side's empty target folder with compiled dependencies
-/// (`release/{deps,build,.fingerprint}`, copied, serprof's own two crates left out), so that
-/// its build compiles only the two workspace crates: cargo's fingerprints of registry crates do
+/// (`release/{deps,build,.fingerprint}`, copied, the source's own packages `units` left out),
+/// so that its build compiles only those: cargo's fingerprints of registry crates do
 /// not depend on where the target folder is. The source is the repository's own release build,
 /// the one this serprof binary belongs to, or another side's folder in the cache. Best effort:
 /// without any, or when the copy fails, cargo compiles everything.
-pub(super) fn seed_target(repo: &Path, cache: &Path, target: &Path, say: &dyn Fn(&str)) {
+pub(super) fn seed_target(
+    repo: &Path,
+    cache: &Path,
+    target: &Path,
+    units: &[String],
+    say: &dyn Fn(&str),
+) {
     let to = target.join("release");
     if to.join(".fingerprint").exists() {
         return;
@@ -132,7 +139,7 @@ pub(super) fn seed_target(repo: &Path, cache: &Path, target: &Path, say: &dyn Fn
             .flatten()
             .flatten()
         {
-            if is_workspace_unit(&e.file_name().to_string_lossy()) {
+            if is_workspace_unit(&e.file_name().to_string_lossy(), units) {
                 let p = e.path();
                 let _ = if p.is_dir() {
                     std::fs::remove_dir_all(&p)
@@ -200,7 +207,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seeding_never_copies_serprofs_own_units() {
+    fn seeding_never_copies_the_sources_own_units() {
+        let units: Vec<String> = ["serprof", "serprof-engines", "serprof_engines", "readings"]
+            .map(String::from)
+            .into();
         for own in [
             "serprof-4c961156ba844831",
             "serprof-engines-12b1c8903ad5090a",
@@ -208,16 +218,18 @@ mod tests {
             "serprof_engines-10e3e37fcd462518.d",
             "libserprof-0a1b.rlib",
             "serprof",
+            "readings-77aa",
         ] {
-            assert!(is_workspace_unit(own), "{own}");
+            assert!(is_workspace_unit(own, &units), "{own}");
         }
         for dep in [
             "serde-1a2b",
             "libserde_json-3c4d.rlib",
             "sonic-rs-9f",
             "libc-77",
+            "serprofx-1",
         ] {
-            assert!(!is_workspace_unit(dep), "{dep}");
+            assert!(!is_workspace_unit(dep, &units), "{dep}");
         }
     }
 }

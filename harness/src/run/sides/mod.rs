@@ -40,9 +40,9 @@ use anyhow::{Context, Result};
 
 pub use cache::{check_cache, default_cache, side_target};
 use cache::{prune_targets, seed_target, CacheLock};
-use patches::{apply_patch, check_patches_used};
+use patches::{apply_patch, check_patches_used, metadata};
 pub use patches::{relax_pin, Patch};
-use source::{extract_revision, git, sync_working_tree};
+use source::{absolute_paths, extract_revision, git, rewrite_paths, sync_working_tree};
 pub use source::{repo_root, resolve};
 
 use crate::analyze::before_after::{AppliedPatch, Side, SideRecord};
@@ -59,6 +59,66 @@ pub enum Source {
     WorkingTree { head: String },
 }
 
+/// What a side builds: a package's binary target, from its folder in the repository, with the
+/// features it needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildTarget {
+    /// The cargo package (`-p`).
+    pub package: String,
+    /// Its binary target (`--bin`).
+    pub bin: String,
+    /// The package's folder, relative to the repository's top: cargo runs there.
+    pub dir: PathBuf,
+    /// Only these features (`--no-default-features --features ...`): the engines the selected
+    /// configurations need, for serprof's own package; `None`: the package's defaults.
+    pub features: Option<Vec<String>>,
+}
+
+impl BuildTarget {
+    /// serprof's own binary, at the top of its repository.
+    pub fn serprof(features: Option<Vec<String>>) -> BuildTarget {
+        BuildTarget {
+            package: "serprof".into(),
+            bin: "serprof".into(),
+            dir: PathBuf::new(),
+            features,
+        }
+    }
+}
+
+/// The folder of `binary`'s package in `repo`, relative to its top: where the binary was built
+/// when that is inside `repo`, else where a package of that name is in it (serprof's own binary
+/// run in another clone of serprof).
+pub fn package_dir(repo: &Path, binary: &crate::model::Binary) -> Result<PathBuf> {
+    let root = repo.canonicalize().unwrap_or_else(|_| repo.to_path_buf());
+    let home = Path::new(binary.manifest_dir);
+    if let Ok(rel) = home.canonicalize().unwrap_or_default().strip_prefix(&root) {
+        return Ok(rel.to_path_buf());
+    }
+    let (doc, _) = metadata(&root, &[])?;
+    let found = doc["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find_map(|p| {
+            (p["name"].as_str() == Some(binary.package))
+                .then(|| {
+                    Path::new(p["manifest_path"].as_str()?)
+                        .parent()
+                        .map(Path::to_path_buf)
+                })
+                .flatten()
+        });
+    match found {
+        Some(dir) => Ok(dir.strip_prefix(&root).unwrap_or(&dir).to_path_buf()),
+        None => misuse!(
+            "this binary's package {} is not in the repository {}: run before-after inside the repository of the package it measures",
+            binary.package,
+            root.display()
+        ),
+    }
+}
+
 /// What to build for one side.
 #[derive(Debug, Clone)]
 pub struct SideSpec {
@@ -66,6 +126,7 @@ pub struct SideSpec {
     pub label: Side,
     pub source: Source,
     pub patches: Vec<Patch>,
+    pub build: BuildTarget,
 }
 
 /// A stable 64-bit FNV-1a hash, for cache keys.
@@ -88,15 +149,29 @@ impl SideSpec {
                 format!("worktree-{:08x}", fnv(&repo.display().to_string()) as u32)
             }
         };
-        if self.patches.is_empty() {
-            return base;
+        let mut key = base;
+        if !self.patches.is_empty() {
+            let spec: Vec<String> = self
+                .patches
+                .iter()
+                .map(|p| format!("{}={}", p.krate, p.path.display()))
+                .collect();
+            key.push_str(&format!("-patch-{:08x}", fnv(&spec.join("\n")) as u32));
         }
-        let spec: Vec<String> = self
-            .patches
-            .iter()
-            .map(|p| format!("{}={}", p.krate, p.path.display()))
-            .collect();
-        format!("{base}-patch-{:08x}", fnv(&spec.join("\n")) as u32)
+        let b = &self.build;
+        if (
+            b.package.as_str(),
+            b.bin.as_str(),
+            b.dir.as_os_str().is_empty(),
+        ) != ("serprof", "serprof", true)
+        {
+            let what = format!("{}\n{}\n{}", b.package, b.bin, b.dir.display());
+            key.push_str(&format!("-bin-{:08x}", fnv(&what) as u32));
+        }
+        if let Some(features) = &b.features {
+            key.push_str(&format!("-feat-{:08x}", fnv(&features.join(",")) as u32));
+        }
+        key
     }
 
     /// The side in words.
@@ -130,6 +205,8 @@ pub struct Staged {
     src: PathBuf,
     patches: Vec<AppliedPatch>,
     notes: Vec<String>,
+    /// The names of the source's own units (never seeded).
+    workspace_units: Vec<String>,
 }
 
 impl Staged {
@@ -155,28 +232,108 @@ pub fn stage(repo: &Path, cache: &Path, spec: &SideSpec, say: &dyn Fn(&str)) -> 
         Source::Revision { sha, .. } => extract_revision(repo, sha, &src)?,
         Source::WorkingTree { .. } => sync_working_tree(repo, &src)?,
     }
+    // Relative `path =` dependencies that leave the repository would dangle in the copy.
+    absolute_paths(&src, repo)?;
     let mut notes = Vec::new();
     let mut applied = Vec::new();
-    let pristine = |manifest: &str| match &spec.source {
-        Source::Revision { sha, .. } => git(repo, &["show", &format!("{sha}:{manifest}")]).ok(),
-        Source::WorkingTree { .. } => std::fs::read_to_string(repo.join(manifest)).ok(),
+    let pristine = |manifest: &str| {
+        let text = match &spec.source {
+            Source::Revision { sha, .. } => git(repo, &["show", &format!("{sha}:{manifest}")]).ok(),
+            Source::WorkingTree { .. } => std::fs::read_to_string(repo.join(manifest)).ok(),
+        }?;
+        let dir = Path::new(manifest).parent().unwrap_or(Path::new(""));
+        Some(rewrite_paths(&text, &repo.join(dir), repo).unwrap_or(text))
     };
+    let package_dir = src.join(&spec.build.dir);
     for patch in &spec.patches {
-        applied.push(apply_patch(&src, spec.label, patch, &pristine, &mut notes)?);
+        applied.push(apply_patch(
+            &src,
+            &package_dir,
+            spec.label,
+            patch,
+            &pristine,
+            &mut notes,
+        )?);
     }
     if !spec.patches.is_empty() {
-        check_patches_used(&src, &spec.patches)?;
+        check_patches_used(&package_dir, &spec.patches)?;
     }
+    let build = with_existing_features(&package_dir, &spec.build, &mut notes)?;
     for note in &notes {
         say(&format!("{}: {note}", spec.label));
     }
+    let workspace_units = workspace_units(&package_dir)?;
     Ok(Staged {
-        spec: spec.clone(),
+        spec: SideSpec {
+            build,
+            ..spec.clone()
+        },
         key,
         src,
         patches: applied,
         notes,
+        workspace_units,
     })
+}
+
+/// `target` with only the features its package has: an older revision of serprof has no
+/// engine features and is built with every engine, which the side's notes say.
+fn with_existing_features(
+    package_dir: &Path,
+    target: &BuildTarget,
+    notes: &mut Vec<String>,
+) -> Result<BuildTarget> {
+    let Some(wanted) = &target.features else {
+        return Ok(target.clone());
+    };
+    let (doc, _) = metadata(package_dir, &[])?;
+    let has: Vec<String> = doc["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| p["name"].as_str() == Some(target.package.as_str()))
+        .flat_map(|p| p["features"].as_object().into_iter().flatten())
+        .map(|(k, _)| k.clone())
+        .collect();
+    if !has.iter().any(|f| f == "default") {
+        notes.push("this revision has no engine features: built with every engine".into());
+        return Ok(BuildTarget {
+            features: None,
+            ..target.clone()
+        });
+    }
+    Ok(BuildTarget {
+        features: Some(wanted.iter().filter(|f| has.contains(f)).cloned().collect()),
+        ..target.clone()
+    })
+}
+
+/// The names under which the packages of the side's own source (its workspace members and
+/// path dependencies inside the repository) appear in a target folder: package names and
+/// crate names. Their units are never seeded from another folder (cargo names them the same
+/// in every copy of the source).
+fn workspace_units(package_dir: &Path) -> Result<Vec<String>> {
+    let (doc, _) = metadata(package_dir, &[])?;
+    let root = doc["workspace_root"].as_str().map(PathBuf::from);
+    let mut names = Vec::new();
+    for p in doc["packages"].as_array().into_iter().flatten() {
+        let local = p["source"].is_null()
+            && p["manifest_path"]
+                .as_str()
+                .zip(root.as_ref())
+                .is_some_and(|(m, r)| Path::new(m).starts_with(r));
+        if !local {
+            continue;
+        }
+        names.extend(p["name"].as_str().map(str::to_string));
+        for t in p["targets"].as_array().into_iter().flatten() {
+            names.extend(t["name"].as_str().map(|n| n.replace('-', "_")));
+            names.extend(t["name"].as_str().map(str::to_string));
+        }
+    }
+    names.sort();
+    names.dedup();
+    Ok(names)
 }
 
 /// Builds a staged side in the shared target folder and copies its binary out. With
@@ -193,21 +350,32 @@ pub fn build(
     // The source too: a concurrent stage of the same key must not rewrite it mid-build.
     let _source = CacheLock::take(&cache.join("src").join(format!(".{}.lock", staged.key)))?;
     let target = side_target(cache, &staged.key);
-    seed_target(repo, cache, &target, say);
+    seed_target(repo, cache, &target, &staged.workspace_units, say);
+    let b = &spec.build;
+    let mut args: Vec<String> = ["build", "--release", "-p", &b.package, "--bin", &b.bin]
+        .map(String::from)
+        .into();
+    if let Some(features) = &b.features {
+        args.push("--no-default-features".into());
+        if !features.is_empty() {
+            args.extend(["--features".into(), features.join(",")]);
+        }
+    }
     say(&format!(
-        "{}: cargo build --release -p serprof (target {})",
+        "{}: cargo {} (target {})",
         spec.label,
+        args.join(" "),
         target.display()
     ));
     let started = Instant::now();
     let mut cmd = Command::new("cargo");
-    cmd.current_dir(&staged.src)
+    cmd.current_dir(staged.src.join(&b.dir))
         .env("CARGO_TARGET_DIR", &target)
         .env("SERPROF_BUILD_REV", build_rev(spec))
         // A revision older than SERPROF_BUILD_REV asks git for its revision: keep git from
         // finding the repository the cache may sit in (it would name that one's HEAD).
         .env("GIT_CEILING_DIRECTORIES", cache.join("src"))
-        .args(["build", "--release", "-p", "serprof"])
+        .args(&args)
         .stdin(Stdio::null())
         .stdout(Stdio::null());
     if show_cargo {
@@ -231,15 +399,15 @@ pub fn build(
             staged.src.display()
         );
     }
-    let built = target.join("release").join("serprof");
+    let built = target.join("release").join(&b.bin);
     // Its modification time says when it was last built, for pruning.
     let _ = std::fs::File::open(&target).and_then(|f| f.set_modified(std::time::SystemTime::now()));
     prune_targets(cache, &target);
     let bin_dir = cache.join("bin").join(&staged.key);
     std::fs::create_dir_all(&bin_dir)
         .with_context(|| format!("cannot create {}", bin_dir.display()))?;
-    let exe = bin_dir.join("serprof");
-    let tmp = bin_dir.join(format!(".serprof.tmp{}", std::process::id()));
+    let exe = bin_dir.join(&b.bin);
+    let tmp = bin_dir.join(format!(".{}.tmp{}", b.bin, std::process::id()));
     std::fs::copy(&built, &tmp)
         .with_context(|| format!("cannot copy {} to {}", built.display(), tmp.display()))?;
     std::fs::rename(&tmp, &exe).with_context(|| format!("cannot write {}", exe.display()))?;
@@ -308,6 +476,43 @@ pub fn stderr_line(text: &str) {
 mod tests {
     use super::*;
 
+    /// A stand-in binary that prints `identity` when asked `__protocol`.
+    fn fake_binary(dir: &Path, identity: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let exe = dir.join("serprof");
+        std::fs::write(&exe, format!("#!/bin/sh\necho '{identity}'\n")).unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        exe
+    }
+
+    #[test]
+    fn a_side_of_another_protocol_is_refused_naming_both() {
+        let dir = tempfile::tempdir().unwrap();
+        let other = fake_binary(
+            dir.path(),
+            &format!(
+                r#"{{"protocol":{},"serprof_version":"0.1.0","git_rev":"abc1234"}}"#,
+                PROTOCOL - 1
+            ),
+        );
+        let e = check_protocol(&other, "HEAD~9 (abc1234)").unwrap_err();
+        assert!(crate::error::exit_code_of(&e) == 2, "a misuse: {e}");
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("speaks worker protocol {}", PROTOCOL - 1))
+                && text.contains(&format!("drives protocol {PROTOCOL}")),
+            "{text}"
+        );
+        let silent = fake_binary(dir.path(), "");
+        let e = check_protocol(&silent, "HEAD~99 (def5678)").unwrap_err();
+        assert!(e.to_string().contains("too old for before-after"), "{e}");
+        let same = fake_binary(
+            dir.path(),
+            &format!(r#"{{"protocol":{PROTOCOL},"serprof_version":"0.1.0","git_rev":"x"}}"#),
+        );
+        assert_eq!(check_protocol(&same, "HEAD").unwrap().git_rev, "x");
+    }
+
     #[test]
     fn keys_name_the_source_and_the_patches() {
         let repo = Path::new("/r");
@@ -318,6 +523,7 @@ mod tests {
                 sha: sha.into(),
             },
             patches: Vec::new(),
+            build: BuildTarget::serprof(None),
         };
         let a = rev("0123456789abcdef0123");
         assert_eq!(a.key(repo), "rev-0123456789ab");
@@ -330,6 +536,17 @@ mod tests {
         assert!(patched.key(repo).starts_with("rev-0123456789ab-patch-"));
         assert_ne!(patched.key(repo), a.key(repo));
         assert_eq!(a.describe(), "HEAD (0123456)");
+        let mut lean = rev("0123456789abcdef0123");
+        lean.build.features = Some(vec!["postcard".into()]);
+        assert!(lean.key(repo).starts_with("rev-0123456789ab-feat-"));
+        let mut theirs = rev("0123456789abcdef0123");
+        theirs.build = BuildTarget {
+            package: "mine".into(),
+            bin: "mine".into(),
+            dir: "crates/mine".into(),
+            features: None,
+        };
+        assert!(theirs.key(repo).starts_with("rev-0123456789ab-bin-"));
         assert_eq!(patched.describe(), "HEAD (0123456) + base64 from /x");
     }
 }

@@ -12,8 +12,28 @@ use crate::analyze::before_after::{AppliedPatch, Side};
 use crate::error::misuse_err;
 use crate::misuse;
 
-/// The workspace manifests whose `=` pins a patch may relax.
-const MANIFESTS: [&str; 3] = ["Cargo.toml", "engines/Cargo.toml", "harness/Cargo.toml"];
+/// The manifests of the packages of the side's own source (its workspace members and path
+/// dependencies inside it), relative to its top: those whose `=` pins a patch may relax.
+fn local_manifests(doc: &serde_json::Value, src: &Path) -> Vec<String> {
+    let src = src.canonicalize().unwrap_or_else(|_| src.to_path_buf());
+    let src = src.as_path();
+    let mut out: Vec<String> = doc["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| p["source"].is_null())
+        .filter_map(|p| {
+            let m = Path::new(p["manifest_path"].as_str()?);
+            Some(m.strip_prefix(src).ok()?.display().to_string())
+        })
+        .collect();
+    if src.join("Cargo.toml").is_file() && !out.iter().any(|m| m == "Cargo.toml") {
+        // A virtual workspace's own manifest.
+        out.push("Cargo.toml".into());
+    }
+    out.sort();
+    out
+}
 
 /// A dependency built from a local checkout: `CRATE=PATH`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -146,6 +166,7 @@ pub(super) fn requirements(doc: &serde_json::Value, krate: &str) -> Vec<String> 
 /// the checkout's version differs. Writes the reasons into `notes`.
 pub(super) fn apply_patch(
     src: &Path,
+    package_dir: &Path,
     label: Side,
     patch: &Patch,
     pristine: &dyn Fn(&str) -> Option<String>,
@@ -160,19 +181,20 @@ pub(super) fn apply_patch(
             patch.krate
         );
     }
-    let (doc, _) = metadata(src, &[])?;
+    let (doc, _) = metadata(package_dir, &[])?;
     let in_graph = doc["packages"]
         .as_array()
         .is_some_and(|ps| ps.iter().any(|p| p["name"].as_str() == Some(&patch.krate)));
     if !in_graph {
         misuse!(
-            "--patch {}: {} is not in serprof's dependency graph (see `cargo tree` in the repository)",
+            "--patch {}: {} is not in the dependency graph (see `cargo tree` in the repository)",
             patch.krate,
             patch.krate
         );
     }
     let mut relaxed = Vec::new();
-    for manifest in MANIFESTS {
+    for manifest in local_manifests(&doc, src) {
+        let manifest = manifest.as_str();
         // From the side's pristine manifest (an extracted revision keeps its relaxed copy, so
         // a second invocation still says what was relaxed and leaves the file as it is).
         let Some(text) = pristine(manifest) else {

@@ -174,3 +174,61 @@ pub(super) fn remove_unwanted(
     }
     Ok(())
 }
+
+/// Rewrites, in every `Cargo.toml` of the copy `src` of `repo`, the relative `path = "..."`
+/// dependencies that point outside the repository to their absolute paths: in the copy they
+/// would point next to the cache instead. Paths inside the repository stay relative (they are
+/// in the copy too).
+pub(super) fn absolute_paths(src: &Path, repo: &Path) -> Result<()> {
+    for manifest in manifests(src) {
+        let rel = manifest.strip_prefix(src).unwrap_or(&manifest);
+        let dir_in_repo = repo.join(rel.parent().unwrap_or(Path::new("")));
+        let text = std::fs::read_to_string(&manifest)
+            .with_context(|| format!("cannot read {}", manifest.display()))?;
+        if let Some(new_text) = rewrite_paths(&text, &dir_in_repo, repo) {
+            std::fs::write(&manifest, new_text)
+                .with_context(|| format!("cannot write {}", manifest.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// `text` (a manifest in `dir` of `repo`) with its relative `path = "..."` values that resolve
+/// outside `repo` made absolute; `None` when there are none.
+pub(super) fn rewrite_paths(text: &str, dir: &Path, repo: &Path) -> Option<String> {
+    let repo = repo.canonicalize().ok()?;
+    let re = regex::Regex::new(r#"(\bpath\s*=\s*)"([^"]+)""#).expect("a valid pattern");
+    let mut changed = false;
+    let out = re.replace_all(text, |c: &regex::Captures| {
+        let value = &c[2];
+        let resolved = dir.join(value).canonicalize().ok();
+        match resolved {
+            Some(abs) if !Path::new(value).is_absolute() && !abs.starts_with(&repo) => {
+                changed = true;
+                let quoted = serde_json::to_string(&abs.display().to_string()).unwrap_or_default();
+                format!("{}{quoted}", &c[1])
+            }
+            _ => c[0].to_string(),
+        }
+    });
+    changed.then(|| out.into_owned())
+}
+
+/// Every `Cargo.toml` under `dir`, outside `target/` and `.git/`.
+fn manifests(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = e.path();
+            let name = e.file_name();
+            match e.file_type() {
+                Ok(t) if t.is_dir() && name != "target" && name != ".git" => stack.push(path),
+                Ok(t) if t.is_file() && name == "Cargo.toml" => out.push(path),
+                _ => {}
+            }
+        }
+    }
+    out.sort();
+    out
+}

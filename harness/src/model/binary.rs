@@ -1,0 +1,130 @@
+//! The binary a run is measured by: serprof's own, or a user's crate that calls
+//! `serprof::main!`; its revision; and how it was built (the flags that decide whether its
+//! profiles can be trusted).
+
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+/// The package and binary target that measure (they build their own side in `before-after`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Binary {
+    /// The cargo package (`CARGO_PKG_NAME` where `serprof::main!` expands).
+    pub package: &'static str,
+    /// The binary target (`CARGO_BIN_NAME`).
+    pub bin: &'static str,
+    /// The package's folder when it was built (`CARGO_MANIFEST_DIR`).
+    pub manifest_dir: &'static str,
+}
+
+impl Binary {
+    /// serprof's own binary.
+    pub const SERPROF: Binary = Binary {
+        package: "serprof",
+        bin: "serprof",
+        manifest_dir: env!("CARGO_MANIFEST_DIR"),
+    };
+
+    /// Whether this is serprof's own binary (whose revision is serprof's).
+    pub fn is_serprof(&self) -> bool {
+        self.package == Binary::SERPROF.package && self.manifest_dir == Binary::SERPROF.manifest_dir
+    }
+}
+
+static BINARY: OnceLock<Binary> = OnceLock::new();
+
+/// Sets the binary of this process (`serprof::main!` does it first thing).
+pub fn set(binary: Binary) {
+    let _ = BINARY.set(binary);
+}
+
+/// The binary of this process: the one set, else serprof's own.
+pub fn get() -> Binary {
+    BINARY.get().copied().unwrap_or(Binary::SERPROF)
+}
+
+/// The revision serprof itself was built from (`+dirty` when its tree had changes), or the one
+/// `before-after` built.
+const SERPROF_REV: &str = env!("SERPROF_GIT_REV");
+
+/// The revision of the binary that measures: the one `before-after` gave its build, serprof's
+/// own for serprof's binary, else the user's repository's HEAD, read from the package's folder
+/// (`nogit` when it has none).
+pub fn git_rev() -> &'static str {
+    static REV: OnceLock<String> = OnceLock::new();
+    REV.get_or_init(|| {
+        let b = get();
+        if env!("SERPROF_REV_GIVEN") == "yes" || b.is_serprof() {
+            return SERPROF_REV.to_string();
+        }
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .arg("-C")
+                .arg(b.manifest_dir)
+                .args(args)
+                .stdin(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        };
+        match git(&["rev-parse", "--short=7", "HEAD"]) {
+            Some(rev) if !rev.is_empty() => {
+                let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+                    .is_some_and(|s| !s.is_empty());
+                format!("{rev}{}", if dirty { "+dirty" } else { "" })
+            }
+            _ => "nogit".into(),
+        }
+    })
+}
+
+/// How the build was made. The rustflags are the build's, for every crate in it; debug info
+/// and the optimisation level are those of serprof's own code (its package's profile).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BuildInfo {
+    /// `-C force-frame-pointers=yes` was in the build's rustflags: allocation stacks (walked
+    /// by frame pointers) can be sampled.
+    pub frame_pointers: bool,
+    /// The profile had debug info: flame graphs have inlined frames and source files.
+    pub debug_info: bool,
+    /// The profile's optimisation level.
+    pub opt_level: String,
+    /// The target features the code was compiled for (`avx2`, `pclmulqdq`, ...).
+    pub target_features: Vec<String>,
+}
+
+impl BuildInfo {
+    /// This binary's.
+    pub fn this() -> BuildInfo {
+        BuildInfo {
+            frame_pointers: env!("SERPROF_FRAME_POINTERS") == "yes",
+            debug_info: env!("SERPROF_DEBUG_INFO") == "true",
+            opt_level: env!("SERPROF_OPT_LEVEL").to_string(),
+            target_features: env!("SERPROF_TARGET_FEATURES")
+                .split(',')
+                .filter(|f| !f.is_empty())
+                .map(str::to_string)
+                .collect(),
+        }
+    }
+
+    /// What the build lacks for honest profiles, one line each, with the fix.
+    pub fn shortcomings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.frame_pointers {
+            out.push("built without frame pointers: allocation stacks are not sampled (counts still are); add `rustflags = [\"-C\", \"force-frame-pointers=yes\"]` under [build] in .cargo/config.toml".to_string());
+        }
+        if !self.debug_info {
+            out.push("built without debug info: flame graphs lack inlined frames and source files; add `debug = true` under [profile.release] in Cargo.toml".to_string());
+        }
+        if self.opt_level == "0" {
+            out.push(
+                "built without optimisation: times measure a debug build; run with --release"
+                    .to_string(),
+            );
+        }
+        out
+    }
+}

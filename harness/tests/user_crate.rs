@@ -1,0 +1,198 @@
+//! serprof as a library, from a crate of the user's own outside the workspace: the example's
+//! program (a type, a hand-written codec with a hot `#[inline(never)]` function, every serde
+//! engine) in a scratch git repository, depending on serprof by path.
+//!
+//! - `run --quick`: every configuration is verified and measured, the codec's flame graph and
+//!   `hotspots --match` name the hot function, and `report.html` shows the study;
+//! - `before-after HEAD~1 HEAD` after a commit that doubles the hot function's work: the
+//!   codec's instructions grow with the hot function at the top of its moved list, and every
+//!   other configuration's total moves by less than 0.1% with none of its engine functions
+//!   listed.
+//!
+//! The crate builds into the workspace's target folder (same profile and rustflags: only the
+//! crate itself compiles), its before-after sides in the shared test cache. Needs git, cargo
+//! and valgrind; without valgrind the test says so and passes, except in CI.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as StdCommand;
+
+use serde_json::Value;
+
+mod common;
+use common::{git, have_valgrind, test_cache, workspace};
+
+/// A scratch repository holding the user's crate, committed.
+fn user_crate(dir: &Path) -> PathBuf {
+    let krate = dir.join("readings-user");
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    std::fs::create_dir_all(krate.join(".cargo")).unwrap();
+    let harness = workspace().join("harness");
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        format!(
+            r#"[package]
+name = "readings-user"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+serprof = {{ path = {harness:?} }}
+serde = {{ version = "1", features = ["derive"] }}
+
+[profile.release]
+debug = true
+strip = false
+codegen-units = 16
+
+[workspace]
+"#
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        krate.join(".cargo/config.toml"),
+        "[build]\nrustflags = [\"-C\", \"force-frame-pointers=yes\"]\n",
+    )
+    .unwrap();
+    std::fs::copy(
+        workspace().join("examples/readings/src/main.rs"),
+        krate.join("src/main.rs"),
+    )
+    .unwrap();
+    // The workspace's versions, so that its compiled dependencies serve this crate too.
+    std::fs::copy(workspace().join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
+    git(&krate, &["init", "-q"]);
+    git(&krate, &["add", "-A"]);
+    git(&krate, &["commit", "-qm", "readings"]);
+    krate
+}
+
+/// `cargo build --release` of the crate into the workspace's target folder; the binary.
+fn build(krate: &Path) -> PathBuf {
+    let target = workspace().join("target");
+    let out = StdCommand::new("cargo")
+        .current_dir(krate)
+        .env("CARGO_TARGET_DIR", &target)
+        .args(["build", "--release", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    target.join("release/readings-user")
+}
+
+fn run_json(exe: &Path, cwd: &Path, args: &[&str]) -> Value {
+    let out = StdCommand::new(exe)
+        .current_dir(cwd)
+        .env("SERPROF_BA_CACHE", test_cache())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+}
+
+#[test]
+fn a_users_own_type_and_codec_run_profile_and_compare_before_and_after() {
+    if !have_valgrind() {
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let krate = user_crate(scratch.path());
+    let exe = build(&krate);
+    let runs = scratch.path().join("runs");
+    let runs_arg = runs.display().to_string();
+
+    // run --quick: every configuration verified and timed.
+    let doc = run_json(
+        &exe,
+        &krate,
+        &["run", "--quick", "--quiet", "--json", "--out", &runs_arg],
+    );
+    let results = doc["results"].as_array().unwrap();
+    assert!(results.len() >= 3, "the serde engines and the codec: {doc}");
+    for r in results {
+        assert_eq!(r["verified"], true, "{r}");
+        assert!(r["error"].is_null(), "{r}");
+        assert!(r["time_ns"]["median"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    let run_dir = PathBuf::from(doc["run_dir"].as_str().unwrap());
+    let codec = run_dir.join("readings/handwritten");
+    let svg = std::fs::read_to_string(codec.join("cpu.svg")).unwrap();
+    assert!(
+        svg.contains("checksum"),
+        "the hot function in the flame graph"
+    );
+    let hot = StdCommand::new(&exe)
+        .args(["hotspots", "--match", "checksum"])
+        .arg(&codec)
+        .output()
+        .unwrap();
+    let hot = String::from_utf8_lossy(&hot.stdout);
+    assert!(hot.contains("readings_user::checksum"), "{hot}");
+    let report = std::fs::read_to_string(run_dir.join("report.html")).unwrap();
+    assert!(report.contains("Which engine for our sensor readings?"));
+
+    // A commit that doubles the hot function's work.
+    let main = krate.join("src/main.rs");
+    let text = std::fs::read_to_string(&main).unwrap();
+    let once = "    for &b in raw {";
+    assert!(
+        text.contains(once),
+        "update this test to the example's checksum"
+    );
+    let twice = "    for &b in raw.iter().chain(raw) {";
+    std::fs::write(&main, text.replace(once, twice)).unwrap();
+    git(&krate, &["commit", "-qam", "checksum twice"]);
+    let ba = scratch.path().join("ba").display().to_string();
+    let record = run_json(
+        &exe,
+        &krate,
+        &[
+            "before-after",
+            "HEAD~1",
+            "HEAD",
+            "--quick",
+            "--no-alloc",
+            "--quiet",
+            "--json",
+            "--out",
+            &ba,
+        ],
+    );
+    let rows = record["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), results.len(), "every configuration compared");
+    for row in rows {
+        let name = row["config"].as_str().unwrap();
+        let counts = &row["comparison"]["instructions"];
+        let delta = counts["delta_per_op"].as_f64().unwrap();
+        let before = counts["before_per_op"].as_f64().unwrap();
+        if name == "readings/handwritten" {
+            assert!(delta > 0.0, "the codec does more: {counts}");
+            let top = counts["moved"][0]["function"].as_str().unwrap();
+            assert!(
+                top.contains("checksum"),
+                "the hot function on top: {counts}"
+            );
+        } else {
+            assert!(
+                delta.abs() < 1e-3 * before,
+                "{name} moves by less than 0.1%: {counts}"
+            );
+            for m in counts["moved"].as_array().unwrap() {
+                let f = m["function"].as_str().unwrap();
+                assert!(
+                    !f.contains("readings_user") || m["self_delta_per_op"].as_f64() == Some(0.0),
+                    "{name}: no engine function of the crate moves: {counts}"
+                );
+            }
+        }
+    }
+}
