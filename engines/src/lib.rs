@@ -8,13 +8,17 @@
 //! - [`studies`]: studies and configurations as data.
 
 pub mod casestudy;
+#[warn(missing_docs)]
 pub mod codec;
 pub mod dataset;
 pub mod external;
 pub mod model;
 pub mod studies;
+#[warn(missing_docs)]
 pub mod study;
+#[warn(missing_docs)]
 pub mod verify;
+#[warn(missing_docs)]
 pub mod workload;
 
 pub use codec::{Codec, CodecError};

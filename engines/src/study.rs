@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::codec::{Codec, CodecError};
 pub use crate::workload::Operation;
-use crate::workload::{Checks, Value, Values, Workload};
+use crate::workload::{Checks, Data, Value, Values, Workload};
 
 /// JSON or binary, as the article's tables split them. A codec of one's own is binary unless it
 /// says otherwise ([`Engine::json`]); the corrupt study damages JSON and binary payloads in
@@ -301,13 +301,26 @@ impl Study {
             study: self,
             dataset: Dataset {
                 name: name.into(),
-                make: Arc::new(make),
+                make: Source::Built(Arc::new(make)),
                 built: Arc::new(OnceLock::new()),
             },
             checks: Checks::default(),
             operations: vec![Operation::RoundTrip],
             engines: Vec::new(),
         }
+    }
+
+    /// [`Study::dataset_named`] of a static dataset of serprof's own, measured where it was
+    /// generated (never copied).
+    #[doc(hidden)]
+    pub fn dataset_static<T: Value>(
+        self,
+        name: impl Into<String>,
+        values: fn() -> &'static [T],
+    ) -> StudyOf<T> {
+        let mut s = self.dataset_named(name, Vec::new);
+        s.dataset.make = Source::Static(values);
+        s
     }
 
     /// The study's description.
@@ -391,10 +404,27 @@ impl Study {
     }
 }
 
+/// Where a dataset's values come from.
+enum Source<T: 'static> {
+    /// Built by a function of the study's, once per process.
+    Built(Arc<dyn Fn() -> Vec<T> + Send + Sync>),
+    /// A static dataset of serprof's own.
+    Static(fn() -> &'static [T]),
+}
+
+impl<T> Clone for Source<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Source::Built(f) => Source::Built(Arc::clone(f)),
+            Source::Static(f) => Source::Static(*f),
+        }
+    }
+}
+
 /// A dataset, built at most once per process and shared by every configuration of its study.
-struct Dataset<T> {
+struct Dataset<T: 'static> {
     name: String,
-    make: Arc<dyn Fn() -> Vec<T> + Send + Sync>,
+    make: Source<T>,
     built: Arc<OnceLock<Arc<[T]>>>,
 }
 
@@ -402,15 +432,18 @@ impl<T> Clone for Dataset<T> {
     fn clone(&self) -> Self {
         Dataset {
             name: self.name.clone(),
-            make: Arc::clone(&self.make),
+            make: self.make.clone(),
             built: Arc::clone(&self.built),
         }
     }
 }
 
 impl<T> Dataset<T> {
-    fn values(&self) -> Arc<[T]> {
-        Arc::clone(self.built.get_or_init(|| (self.make)().into()))
+    fn values(&self) -> Data<T> {
+        match &self.make {
+            Source::Built(f) => Data::Shared(Arc::clone(self.built.get_or_init(|| f().into()))),
+            Source::Static(f) => Data::Static(f()),
+        }
     }
 }
 
@@ -521,7 +554,7 @@ impl<T: Value> Engine<T> {
 
 /// A study whose dataset holds values of `T`, being given its engines. It becomes a [`Study`]
 /// with `.into()`.
-pub struct StudyOf<T> {
+pub struct StudyOf<T: 'static> {
     study: Study,
     dataset: Dataset<T>,
     checks: Checks<T>,
@@ -777,6 +810,94 @@ mod tests {
             w.loop_function(),
             "serprof_engines::workload::deserialize_loop"
         );
+    }
+
+    /// A codec that changes what it decodes: `Forget` drops the label, `Nudge` moves `x` by one
+    /// unit in the last place (what serde_json without `float_roundtrip` can do).
+    #[derive(Clone, Copy)]
+    enum Flaw {
+        Forget,
+        Nudge,
+    }
+
+    #[derive(Debug, Clone, PartialEq)]
+    struct Labelled {
+        x: f64,
+        label: String,
+    }
+
+    struct Flawed(Flaw);
+    impl Codec<Labelled> for Flawed {
+        fn encode(&mut self, v: &Labelled, out: &mut Vec<u8>) -> Result<(), CodecError> {
+            out.extend_from_slice(format!("{}|{}", v.x, v.label).as_bytes());
+            Ok(())
+        }
+        fn decode(&mut self, bytes: &mut [u8]) -> Result<Labelled, CodecError> {
+            let text = std::str::from_utf8(bytes).map_err(CodecError::decode)?;
+            let (x, label) = text.split_once('|').ok_or_else(|| CodecError::decode("no |"))?;
+            let x: f64 = x.parse().map_err(CodecError::decode)?;
+            Ok(match self.0 {
+                Flaw::Forget => Labelled {
+                    x,
+                    label: String::new(),
+                },
+                Flaw::Nudge => Labelled {
+                    x: f64::from_bits(x.to_bits() + 1),
+                    label: label.into(),
+                },
+            })
+        }
+    }
+
+    fn verify(flaw: Flaw) -> Result<crate::workload::Verified, crate::verify::VerifyError> {
+        let study: Study = Study::new("labelled", "q")
+            .dataset(|| {
+                vec![
+                    Labelled {
+                        x: 0.1,
+                        label: "a".into(),
+                    },
+                    Labelled {
+                        x: 0.2,
+                        label: "b".into(),
+                    },
+                ]
+            })
+            .codec("flawed", move || Ok(Flawed(flaw)))
+            .into();
+        study.configs()[0].workload().unwrap().verify()
+    }
+
+    #[test]
+    fn a_round_trip_that_loses_a_field_fails_naming_the_value_and_its_debug_line() {
+        match verify(Flaw::Forget).unwrap_err() {
+            crate::verify::VerifyError::Differs { index, difference } => {
+                assert_eq!(index, 0);
+                assert_eq!(
+                    difference,
+                    "line 3 of its {:#?}: expected `label: \"a\",`, got `label: \"\",`"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn floats_that_move_in_their_last_digit_are_a_finding_not_a_failure() {
+        let v = verify(Flaw::Nudge).unwrap();
+        match &v.findings[..] {
+            [crate::verify::Finding::FloatsChanged {
+                values,
+                index,
+                original,
+                decoded,
+            }] => {
+                assert_eq!((*values, *index), (2, 0));
+                assert_eq!(original.trim(), "x: 0.1,");
+                assert_eq!(decoded.trim(), "x: 0.10000000000000002,");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

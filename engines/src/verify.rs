@@ -58,15 +58,20 @@ impl Stage {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "is", rename_all = "snake_case")]
 pub enum DuplicateKeys {
+    /// It writes back the first value.
     KeepsFirst,
+    /// It writes back the last value.
     KeepsLast,
+    /// It writes back both.
     KeepsBoth,
-    /// It refuses the document; the first line of its message.
+    /// It refuses the document.
     Rejects {
+        /// The first line of its message.
         message: String,
     },
     /// It writes something else back.
     Gives {
+        /// What it writes.
         text: String,
     },
 }
@@ -89,25 +94,37 @@ impl fmt::Display for DuplicateKeys {
 pub enum Finding {
     /// An engine holds `count` numbers differently; the first is `first`.
     NumbersChanged {
+        /// Where in the verification.
         stage: Stage,
+        /// How many numbers.
         count: usize,
+        /// The first of them.
         first: NumberChange,
     },
     /// What an engine does with duplicate keys (`probe` is the document it was given).
     DuplicateKeys {
+        /// The document with a key twice.
         probe: String,
+        /// What the engine does with it.
         behaviour: DuplicateKeys,
     },
     /// A round trip of the dataset changed floating-point numbers and nothing else: `values`
     /// values differ; the first is value `index`, whose first differing line of `{:#?}` is shown.
     FloatsChanged {
+        /// How many values of the dataset.
         values: usize,
+        /// The first value's index.
         index: usize,
+        /// Its first differing line of `{:#?}`, as it was.
         original: String,
+        /// The same line after the round trip.
         decoded: String,
     },
     /// A finding an older serprof wrote as a sentence that no type above reads.
-    Note { text: String },
+    Note {
+        /// The sentence.
+        text: String,
+    },
 }
 
 impl Finding {
@@ -190,7 +207,9 @@ pub fn findings_or_sentences<'de, D: serde::Deserializer<'de>>(
 /// A difference that is not a number's (a string, a key, a shape), at a path of a document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mismatch {
+    /// JSONPath-like place (`$.statuses[3].user`).
     pub path: String,
+    /// What differs there.
     pub what: String,
 }
 
@@ -219,33 +238,69 @@ pub enum DocumentStep {
 pub enum VerifyError {
     /// Value `index` of the dataset does not encode.
     #[error("value {index}: {error}")]
-    Encode { index: usize, error: CodecError },
+    Encode {
+        /// The value's index in the dataset.
+        index: usize,
+        /// The engine's error.
+        error: CodecError,
+    },
     /// Value `index` encodes, but its payload does not decode.
     #[error("value {index} does not decode: {error}")]
-    Decode { index: usize, error: CodecError },
+    Decode {
+        /// The value's index in the dataset.
+        index: usize,
+        /// The engine's error.
+        error: CodecError,
+    },
     /// Value `index` comes back different; `difference` says where (the first differing line
     /// of its `{:#?}`, or the model's own account of it).
     #[error("value {index} does not round-trip: {difference}")]
-    Differs { index: usize, difference: String },
+    Differs {
+        /// The value's index in the dataset.
+        index: usize,
+        /// Where it differs.
+        difference: String,
+    },
     /// A study's own check after a round trip of value `index` (`verify_with`) failed.
     #[error("value {index} fails the study's check: {message}")]
-    Check { index: usize, message: String },
+    Check {
+        /// The value's index in the dataset.
+        index: usize,
+        /// What the check found.
+        message: String,
+    },
     /// The reference parser rejects a document (it is no valid JSON).
     #[error("the reference parser rejects the document: {message}")]
-    Reference { message: String },
+    Reference {
+        /// The parser's message.
+        message: String,
+    },
     /// An engine's value does not convert to serde_json's for the comparison.
     #[error("the engine's value does not convert: {message}")]
-    Conversion { message: String },
+    Conversion {
+        /// serde_json's message.
+        message: String,
+    },
     /// A number-insensitive comparison of a document's value found a difference.
     #[error("{} {at}", stage_words(*stage))]
-    DocumentDiffers { stage: Stage, at: Mismatch },
+    DocumentDiffers {
+        /// Which comparison.
+        stage: Stage,
+        /// Where and what.
+        at: Mismatch,
+    },
     /// What the engine writes is no valid JSON.
     #[error("the engine writes invalid JSON: {message}")]
-    InvalidJson { message: String },
+    InvalidJson {
+        /// The reference parser's message.
+        message: String,
+    },
     /// The engine failed at a step of a document's verification.
     #[error("{}: {error}", step_words(*step))]
     DocumentStep {
+        /// The step.
         step: DocumentStep,
+        /// The engine's error.
         error: CodecError,
     },
 }

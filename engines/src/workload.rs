@@ -148,10 +148,38 @@ impl<T> Clone for Checks<T> {
     }
 }
 
+/// A dataset's values: built by the process that measures them, or a static dataset of
+/// serprof's own (measured where it was generated, never copied).
+pub enum Data<T: 'static> {
+    /// Built for this process.
+    Shared(Arc<[T]>),
+    /// A static dataset.
+    Static(&'static [T]),
+}
+
+impl<T> Clone for Data<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Data::Shared(a) => Data::Shared(Arc::clone(a)),
+            Data::Static(s) => Data::Static(s),
+        }
+    }
+}
+
+impl<T> std::ops::Deref for Data<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        match self {
+            Data::Shared(a) => a,
+            Data::Static(s) => s,
+        }
+    }
+}
+
 /// The workload of a codec on a dataset of `T`s: one value per operation, cycling.
 pub struct Values<T: 'static> {
     codec: Box<dyn Codec<T>>,
-    data: Arc<[T]>,
+    data: Data<T>,
     operation: Operation,
     checks: Checks<T>,
     in_place: bool,
@@ -165,7 +193,7 @@ impl<T: Value> Values<T> {
     /// `codec` on `data`, measuring `operation`; `in_place`: the engine rewrites what it parses.
     pub fn new(
         codec: Box<dyn Codec<T>>,
-        data: Arc<[T]>,
+        data: Data<T>,
         operation: Operation,
         checks: Checks<T>,
         in_place: bool,
@@ -513,7 +541,9 @@ pub fn ops_per_batch(ns_per_op: f64, batch: Duration) -> u64 {
 pub struct DebugDiff {
     /// 1-based line of the `{:#?}` text.
     pub line: usize,
+    /// The line as it was.
     pub original: String,
+    /// The line after the round trip.
     pub decoded: String,
     /// Whether every differing line differs only in floating-point numbers, each within a
     /// few units in the last place.

@@ -119,7 +119,10 @@ macro_rules! main {
             $crate::__private::main_with(
                 $crate::__private::Binary {
                     package: ::std::env!("CARGO_PKG_NAME"),
-                    bin: ::std::env!("CARGO_BIN_NAME"),
+                    bin: match ::std::option_env!("CARGO_BIN_NAME") {
+                        ::std::option::Option::Some(bin) => bin,
+                        ::std::option::Option::None => ::std::env!("CARGO_PKG_NAME"),
+                    },
                     manifest_dir: ::std::env!("CARGO_MANIFEST_DIR"),
                 },
                 $studies,

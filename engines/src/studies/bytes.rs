@@ -6,7 +6,7 @@
 //! one) and the `base64` crate as a reference. Beside them, serde_json as it comes (`Vec<u8>` as
 //! an array of unsigned decimals: the same trap) and serde_json with base64.
 
-use super::{formats, Engine, Study};
+use super::{Engine, Study};
 use crate::casestudy::bytes_json::{ByteArrayCodec, BytesJson, Options};
 use crate::external;
 use crate::model::{Order, SerdeBytes};
@@ -26,7 +26,7 @@ pub fn study() -> Study {
                 // `model::bytes`, and the `base64` crate's.
                 .question("(?i)byte_?array|base64", "byte-array code")
                 .steps(STEPS)
-                .dataset_named("orders", formats::orders),
+                .dataset_static("orders", crate::dataset::orders),
             |study, engine| study.engine(engine),
         )
         .shared_references(Order::shares_references)

@@ -25,7 +25,7 @@ pub fn study() -> Study {
         .fold(
             Study::new("corrupt", "What each engine does with damaged input")
                 .source("beyond the articles: seeded mutations of valid payloads, decoded in guarded children")
-                .dataset_named("orders", formats::orders),
+                .dataset_static("orders", crate::dataset::orders),
             |study, engine| study.engine(engine),
         )
         .describe_difference(crate::model::Order::first_difference)

@@ -26,7 +26,7 @@ pub fn study() -> Study {
                 "Which engine is fastest on the Order graph, and why",
             )
             .source(SOURCE)
-            .dataset_named("orders", orders),
+            .dataset_static("orders", crate::dataset::orders),
             |study, engine| study.engine(engine),
         )
         .shared_references(Order::shares_references)
@@ -38,7 +38,7 @@ pub fn study() -> Study {
 /// reference workload serprof times to tell CPUs and processes apart.
 pub fn reference() -> super::Config {
     let study: Study = Study::new("formats", "the reference workload")
-        .dataset_named("orders", orders)
+        .dataset_static("orders", crate::dataset::orders)
         .engine(json_engine())
         .into();
     study.configs()[0].clone()

@@ -36,7 +36,7 @@ pub fn study() -> Study {
                 )
                 .baseline("serde_json")
                 .steps(STEPS.iter().map(|v| v.config_name()))
-                .dataset_named("samples", samples),
+                .dataset_static("samples", crate::dataset::samples),
             |study, engine| study.engine(engine),
         )
         .operations([Operation::Serialize])
