@@ -834,7 +834,9 @@ mod tests {
         }
         fn decode(&mut self, bytes: &mut [u8]) -> Result<Labelled, CodecError> {
             let text = std::str::from_utf8(bytes).map_err(CodecError::decode)?;
-            let (x, label) = text.split_once('|').ok_or_else(|| CodecError::decode("no |"))?;
+            let (x, label) = text
+                .split_once('|')
+                .ok_or_else(|| CodecError::decode("no |"))?;
             let x: f64 = x.parse().map_err(CodecError::decode)?;
             Ok(match self.0 {
                 Flaw::Forget => Labelled {

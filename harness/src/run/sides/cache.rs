@@ -107,9 +107,23 @@ pub(super) fn seed_target(
         })
         .collect();
     others.sort();
-    let Some(from) = std::iter::once(repo.join("target").join("release"))
+    // Another side built with the same target and features compiled the same dependencies
+    // (features unify across them): it comes first.
+    let same_build = |d: &PathBuf| {
+        d.parent()
+            .and_then(|k| k.file_name())
+            .is_some_and(|k| build_part(&k.to_string_lossy()) == build_part(&key_of(target)))
+    };
+    let (alike, unlike): (Vec<_>, Vec<_>) = others
+        .into_iter()
+        .rev()
+        .map(|(_, d)| d)
+        .partition(same_build);
+    let Some(from) = alike
+        .into_iter()
+        .chain(std::iter::once(repo.join("target").join("release")))
         .chain(own)
-        .chain(others.into_iter().rev().map(|(_, d)| d))
+        .chain(unlike)
         .find(|d| d.join(".fingerprint").is_dir() && d.join("deps").is_dir())
     else {
         return;
@@ -149,6 +163,24 @@ pub(super) fn seed_target(
             }
         }
     }
+}
+
+/// The key of a side's target folder (its name).
+fn key_of(target: &Path) -> String {
+    target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The part of a key that says what is built (`-bin-...`, `-feat-...`), not from which source
+/// or with which patches.
+fn build_part(key: &str) -> &str {
+    [key.find("-bin-"), key.find("-feat-")]
+        .into_iter()
+        .flatten()
+        .min()
+        .map_or("", |i| &key[i..])
 }
 
 /// Removes the least recently built side target folders beyond [`KEPT_TARGETS`], never `keep`.

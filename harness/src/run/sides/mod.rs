@@ -258,11 +258,12 @@ pub fn stage(repo: &Path, cache: &Path, spec: &SideSpec, say: &dyn Fn(&str)) -> 
     if !spec.patches.is_empty() {
         check_patches_used(&package_dir, &spec.patches)?;
     }
-    let build = with_existing_features(&package_dir, &spec.build, &mut notes)?;
+    let configs: Vec<String> = spec.patches.iter().map(Patch::cargo_config).collect();
+    let build = with_existing_features(&package_dir, &configs, &spec.build, &mut notes)?;
     for note in &notes {
         say(&format!("{}: {note}", spec.label));
     }
-    let workspace_units = workspace_units(&package_dir)?;
+    let workspace_units = workspace_units(&package_dir, &configs)?;
     Ok(Staged {
         spec: SideSpec {
             build,
@@ -280,13 +281,14 @@ pub fn stage(repo: &Path, cache: &Path, spec: &SideSpec, say: &dyn Fn(&str)) -> 
 /// engine features and is built with every engine, which the side's notes say.
 fn with_existing_features(
     package_dir: &Path,
+    configs: &[String],
     target: &BuildTarget,
     notes: &mut Vec<String>,
 ) -> Result<BuildTarget> {
     let Some(wanted) = &target.features else {
         return Ok(target.clone());
     };
-    let (doc, _) = metadata(package_dir, &[])?;
+    let (doc, _) = metadata(package_dir, configs)?;
     let has: Vec<String> = doc["packages"]
         .as_array()
         .into_iter()
@@ -312,8 +314,8 @@ fn with_existing_features(
 /// path dependencies inside the repository) appear in a target folder: package names and
 /// crate names. Their units are never seeded from another folder (cargo names them the same
 /// in every copy of the source).
-fn workspace_units(package_dir: &Path) -> Result<Vec<String>> {
-    let (doc, _) = metadata(package_dir, &[])?;
+fn workspace_units(package_dir: &Path, configs: &[String]) -> Result<Vec<String>> {
+    let (doc, _) = metadata(package_dir, configs)?;
     let root = doc["workspace_root"].as_str().map(PathBuf::from);
     let mut names = Vec::new();
     for p in doc["packages"].as_array().into_iter().flatten() {

@@ -74,7 +74,7 @@ impl Patch {
     }
 
     /// The `--config` value that makes cargo use the checkout.
-    pub(super) fn cargo_config(&self) -> String {
+    pub fn cargo_config(&self) -> String {
         // A JSON string is a valid TOML basic string (the same escapes).
         let path = serde_json::to_string(&self.path.display().to_string()).unwrap_or_default();
         format!("patch.crates-io.{}.path={path}", self.krate)
@@ -181,7 +181,7 @@ pub(super) fn apply_patch(
             patch.krate
         );
     }
-    let (doc, _) = metadata(package_dir, &[])?;
+    let (doc, _) = metadata(package_dir, &[patch.cargo_config()])?;
     let in_graph = doc["packages"]
         .as_array()
         .is_some_and(|ps| ps.iter().any(|p| p["name"].as_str() == Some(&patch.krate)));
