@@ -3,7 +3,7 @@
 
 use std::hint::black_box;
 
-use super::{formats, Engine, Operation, Study};
+use super::{Engine, Operation, Study};
 use crate::codec::{Codec, CodecError};
 use crate::dataset::orders;
 use crate::external::postcard::Postcard;
