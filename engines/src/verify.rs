@@ -3,9 +3,9 @@
 //! does with duplicate keys). Their messages are made once, in `Display`; nothing downstream reads
 //! the text back.
 //!
-//! Result files of serprof 0.1 stored findings as sentences; [`findings_or_sentences`] reads
-//! those sentences into the same types (see [`legacy`]), so an older run folder renders as it
-//! did.
+//! A result file may hold findings as sentences (strings) instead of typed values;
+//! [`findings_or_sentences`] reads those sentences into the same types (see [`legacy`]), so such
+//! a run folder renders with the same tables.
 
 use std::fmt;
 
@@ -120,7 +120,7 @@ pub enum Finding {
         /// The same line after the round trip.
         decoded: String,
     },
-    /// A finding an older serprof wrote as a sentence that no type above reads.
+    /// A finding stored as a sentence that no type above reads.
     Note {
         /// The sentence.
         text: String,
@@ -184,7 +184,7 @@ impl fmt::Display for Finding {
     }
 }
 
-/// Reads a list of findings stored typed, or as the sentences of serprof 0.1 (see [`legacy`]);
+/// Reads a list of findings stored typed, or stored as sentences (see [`legacy`]);
 /// for `#[serde(deserialize_with = ...)]` on a `Vec<Finding>` field.
 pub fn findings_or_sentences<'de, D: serde::Deserializer<'de>>(
     d: D,
@@ -322,7 +322,7 @@ fn step_words(step: DocumentStep) -> &'static str {
     }
 }
 
-/// Reading the sentences serprof 0.1 wrote as findings.
+/// Reading findings stored as sentences: the text of [`Finding`]'s `Display`.
 pub mod legacy {
     use std::sync::OnceLock;
 
@@ -348,7 +348,7 @@ pub mod legacy {
         })
     }
 
-    /// The finding a sentence of serprof 0.1 states; a sentence of another shape is a
+    /// The finding a stored sentence states; a sentence of another shape is a
     /// [`Finding::Note`].
     pub fn finding(text: &str) -> Finding {
         if let Some(c) = numbers().captures(text) {

@@ -262,7 +262,7 @@ fn reads_escapes_and_absent_or_null_optionals() {
 }
 
 /// Member names are matched as raw bytes when they have no escapes: escaped names, non-ASCII
-/// unknown names and names that merely share a prefix or length must still read as before.
+/// unknown names and names that merely share a prefix or length must read to the same Order.
 #[test]
 fn member_names_match_with_escapes_and_unicode() {
     let original = &orders()[0];

@@ -65,8 +65,8 @@ fn peak_while_decoding(input: &[u8], options: &Options) -> usize {
 
 /// Peak live bytes per input byte, at most. A JSON reader that builds a `String` and a map slot
 /// for an attribute written in 8 bytes (`"123":"",`) holds about 70 bytes for it, and a `Vec` or
-/// map may hold twice what it needs while growing: the worst ratio measured, about 12.5, is for
-/// thousands of tiny attributes; the test prints it.
+/// map may hold twice what it needs while growing: the worst ratio of these inputs, about 12.5,
+/// is for thousands of tiny attributes; the test prints it.
 const BOUND: usize = 24;
 
 #[test]

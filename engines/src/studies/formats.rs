@@ -6,7 +6,7 @@
 //! as it comes (`Vec<u8>` as a sequence of integers: serde's default) and with `+bytes` (byte
 //! arrays through `serialize_bytes`, what `serde_bytes` does), because serde's default costs a
 //! binary format as much as JSON costs (postcard 13 vs 6 µs, rmp-serde 71 vs 10, ciborium 200 vs
-//! 18 per round trip, measured here). The JSON engines write byte arrays as base64, like Jackson.
+//! 18 per round trip). The JSON engines write byte arrays as base64, like Jackson.
 
 use super::{Engine, Study};
 use crate::external;

@@ -44,7 +44,7 @@ fn stop_bits(w: u64) -> u64 {
 /// and whether every byte before it is ASCII (then the run is valid UTF-8 without a check).
 ///
 /// Eight bytes per step: string bodies run for dozens of bytes between stops, and a per-byte table
-/// lookup was the reader's and the writer's hottest loop.
+/// lookup would make this scan the reader's and the writer's hottest loop.
 #[inline]
 pub(super) fn scan_string_run(bytes: &[u8], mut i: usize) -> (usize, bool) {
     let mut high = 0u64;

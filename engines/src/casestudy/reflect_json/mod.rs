@@ -12,12 +12,12 @@
 //! The serializer knows nothing of `Sample`: it discovers properties from that list the way the
 //! article's `introspect` does ([`introspect`]: `get...`/`is...` names, decapitalised, sorted
 //! into a new list), invokes the getters, and writes what they return through a type switch
-//! (`dynamic`).
+//! (`engine`'s `write_value`).
 //!
 //! What varies is one option, [`Variant`]: where the property lists come from and how values
-//! are written. `cache` is the per-type map, `engine` the serializer with its type-switch writer
-//! (`dynamic` before), the per-property writers and the per-call plans, `write` the JSON text of single values shared by all (over `casestudy::json_text`,
-//! which `bytes_json` writes with too).
+//! are written. `cache` is the per-type map, `engine` the serializer with its type-switch writer,
+//! the per-property writers and the per-call plans, `write` the JSON text of single values shared
+//! by all (over `casestudy::json_text`, which `bytes_json` writes with too).
 
 mod cache;
 mod engine;
