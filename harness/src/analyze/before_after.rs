@@ -14,12 +14,12 @@ use super::compare::{ConfigComparison, MovedFunction, TimeComparison};
 use crate::model::Settings;
 
 /// A CPU share must move by at least this many percentage points (and pass the z-test) to be
-/// listed by before-after. Measured with `scripts/aa-shares.py --runs 5` (2026-12-01): 80 A/A
-/// comparisons (8 configurations of `bytes` and `formats`, every pair of 5 CPU recordings of
-/// one binary in separate pinned processes, 1,000 samples each); a listed move of at least 2
-/// points (`serprof compare`'s rule) in 26.2% of them, 5 points in 7.5%, 6 in 3.8%, 7 in none;
-/// the largest was 6.3 points (`decode_base64_table`). 7 points: 0 of 80 (at most about 4% at
-/// 95% confidence).
+/// listed by before-after. From `scripts/aa-shares.py --runs 5`: of 80 A/A comparisons (8
+/// configurations of `bytes` and `formats`, every pair of 5 CPU recordings of one binary in
+/// separate pinned processes, 1,000 samples each), 26.2% list a move of at least 2 points
+/// (`serprof compare`'s rule), 7.5% one of 5 points, 3.8% one of 6, none one of 7; the largest
+/// is 6.3 points (`decode_base64_table`). 7 points: 0 of 80 (at most about 4% at 95%
+/// confidence).
 pub const CPU_ALARM_PP: f64 = 7.0;
 
 /// The CPU-share rule, in words.

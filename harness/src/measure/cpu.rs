@@ -2,8 +2,8 @@
 //! backtrace-rs in the default build, pprof's frame-pointer walk with the `fp-unwind` feature)
 //! around the same loop as timing, until a target number of samples.
 //!
-//! Facts measured on these machines: the kernel tick caps `setitimer` near 250 Hz,
-//! so the rate asked for is not the rate obtained. The recording counts samples per CPU-second
+//! `setitimer` fires on kernel ticks, which cap its rate (near 250 Hz with a 250 Hz tick), so
+//! the rate asked for is not the rate obtained. The recording counts samples per CPU-second
 //! of the child (the effective rate) and writes the pprof protobuf's period from it, so tools
 //! that turn samples into CPU time (`go tool pprof`, speedscope, Pyroscope) read correct times.
 
@@ -25,11 +25,10 @@ use serprof_engines::workload::{ops_per_batch, warm_up, Workload};
 /// tables worth trusting, and a sample there is a clock read. Everything else, libc's malloc,
 /// free and memcpy included, is unwound through its `.eh_frame` and kept.
 ///
-/// With the `fp-unwind` feature (pprof's frame-pointer walk) libc, libgcc and pthread are blocked
-/// (as the original design prescribed), because they are built without frame pointers. pprof then drops the
-/// WHOLE sample whenever the interrupted instruction is in one of them (measured here:
-/// formats/postcard+bytes kept 112 samples per CPU-second of 199 requested; the DWARF build
-/// keeps 210), and its walk starts at the interrupted frame's return address, so the function
+/// With the `fp-unwind` feature (pprof's frame-pointer walk) libc, libgcc and pthread are
+/// blocked, because they are built without frame pointers. pprof then drops the WHOLE sample
+/// whenever the interrupted instruction is in one of them (formats/postcard+bytes keeps 112
+/// samples per CPU-second of 199 requested; the DWARF build keeps 210), and its walk starts at the interrupted frame's return address, so the function
 /// that was running is missing from every stack and its self time lands on its caller. Against
 /// `perf record --call-graph dwarf` (scripts/perf-crosscheck.py), the `serde_json::de` share of
 /// formats/serde_json differed by 6.7 points with `fp-unwind` and 3.6 points without.
@@ -74,8 +73,8 @@ pub struct CpuRecording {
 /// pprof-rs 0.15 keys its sample table by each frame's enclosing-function address
 /// (`symbol_address`), so every later sample through the same physical functions is counted
 /// under the instruction addresses of the FIRST such sample; the inline chain resolved from
-/// those addresses is therefore decided by whichever sample came first in the process.
-/// Measured here: `formats/postcard+bytes`, five runs of one binary, gave
+/// those addresses is therefore decided by whichever sample came first in the process: named
+/// that way, five runs of one binary on `formats/postcard+bytes` give
 /// `IndexSetVisitor::visit_seq` a self share of 0.0, 3.9, 3.8, 0.0 and 0.0%. The physical
 /// function is the same for every sample of a key, so it is attributed exactly.
 pub fn fold_report(report: &pprof::Report, root: &str) -> Folded {
@@ -131,18 +130,19 @@ pub fn physical_function(ip: usize, exact: bool) -> Option<NameAndFile> {
 }
 
 /// [`fold_report_with_sources`] from the sampler's own table, each frame resolved here: the
-/// DWARF build's fix of pprof-rs's naming of the interrupted frame.
+/// DWARF build's correction of pprof-rs's naming of the interrupted frame.
 ///
 /// backtrace-rs looks every address up one byte early, which is right for a return address (it
 /// names the call, not the instruction after it) and wrong for the interrupted instruction,
 /// the leaf of a sample: a sample taken on a function's first instruction is named after the
 /// function laid out before it. pprof-rs resolves that way, and with its table keyed by
 /// function (see [`fold_report`]) a key whose first sample was such an entry sample gives the
-/// wrong name to every later sample of the key. Measured here against `perf record` on the
-/// same child (scripts/perf-crosscheck.py), `formats/rmp-serde`'s `any_num` read 8.3% in
-/// serprof and 23.1% in perf, with most of perf's `any_num` samples on its first two bytes. So
+/// wrong name to every later sample of the key: against `perf record` on the same child
+/// (scripts/perf-crosscheck.py), pprof-rs's naming gives `formats/rmp-serde`'s `any_num` 8.3%
+/// where perf gives 23.1%, with most of perf's `any_num` samples on its first two bytes. So
 /// the leaf (the frame after pprof's signal handler and the signal trampoline, as pprof-rs
-/// skips them) is looked up at its exact address, and every other frame as before.
+/// skips them) is looked up at its exact address, and every other frame one byte early, as a
+/// return address.
 #[cfg(not(feature = "fp-unwind"))]
 pub fn fold_unresolved(report: &pprof::UnresolvedReport, root: &str) -> (Folded, Sources) {
     let mut folded = Folded::default();

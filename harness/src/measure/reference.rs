@@ -19,7 +19,7 @@ pub fn build() -> Result<Box<dyn Workload>> {
     Ok(w)
 }
 
-/// Operations in one reference batch (about 5 ms on the machines serprof was written on).
+/// Operations in one reference batch: one pass over the 200 Orders (a few milliseconds).
 pub const OPS: u64 = 200;
 
 /// `batches` batches of [`OPS`] operations: thread CPU ns per operation of each.

@@ -70,23 +70,24 @@ impl ChildProcesses {
     }
 }
 
-/// The worker protocol of the serprof binary `exe` (`serprof __protocol`). A binary from before
-/// protocols were numbered has no such command: that is an error naming it.
+/// The worker protocol of the serprof binary `exe` (`serprof __protocol`). A binary without
+/// that command reports no protocol: that is an error naming it.
 pub fn protocol_of(exe: &Path) -> Result<u32> {
     Ok(identity_of(exe)?.protocol)
 }
 
-/// Address space an instrumented child gets beyond `--memory-cap`, in MiB. Measured here, a
-/// postcard worker needs 32 MiB natively and 112 MiB under callgrind; a 4 GiB cap works for
-/// every configuration.
+/// Address space an instrumented child gets beyond `--memory-cap`, in MiB: a postcard worker
+/// needs 32 MiB natively and 112 MiB under callgrind, and a 4 GiB cap works for every
+/// configuration.
 pub const VALGRIND_EXTRA_MIB: u64 = 1024;
 
 /// The command of an instrumented worker: `valgrind --tool=callgrind` counting only inside the
 /// measured loop (`--toggle-collect`), dumping after each call of it (`--dump-after`: the first
 /// dump is the uncounted pass, the second the counted one), keeping call chains 8 deep for the
-/// flame graph (`--separate-callers=8`), with costs per source line (`--dump-line=yes`). The environment is cleared and the worker reads its
-/// job from a file in its folder (its current directory), so that the stack, and with it the
-/// counts, do not move with the environment or the length of the arguments.
+/// flame graph (`--separate-callers=8`), with costs per source line (`--dump-line=yes`). The
+/// environment is cleared and the worker reads its job from a file in its folder (its current
+/// directory), so that the stack, and with it the counts, do not move with the environment or
+/// the length of the arguments.
 pub fn instrumented(
     exe: &Path,
     config: &ConfigId,
@@ -141,11 +142,11 @@ pub fn instrumented(
 const INSTRUMENTED_EXE: &str = "serprof";
 
 /// A fresh folder for one instrumented child, whose path has the same length on every call:
-/// `$TMPDIR/serprof-callgrind-XXXXXXXX`. Measured here, the counts of one binary moved with the
-/// length of the child's working folder (bytes/serde_json-base64: 129,583,848 instructions in
-/// folders of up to 35 characters, 129,571,466 from 36 on, repeatably: valgrind's own
-/// allocations for the path move where the client's memory lands, and memset/memcpy cost
-/// depends on alignment), so the child never runs in the run folder itself.
+/// `$TMPDIR/serprof-callgrind-XXXXXXXX`. The counts of one binary move with the length of the
+/// child's working folder: valgrind's own allocations for the path move where the client's
+/// memory lands, and memset/memcpy cost depends on alignment (bytes/serde_json-base64: 129,583,848
+/// instructions in folders of up to 35 characters, 129,571,466 from 36 on). So the child never
+/// runs in the run folder itself.
 pub fn instrumented_scratch() -> Result<PathBuf> {
     use std::sync::atomic::{AtomicU32, Ordering};
     static NEXT: AtomicU32 = AtomicU32::new(0);

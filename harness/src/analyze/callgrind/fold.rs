@@ -60,9 +60,9 @@ impl Profile {
     /// * what is assumed: a function called from several places splits its cost among self
     ///   and callees the same way for every caller. With `--separate-callers=N` the graph is
     ///   of contexts (g called from f, from e), so the assumption only applies beyond N
-    ///   callers: the deeper N, the more stacks are exact. Measured on serprof's postcard round
-    ///   trip (serde: generic functions shared by many callers), against `--separate-callers=32`:
-    ///   without contexts the stacks are off by 42% of the instructions (sum of absolute
+    ///   callers: the deeper N, the more stacks are exact. On serprof's postcard round trip
+    ///   (serde: generic functions shared by many callers), against `--separate-callers=32`,
+    ///   the stacks without contexts are off by 42% of the instructions (sum of absolute
     ///   differences per stack), with 4 callers by 0.8%, with 8 by 0.002%;
     /// * recursion: calls of a function to itself are inside its own frame (their cost is in
     ///   its self cost and other calls); callgrind's recursion levels (`f'2`) are frames of

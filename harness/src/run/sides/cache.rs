@@ -52,9 +52,9 @@ const KEPT_TARGETS: usize = 6;
 /// A side's own target folder: `<cache>/target/<key>`. Sides cannot share one: cargo names the
 /// two workspace crates' units the same in every copy of the workspace (their hash and
 /// fingerprint do not depend on the folder), so in a shared folder a side whose files are
-/// older than another side's last build is "fresh" and gets that side's code. Measured here: a
-/// test's after side, whose one change was a function added to a codec, linked the before
-/// side's engines and counted exactly the same instructions.
+/// older than another side's last build is "fresh" and gets that side's code: an after side
+/// whose one change is a function added to a codec would link the before side's engines and
+/// count exactly the same instructions.
 pub fn side_target(cache: &Path, key: &str) -> PathBuf {
     cache.join("target").join(key)
 }
