@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # before-after.sh REV_BEFORE [REV_AFTER] [serprof before-after args...]
 #
-# A thin wrapper kept for old habits: builds serprof (release) and runs
+# A thin wrapper: builds serprof (release) and runs
 # `serprof before-after REV_BEFORE [REV_AFTER] ARGS...`, which builds both sides in one shared
 # cache, times them in alternating processes on one CPU, counts their instructions and compares
 # them. See `serprof before-after --help` and README "Before and after of your own change".

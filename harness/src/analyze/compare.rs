@@ -248,7 +248,7 @@ impl TimeComparison {
 }
 
 /// The bootstrap ratio of medians after/before over both sides' batches: for files of one
-/// timing process (older serprof), whose batches are all there is. Its interval is too narrow
+/// timing process, whose batches are all there is. Its interval is too narrow
 /// for anything but the one process pair it describes.
 pub fn bootstrap_ratio(before: &TimeStats, after: &TimeStats) -> Option<TimeComparison> {
     let (ratio, ci95) = ratio_of_medians(&after.batches, &before.batches)?;

@@ -13,7 +13,8 @@ use crate::layout::write_atomic;
 use crate::render::flame::{flame_svg, Kind};
 
 /// The measured loops' frames: `serprof_engines::workload::roundtrip_loop` and the others, and
-/// their names in profiles of serprof 0.1 (`serprof::measure::workload::...`).
+/// `serprof::measure::workload::*_loop`, their path in profiles of a harness that held the loops
+/// itself.
 fn loop_pattern() -> String {
     format!(
         "^({}|serprof::measure::workload::\\w+_loop)$",

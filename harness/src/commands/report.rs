@@ -1,5 +1,5 @@
 //! `serprof report RUN_DIR`: rewrites `RUN_DIR/report.html` from the run's files (after a
-//! `serprof compare` added diff flame graphs, or after a newer serprof learnt to show more)
+//! `serprof compare` added diff flame graphs, or to show the folder with this build's report)
 //! and prints its path. Given a before-after folder, it rewrites `before-after.html` and
 //! `before-after.txt` from `before-after.json`.
 

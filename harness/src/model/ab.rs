@@ -35,8 +35,8 @@ pub struct AbRecord {
     pub start: String,
     pub git_rev: String,
     pub machine: Machine,
-    /// Child processes the rounds were spread over (1 in files of serprof before 0.2, which
-    /// measured in its own process).
+    /// Child processes the rounds were spread over (1 for a file without the field: a file of
+    /// one timing process).
     #[serde(default = "one")]
     pub processes: usize,
     /// Each process's median pair ratio: `ratio` and `ci95` are across these.

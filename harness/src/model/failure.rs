@@ -3,7 +3,7 @@
 //! verdict and stderr, the engine's error) through to the files; the message is made once, in
 //! `Display`.
 //!
-//! Files of serprof 0.1 stored these as sentences: [`failure_or_sentence`] and
+//! A file may hold these as sentences (strings) instead: [`failure_or_sentence`] and
 //! [`failed_or_sentences`] read a sentence as [`Failure::Legacy`], which displays as it was
 //! written.
 
@@ -50,7 +50,7 @@ pub enum Failure {
     Instructions { reason: InstructionsFailure },
     /// The parent could not start the child (or make its folder).
     Harness { message: String },
-    /// The text an older serprof wrote.
+    /// A failure stored as a sentence: its text.
     Legacy { text: String },
 }
 
@@ -135,7 +135,7 @@ impl fmt::Display for Failure {
     }
 }
 
-/// Reads a failure stored typed, or as the sentence of serprof 0.1; for
+/// Reads a failure stored typed, or stored as a sentence; for
 /// `#[serde(deserialize_with = ...)]` on an `Option<Failure>` field.
 pub fn failure_or_sentence<'de, D: serde::Deserializer<'de>>(
     d: D,
@@ -165,8 +165,8 @@ impl fmt::Display for Failed {
     }
 }
 
-/// Reads `run.json`'s list of failed configurations, stored typed or as the `STUDY/CONFIG:
-/// message` sentences of serprof 0.1; for `#[serde(deserialize_with = ...)]`.
+/// Reads `run.json`'s list of failed configurations, stored typed or as `STUDY/CONFIG: message`
+/// sentences; for `#[serde(deserialize_with = ...)]`.
 pub fn failed_or_sentences<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Vec<Failed>, D::Error> {

@@ -1,8 +1,8 @@
 //! `result.json`: every figure of one configuration (docs/ARCHITECTURE.md, "What a run writes").
 //! Times are nanoseconds per operation.
 //!
-//! Readers are forgiving of older files: every field added after the first release has
-//! `#[serde(default)]`, so a `result.json` of an older serprof still reads.
+//! Readers are forgiving: every field that a file may lack has `#[serde(default)]`, so a
+//! `result.json` without it still reads.
 
 use serde::{Deserialize, Serialize};
 use serprof_engines::studies::corpus::DocumentRecord;

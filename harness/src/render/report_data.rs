@@ -3,8 +3,8 @@
 //! under the folder.
 //!
 //! The report is the last thing a run writes and the one thing a person opens, so reading is
-//! forgiving: `result.json` is read as [`ConfigResult`] itself, whose later fields default when
-//! an older file lacks them; an unreadable one becomes a row that says so (and a one-line
+//! forgiving: `result.json` is read as [`ConfigResult`] itself, whose optional fields default
+//! when a file lacks them; an unreadable one becomes a row that says so (and a one-line
 //! warning on stderr), and a configuration the manifest selected but no result exists for (an
 //! interrupted run) is shown as not measured. Only a missing or corrupt `run.json` stops the
 //! report: without it the folder is not a run.
@@ -47,7 +47,7 @@ pub struct RunData {
 #[derive(Debug)]
 pub struct StudyData {
     pub name: String,
-    /// The study as the registry describes it now; `None` for a study this build no longer has.
+    /// The study as this build's registry describes it; `None` for a study this build lacks.
     pub info: Option<StudyInfo>,
     pub rows: Vec<Row>,
 }
@@ -219,7 +219,7 @@ fn relative(p: &Path) -> String {
 }
 
 /// A row for a configuration without a usable `result.json`, described by the registry; a
-/// configuration this build no longer has cannot be described, so it is a problem instead.
+/// configuration this build does not have cannot be described, so it is a problem instead.
 fn placeholder(study: &str, config: &str, why: &str) -> anyhow::Result<Row> {
     let info = studies::find(&format!("{study}/{config}"))
         .map(|c| c.info)
@@ -267,7 +267,7 @@ fn read_row(run_dir: &Path, study: &str, dir: &Path) -> anyhow::Result<Row> {
     })
 }
 
-/// A study's own figures (today the corrupt study's `corrupt` field) as `key: value` pairs:
+/// A study's own figures (the corrupt study's `corrupt` field) as `key: value` pairs:
 /// scalars (`inputs: 100`), and objects of numbers one entry per number (`counts.clean_error:
 /// 96`). Deeper structure and lists stay in `result.json`, which the row links.
 fn extra_figures(result: &ConfigResult) -> Vec<(String, String)> {
@@ -308,7 +308,7 @@ mod tests {
 
     #[test]
     fn an_older_result_without_later_fields_reads() {
-        // The first release's shape, less every field that has a default.
+        // Only the fields without a default.
         let v = serde_json::json!({
             "study": "formats", "config": "postcard", "engine": "postcard",
             "engine_version": "1.2.0", "format": "binary", "operation": "roundtrip",

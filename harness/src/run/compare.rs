@@ -359,7 +359,7 @@ pub struct Report {
 
 /// Compares two configuration folders of one run, writing into the default place under the run
 /// (`<RUN>/compare/<RUN_NAME>/<study>/<before>__vs__<after>/`). The runner calls this for the
-/// before/after steps of a study (`serprof_engines::studies::steps`), so the report links each
+/// before/after steps of a study (its `StudyInfo::steps`), so the report links each
 /// step's differential flame graph.
 pub fn compare_config_dirs(before: &Path, after: &Path) -> Result<ConfigComparison> {
     match (open(before)?, open(after)?) {

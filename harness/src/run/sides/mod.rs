@@ -277,8 +277,8 @@ pub fn stage(repo: &Path, cache: &Path, spec: &SideSpec, say: &dyn Fn(&str)) -> 
     })
 }
 
-/// `target` with only the features its package has: an older revision of serprof has no
-/// engine features and is built with every engine, which the side's notes say.
+/// `target` with only the features its package has: a revision of serprof whose package has
+/// no engine features is built with every engine, which the side's notes say.
 fn with_existing_features(
     package_dir: &Path,
     configs: &[String],
@@ -374,8 +374,9 @@ pub fn build(
     cmd.current_dir(staged.src.join(&b.dir))
         .env("CARGO_TARGET_DIR", &target)
         .env("SERPROF_BUILD_REV", build_rev(spec))
-        // A revision older than SERPROF_BUILD_REV asks git for its revision: keep git from
-        // finding the repository the cache may sit in (it would name that one's HEAD).
+        // A revision whose build script does not read SERPROF_BUILD_REV asks git for its
+        // revision: keep git from finding the repository the cache may sit in (it would name
+        // that one's HEAD).
         .env("GIT_CEILING_DIRECTORIES", cache.join("src"))
         .args(&args)
         .stdin(Stdio::null())
@@ -452,7 +453,7 @@ fn build_rev(spec: &SideSpec) -> String {
 }
 
 /// The identity of a side's built binary: its worker protocol must be this serprof's (a
-/// binary from before numbered protocols reports none), and its revision names the side.
+/// binary without the `__protocol` command reports none), and its revision names the side.
 fn check_protocol(exe: &Path, describe: &str) -> Result<Identity> {
     let ours = PROTOCOL;
     match identity_of(exe) {
