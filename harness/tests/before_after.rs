@@ -1,7 +1,7 @@
 //! `serprof before-after`, end to end, in scratch clones of this repository:
 //! - misuse is a one-line error with exit 2 before anything is built (outside a repository, a
-//!   bad revision, a bad `--patch`, a crate not in the graph, a patch cargo would not use, a
-//!   revision too old to drive);
+//!   bad revision, a cache inside the repository, a bad `--patch`, an unknown study, a crate not
+//!   in the graph, a patch cargo would not use);
 //! - one comparison of two builds: the after side is a revision that gives one `bytes_json`
 //!   codec a known amount of extra work in a non-inlined function, with the `base64` crate
 //!   patched by a copy of its pinned source whose decoder does extra work and whose version is
@@ -10,9 +10,10 @@
 //!   that uses neither does not move. (One comparison, not one per change: every side is a
 //!   release build of the workspace, the longest part of the test.)
 //!
-//! The builds share one cache (`$SERPROF_BA_CACHE`, default `$TMPDIR/serprof-before-after-tests`),
-//! seeded from the workspace's release build when there is one. Needs git, valgrind and cargo's registry copy of base64; without them
-//! the tests say so and pass, except valgrind in CI (`CI=true`). Timing verdicts are printed,
+//! The builds share one cache (`$SERPROF_BA_CACHE`, default
+//! `$TMPDIR/serprof-before-after-tests`), seeded from the workspace's release build when there
+//! is one. Needs git, valgrind and cargo's registry copy of base64; without them the tests say
+//! so and pass, except valgrind in CI (`CI=true`). Timing verdicts are printed,
 //! never asserted.
 
 use std::path::{Path, PathBuf};
@@ -24,8 +25,8 @@ use serde_json::Value;
 mod common;
 use common::{git, have_valgrind, workspace};
 
-/// A test that builds and measures holds this, so that another one added later runs after it:
-/// their timing children would share a CPU otherwise.
+/// A test that builds and measures holds this, so that no other such test runs beside it: their
+/// timing children would share a CPU otherwise.
 static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn cache() -> PathBuf {
@@ -373,10 +374,9 @@ fn extra_work_in_a_commit_and_in_a_patched_crate_moves_those_functions_only() {
 
     // The untouched configuration runs the same code, but in another binary: its static data
     // and code moved, and libc's memcmp/memcpy cost a few instructions more or fewer on other
-    // alignments (measured: -72 and -44 of 1,564,525 per operation, all in
-    // __memcmp_avx2_movbe). No engine function's own instructions change (a caller of memcmp
-    // may be listed, by its inclusive count: `Cursor::parse_literal` +0.8, self 0), and the
-    // total stays within 0.1%.
+    // alignments (a few dozen of about 1.5 million per operation, in libc's memcmp). No engine
+    // function's own instructions change (a caller of memcmp may be listed, by its inclusive
+    // count, with a self change of 0), and the total stays within 0.1%.
     let same = &row(&record, untouched)["comparison"]["instructions"];
     let drift = same["delta_per_op"].as_f64().unwrap().abs();
     assert!(

@@ -1,4 +1,4 @@
-//! The corpus study on a user's own document (issue 19): a document made here (nested objects,
+//! The corpus study on a user's own document: a document made here (nested objects,
 //! escapes, integers beyond 64 bits, floats) runs through the DOM configurations; damaged
 //! copies of it, a folder without `.json`, a file over the size limit are one-line errors with
 //! exit 2 and no panic; run.json records each document and `--resume` refuses one that changed.

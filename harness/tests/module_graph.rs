@@ -1,5 +1,5 @@
 //! The structure of both crates, checked from their source text (docs/ARCHITECTURE.md,
-//! "Layers"):
+//! "Layers of the harness"):
 //!
 //! - no import cycle between modules (files) of either crate;
 //! - in the harness, every import between top-level modules points down the layer order, and

@@ -1,4 +1,4 @@
-//! Robustness of `serprof run` (issue 9), on the real binary with the testkit doubles: engines
+//! Robustness of `serprof run`, on the real binary with the testkit doubles: engines
 //! that panic, abort, hang or allocate without bound are reported while the others keep their
 //! results; Ctrl-C leaves a consistent, resumable run folder; the `corrupt` study sorts every
 //! damaged input of every engine into its outcome and still exits 0.

@@ -1,6 +1,6 @@
-//! Bad command lines and bad files, for every subcommand that reads a folder or a file (issue
-//! 9): each is a one-line `serprof: error: ...` on stderr and exit code 2 (README, "Exit
-//! codes"), never a panic, a backtrace or a half-written output. The files are made up here:
+//! Bad command lines and bad files, for every subcommand that reads a folder or a file: each is
+//! a one-line `serprof: error: ...` on stderr and exit code 2 (README, "Commands"), never a
+//! panic, a backtrace or a half-written output. The files are made up here:
 //! missing folders, empty folders, corrupt JSON, valid JSON of another tool, binary garbage.
 
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
-//! A run folder written by an older serprof (`tests/fixtures/stored-run`: result.json files whose
-//! errors and findings are plain strings, and their run.json) still reads, and renders the same
-//! table text (`tests/fixtures/stored-run.txt`).
+//! A stored run folder (`tests/fixtures/stored-run`: result.json files whose errors and findings
+//! are plain strings, and their run.json) reads, and renders the same table text
+//! (`tests/fixtures/stored-run.txt`).
 
 use std::path::Path;
 
