@@ -25,13 +25,14 @@ use serprof_engines::workload::{ops_per_batch, warm_up, Workload};
 /// tables worth trusting, and a sample there is a clock read. Everything else, libc's malloc,
 /// free and memcpy included, is unwound through its `.eh_frame` and kept.
 ///
-/// With the `fp-unwind` feature (pprof's frame-pointer walk) libc, libgcc and pthread are
-/// blocked, because they are built without frame pointers. pprof then drops the WHOLE sample
-/// whenever the interrupted instruction is in one of them (formats/postcard+bytes keeps 112
-/// samples per CPU-second of 199 requested; the DWARF build keeps 210), and its walk starts at the interrupted frame's return address, so the function
-/// that was running is missing from every stack and its self time lands on its caller. Against
-/// `perf record --call-graph dwarf` (scripts/perf-crosscheck.py), the `serde_json::de` share of
-/// formats/serde_json differed by 6.7 points with `fp-unwind` and 3.6 points without.
+/// With the `fp-unwind` feature (pprof's frame-pointer walk) libc, libgcc and pthread are blocked,
+/// because they are built without frame pointers. pprof then drops the WHOLE sample whenever the
+/// interrupted instruction is in one of them (formats/postcard+bytes keeps 112 samples per
+/// CPU-second of 199 requested; the DWARF build keeps 210), and its walk starts at the interrupted
+/// frame's return address, so the function that was running is missing from every stack and its
+/// self time lands on its caller. Against `perf record --call-graph dwarf`
+/// (scripts/perf-crosscheck.py), the `serde_json::de` share of formats/serde_json differs by 6.7
+/// points with `fp-unwind` and 3.6 points without.
 #[cfg(not(feature = "fp-unwind"))]
 pub const BLOCKLIST: &[&str] = &["vdso"];
 /// See the default build's documentation.
