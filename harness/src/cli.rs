@@ -515,7 +515,7 @@ fn worker(args: &crate::protocol::WorkerArgs) -> Result<ExitCode> {
     match args.request()? {
         Request::Record(r) => crate::measure::run(&r)?,
         Request::Corrupt(r) => crate::measure::corrupt::run(&r)?,
-        Request::Ab(r) => commands::ab::worker(&r)?,
+        Request::Timing(r) => crate::measure::timing::serve(&r)?,
         Request::Probe { batches } => crate::measure::reference::probe_process(batches)?,
     }
     Ok(ExitCode::SUCCESS)

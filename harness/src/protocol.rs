@@ -8,7 +8,10 @@
 //! command line must have the same length in every run, `--request-file FILE` with the request
 //! in a file padded to [`REQUEST_FILE_BYTES`]. Replies are files the child writes (atomically)
 //! into the folder the request names, or, for the corrupt study's decoder, JSON lines appended
-//! to its progress file. `EXE __protocol` prints the binary's [`Identity`].
+//! to its progress file. A lock-step timing child ([`Request::Timing`]) instead talks over two
+//! pipes it inherits, whose descriptors the request names: one JSON line
+//! per [`TimingCommand`] in, one per [`TimingReply`] out, so that the parent decides which
+//! configuration runs when, sample by sample. `EXE __protocol` prints the binary's [`Identity`].
 
 use std::ffi::OsString;
 use std::fmt;
@@ -19,13 +22,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::layout::{self, write_atomic};
 use crate::model::corrupt::InputRecord;
-use crate::model::stats::ProcessTiming;
 use crate::model::{AllocStats, ConfigId, CpuStats, Failure, Recording, Settings};
 use serprof_engines::verify::Finding;
 
 /// The version of the protocol. Change it whenever a request, a reply or a command line
 /// changes.
-pub const PROTOCOL: u32 = 4;
+pub const PROTOCOL: u32 = 5;
 
 /// The hidden subcommand every worker child runs.
 pub const WORKER_COMMAND: &str = "__worker";
@@ -51,8 +53,9 @@ pub enum Request {
     /// The corrupt study's decoder, from input `start` on; the replies are [`CorruptEvent`]
     /// lines in the folder's progress file.
     Corrupt(CorruptRequest),
-    /// `serprof ab`'s interleaved rounds in one process; the reply is an [`AbReply`].
-    Ab(AbRounds),
+    /// A lock-step timing child: it builds the workloads of several configurations, then runs
+    /// one timed sample of one of them per [`TimingCommand::Sample`], replying over its pipes.
+    Timing(TimingRequest),
     /// One process of `serprof doctor`'s between-process probe; the reply, a [`ProbeReply`],
     /// is printed on stdout.
     Probe { batches: usize },
@@ -79,13 +82,51 @@ pub struct CorruptRequest {
     pub start: usize,
 }
 
-/// One `serprof ab` process: `rounds` rounds of A and B, the reply written to `out`.
+/// A lock-step timing child's job: the configurations it holds (its units, by index in this
+/// list) and how long a sample lasts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AbRounds {
-    pub a: ConfigId,
-    pub b: ConfigId,
-    pub rounds: usize,
-    pub out: PathBuf,
+pub struct TimingRequest {
+    pub configs: Vec<ConfigId>,
+    /// Operations per sample of each configuration, as an earlier child of the same binary
+    /// calibrated them; `None`: this child calibrates (warming each up for
+    /// `settings.calibrate_ms`) and reports them in [`TimingReply::Ready`].
+    pub ops: Option<Vec<u64>>,
+    pub settings: Settings,
+    /// The inherited descriptors it reads [`TimingCommand`]s from and writes [`TimingReply`]s
+    /// to.
+    pub fds: [i32; 2],
+}
+
+/// What the parent tells a timing child, one JSON line each.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "do", rename_all = "snake_case")]
+pub enum TimingCommand {
+    /// Run one sample of unit `unit`: one untimed operation (the first after a switch runs
+    /// cold) when a sample holds several, then the sample's operations, timed.
+    Sample { unit: usize },
+    /// Move to CPU `cpu` (`sched_setaffinity`); the reply is [`TimingReply::Pinned`].
+    Pin { cpu: usize },
+    /// Exit.
+    Quit,
+}
+
+/// What a timing child answers, one JSON line each.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "reply", rename_all = "snake_case")]
+pub enum TimingReply {
+    /// It is about to build (and calibrate) unit `unit`: a crash before the next reply is
+    /// that unit's.
+    Preparing { unit: usize },
+    /// Every unit is built and warm; `ops[u]` operations make one sample of unit u, whose
+    /// operation took `ns_per_op[u]` while warming up.
+    Ready { ops: Vec<u64>, ns_per_op: Vec<f64> },
+    /// One sample: thread CPU time and wall time per operation.
+    Sample { cpu_ns: f64, wall_ns: f64 },
+    /// Unit `unit` failed (while building, warming up or in a sample) and is dropped; the
+    /// child goes on with the others.
+    Failed { unit: usize, failure: Failure },
+    /// It moved to the CPU it was told.
+    Pinned,
 }
 
 /// Why a request could not be read.
@@ -208,8 +249,6 @@ pub struct WorkerReport {
     pub verified: bool,
     pub payload_bytes: Option<f64>,
     pub shares_references: Option<bool>,
-    /// The timing recording: one process's figures.
-    pub timing: Option<ProcessTiming>,
     /// The instructions recording: operations in the counted call of the measured loop.
     #[serde(default)]
     pub counted_ops: Option<u64>,
@@ -254,36 +293,15 @@ pub enum CorruptEvent {
 impl CorruptEvent {
     /// The event as one line of its file.
     pub fn line(&self) -> Vec<u8> {
-        let mut line = serde_json::to_vec(self).expect("an event serialises");
-        line.push(b'\n');
-        line
+        json_line(self)
     }
 }
 
-/// What one `serprof ab` process measured: its batches and pair ratios.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AbProcess {
-    pub ops_per_batch: [u64; 2],
-    /// B/A CPU time per operation of every round.
-    pub pair_ratios: Vec<f64>,
-    pub wall_pair_ratios: Vec<f64>,
-    /// Every batch of A and of B, CPU time per operation.
-    pub batches: [Vec<f64>; 2],
-    pub wall_batches: [Vec<f64>; 2],
-    pub payload_bytes: [f64; 2],
-    pub shares_references: [Option<bool>; 2],
-}
-
-/// The reply of an ab process.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "outcome", rename_all = "snake_case")]
-pub enum AbReply {
-    Measured(AbProcess),
-    /// A side failed: which one (`a` or `b`) and why.
-    Failed {
-        side: char,
-        failure: Failure,
-    },
+/// A message as one line of JSON.
+pub fn json_line<T: Serialize>(message: &T) -> Vec<u8> {
+    let mut line = serde_json::to_vec(message).expect("a message serialises");
+    line.push(b'\n');
+    line
 }
 
 /// The reply of a probe process.
@@ -392,6 +410,41 @@ mod tests {
         );
         let text = e.to_string();
         assert!(text.contains(&(PROTOCOL - 1).to_string()) && text.contains(&PROTOCOL.to_string()));
+    }
+
+    #[test]
+    fn timing_messages_are_lines_of_json() {
+        let commands = [
+            TimingCommand::Sample { unit: 7 },
+            TimingCommand::Pin { cpu: 1 },
+            TimingCommand::Quit,
+        ];
+        for c in commands {
+            let line = json_line(&c);
+            assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
+            assert_eq!(serde_json::from_slice::<TimingCommand>(&line).unwrap(), c);
+        }
+        let replies = [
+            TimingReply::Preparing { unit: 2 },
+            TimingReply::Ready {
+                ops: vec![3, 1],
+                ns_per_op: vec![1e6, 2.5e7],
+            },
+            TimingReply::Sample {
+                cpu_ns: 1234.5,
+                wall_ns: 1300.0,
+            },
+            TimingReply::Failed {
+                unit: 0,
+                failure: Failure::harness("x"),
+            },
+            TimingReply::Pinned,
+        ];
+        for r in replies {
+            let line = json_line(&r);
+            assert_eq!(line.last(), Some(&b'\n'));
+            assert_eq!(serde_json::from_slice::<TimingReply>(&line).unwrap(), r);
+        }
     }
 
     #[test]

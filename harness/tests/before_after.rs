@@ -145,7 +145,7 @@ fn misuse_is_one_line_and_exit_2_before_any_build() {
             "--patch",
             &format!("serprof-no-such-crate={}", stranger.display()),
         ]),
-        "is not in serprof's dependency graph",
+        "is not in the dependency graph",
     );
     // itoa is in the graph only through serde_json (`^1`): a 0.0.1 checkout is not used.
     let unused = fake_crate(crates.path(), "itoa", "0.0.1");

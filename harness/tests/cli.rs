@@ -25,7 +25,7 @@ fn quick_run(args: &[&str]) -> (i32, Value, tempfile::TempDir) {
             "--quick",
             "--json",
             "--quiet",
-            "--batches",
+            "--rounds",
             "5",
             "--cpu-samples",
             "60",

@@ -177,7 +177,7 @@ fn a_users_document_runs_through_the_dom_configurations_and_resume_checks_its_ha
             "--cpu",
             "none",
         ])
-        .args(["--batches", "1", "-q", "--json", "--out"])
+        .args(["--rounds", "1", "-q", "--json", "--out"])
         .arg(&out)
         .output()
         .unwrap();

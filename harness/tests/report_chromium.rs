@@ -96,7 +96,7 @@ fn the_report_renders_in_headless_chromium() {
     let run = Command::cargo_bin("serprof")
         .unwrap()
         .env_remove("RUST_LOG")
-        .args(["run", "--quick", "--quiet", "--no-alloc", "--batches", "5"])
+        .args(["run", "--quick", "--quiet", "--no-alloc", "--rounds", "5"])
         .args(["--cpu-samples", "100"])
         // The testkit study is hidden: it takes `--study` to be selected.
         .args(["--study", "formats", "--study", "testkit"])

@@ -51,7 +51,7 @@ fn result(doc: &Value, name: &str) -> Value {
 #[test]
 fn panicking_aborting_hanging_and_hoarding_engines_are_reported_and_ok_keeps_its_result() {
     let out = tempfile::tempdir().unwrap();
-    let mut args = vec!["--quick", "--no-cpu", "--no-alloc", "--batches", "5"];
+    let mut args = vec!["--quick", "--no-cpu", "--no-alloc", "--rounds", "5"];
     args.extend([
         "--memory-cap",
         "512",
@@ -162,7 +162,7 @@ fn ctrl_c_leaves_an_incomplete_resumable_run_and_resume_finishes_it() {
             "--no-alloc",
             "--cpu-samples",
             "40",
-            "--batches",
+            "--rounds",
             "5",
             "--child-timeout",
             "4",

@@ -77,7 +77,7 @@ fn run_resume_rejects_missing_empty_corrupt_and_foreign_run_folders() {
 #[test]
 fn run_rejects_bad_numbers_and_names() {
     misuse(&["run", "--frequency", "0"], "--frequency");
-    misuse(&["run", "--batches", "0"], "--batches");
+    misuse(&["run", "--rounds", "0"], "--rounds");
     misuse(&["run", "--cpu-samples", "0"], "--cpu-samples");
     misuse(&["run", "--study", "corrupt", "--config", "nope"], "nope");
     misuse(&["run", "--config", "["], "invalid --config glob");
@@ -174,7 +174,7 @@ fn finished_run() -> (tempfile::TempDir, PathBuf) {
             "--quiet",
             "--no-cpu",
             "--no-alloc",
-            "--batches",
+            "--rounds",
             "3",
         ])
         .args(["--study", "testkit", "--config", "no-alloc"])

@@ -185,6 +185,12 @@ pub struct BeforeAfterRecord {
     pub instruction_move_rule: String,
     /// Whole seconds spent measuring (after the builds).
     pub measure_seconds: f64,
+    /// Where they went.
+    #[serde(default)]
+    pub seconds: crate::model::manifest::PhaseSeconds,
+    /// The lock-step timing schedule of both sides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<crate::model::lockstep::Schedule>,
     pub notes: Vec<String>,
 }
 

@@ -30,7 +30,9 @@ pub fn moved_rule() -> String {
     )
 }
 
-/// The ratio after/before from both sides' timing processes, paired by round.
+/// The ratio after/before from both sides' timing processes, paired by round: lock-step
+/// ratios when both were measured in one schedule (a run's rows, a before-after's sides, an ab
+/// folder's A and B), else pairs of independent processes.
 pub fn process_ratio(before: &TimeStats, after: &TimeStats) -> Option<TimeComparison> {
     let r = RatioStats::by_round(after, before)?;
     Some(TimeComparison {
@@ -38,7 +40,10 @@ pub fn process_ratio(before: &TimeStats, after: &TimeStats) -> Option<TimeCompar
         after_ns: after.median,
         ratio: r.ratio,
         ci95: r.ci95,
-        method: RatioMethod::ProcessPairs,
+        method: match RatioStats::lock_step(before, after) {
+            true => RatioMethod::LockStep,
+            false => RatioMethod::ProcessPairs,
+        },
         samples: r.pairs,
     })
 }
@@ -487,6 +492,7 @@ pub fn compare_results(
         }
     }
     let time = match (&before.time_ns, &after.time_ns, pair_ratios) {
+        (Some(b), Some(a), _) if RatioStats::lock_step(b, a) => process_ratio(b, a),
         (Some(b), Some(a), Some(pairs)) => interleaved_ratio(b, a, pairs),
         (Some(b), Some(a), None) => process_ratio(b, a).or_else(|| bootstrap_ratio(b, a)),
         _ => None,

@@ -42,21 +42,26 @@ pub struct RunArgs {
     /// Sample one allocation stack every N allocated bytes (default 65536).
     #[arg(long, value_name = "N")]
     pub alloc_sample_bytes: Option<u64>,
-    /// Independent timing processes per configuration, run in interleaved rounds (default 12:
-    /// [3rd, 10th] of 12 process medians is a 96.1% interval; --quick 5: [min, max], 93.8%).
-    #[arg(long, value_name = "R")]
+    /// Lock-step timing children, one after another, each holding every configuration
+    /// (default 6: [min, max] of 6 is a 96.9% interval; --quick 5: 93.8%).
+    #[arg(long, value_name = "N")]
     pub processes: Option<usize>,
+    /// Rounds per timing child, one sample of every configuration each; given, exactly N
+    /// (default: at least 30, --quick 10, and more when a round is short, so that a child
+    /// measures for 2 s, --quick 0.6 s).
+    #[arg(long, value_name = "N")]
+    pub rounds: Option<usize>,
+    /// Target length of one timing sample in ms (default 3; a sample is at least one operation).
+    #[arg(long, value_name = "MS")]
+    pub sample_ms: Option<u64>,
     /// Pin every timing and CPU child to CPU N (default: the fastest CPU of a short probe at
     /// start; `--cpu none` pins nothing).
     #[arg(long, value_name = "N|none")]
     pub cpu: Option<String>,
-    /// Seed of the shuffled order of each round of timing processes (default: from the clock;
-    /// recorded in run.json).
+    /// Seed of the shuffled order of each round of the timing children (default: from the
+    /// clock; recorded in run.json).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// Timed batches per timing process (default 8; --quick 5).
-    #[arg(long, value_name = "N")]
-    pub batches: Option<usize>,
     /// Kill a worker child after this many seconds (default 300).
     #[arg(long, value_name = "SECONDS")]
     pub child_timeout: Option<u64>,
@@ -104,11 +109,18 @@ impl RunArgs {
         if let Some(n) = self.alloc_sample_bytes {
             s.alloc_sample_bytes = n;
         }
-        if let Some(n) = self.batches {
-            if n == 0 {
-                crate::misuse!("--batches must be at least 1");
+        if let Some(n) = self.rounds {
+            if !(1..=100_000).contains(&n) {
+                crate::misuse!("--rounds {n}: give between 1 and 100000 rounds");
             }
-            s.batches = n;
+            s.rounds = n;
+            s.child_ms = 0;
+        }
+        if let Some(ms) = self.sample_ms {
+            if !(1..=10_000).contains(&ms) {
+                crate::misuse!("--sample-ms {ms}: give between 1 and 10000 ms");
+            }
+            s.sample_ms = ms;
         }
         if let Some(t) = self.child_timeout {
             s.child_time_cap_s = t.max(1);
@@ -119,11 +131,11 @@ impl RunArgs {
         s.cpu = !self.no_cpu;
         s.alloc = !self.no_alloc;
         s.instructions = self.instructions;
-        if let Some(r) = self.processes {
-            if !(1..=1000).contains(&r) {
-                crate::misuse!("--processes {r}: give between 1 and 1000 processes");
+        if let Some(n) = self.processes {
+            if !(1..=1000).contains(&n) {
+                crate::misuse!("--processes {n}: give between 1 and 1000 processes");
             }
-            s.processes = r;
+            s.processes = n;
         }
         if let Some(seed) = self.seed {
             s.seed = seed;

@@ -1,19 +1,33 @@
-//! The timing recording of one process: warm up, then batches cycling through the dataset, each
-//! timed by the thread's CPU time (the clock of every figure) and by wall time (kept beside it).
-//! One process is one sample of the configuration's time: the parent runs several and takes the
-//! figure across them ([`crate::model::stats`]).
+//! The lock-step timing child: it builds the workloads of every configuration it was given,
+//! warms each up, and then runs one timed sample of whichever configuration the parent names,
+//! command by command ([`crate::protocol::TimingCommand`] lines on one inherited pipe,
+//! [`crate::protocol::TimingReply`] lines on another). The
+//! parent decides the order, so configurations of one child, and the two builds of a
+//! before-after, are measured moments apart (see [`crate::run::lockstep`]).
 //!
-//! Why thread CPU time: on a 2-core machine shared with other work, a batch's wall time mostly
-//! varies with how long the thread waited for a core, which has nothing to do with the engine.
-//! CPU time still counts cache and frequency effects of sharing the machine.
+//! A sample is `ops` operations, sized so that it lasts about `settings.sample_ms` (at least
+//! one operation). When a sample holds several operations, one untimed operation runs first:
+//! the first operation after a switch from another configuration finds caches and branch
+//! predictors full of that one's state.
+//!
+//! The clock is the thread's CPU time: on a 2-core machine shared with other work, a sample's
+//! wall time mostly varies with how long the thread waited for a core, which has nothing to do
+//! with the engine. CPU time still counts cache and frequency effects of sharing the machine;
+//! wall time is reported beside it. While the child waits for its next command it is blocked in
+//! `read`, so it neither runs nor spends its partner's CPU time.
 
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+use std::os::fd::FromRawFd;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
+use anyhow::{Context, Result};
 use serprof_engines::codec::CodecError;
-
-use crate::model::stats::ProcessTiming;
-use crate::model::Settings;
 use serprof_engines::workload::{ops_per_batch, warm_up, Workload};
+
+use crate::model::{ConfigId, Failure, Recording, Settings};
+use crate::protocol::{json_line, TimingCommand, TimingReply, TimingRequest};
 
 /// CPU time of the calling thread, in nanoseconds.
 pub fn thread_cpu_ns() -> f64 {
@@ -34,22 +48,184 @@ pub fn timed_batch(w: &mut dyn Workload, n: u64) -> Result<(f64, f64), CodecErro
     Ok(((thread_cpu_ns() - cpu0) / n as f64, wall / n as f64))
 }
 
-/// Times `w` as `settings` say: one process's figures.
-pub fn record(w: &mut dyn Workload, settings: &Settings) -> Result<ProcessTiming, CodecError> {
-    let (ops, took) = warm_up(w, Duration::from_millis(settings.warmup_ms))?;
-    let per_batch = ops_per_batch(
-        took.as_nanos() as f64 / ops as f64,
-        Duration::from_millis(settings.batch_ms),
-    );
-    let n = settings.batches.max(1);
-    let (mut cpu, mut wall) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for _ in 0..n {
-        let (c, w_ns) = timed_batch(w, per_batch)?;
-        cpu.push(c);
-        wall.push(w_ns);
+/// One configuration held by the child.
+struct Unit {
+    work: Box<dyn Workload>,
+    /// Operations per sample.
+    ops: u64,
+    /// Time per operation while warming up, ns.
+    ns_per_op: f64,
+}
+
+impl Unit {
+    /// Builds `id`'s workload and warms it up: for `settings.calibrate_ms` when `ops` is not
+    /// known yet (sizing the sample), else for one sample's worth of operations.
+    fn prepare(id: &ConfigId, ops: Option<u64>, settings: &Settings) -> Result<Unit, Failure> {
+        let config = serprof_engines::studies::find(&id.to_string())
+            .ok_or_else(|| Failure::harness(format_args!("unknown configuration {id}")))?;
+        guarded(|| {
+            let mut work = config.workload().map_err(engine)?;
+            let (ops, ns_per_op) = match ops {
+                Some(ops) => {
+                    let start = Instant::now();
+                    work.run(ops.max(1)).map_err(engine)?;
+                    (ops, start.elapsed().as_nanos() as f64 / ops.max(1) as f64)
+                }
+                None => {
+                    let (n, took) =
+                        warm_up(work.as_mut(), Duration::from_millis(settings.calibrate_ms))
+                            .map_err(engine)?;
+                    let ns = took.as_nanos() as f64 / n as f64;
+                    (
+                        ops_per_batch(ns, Duration::from_millis(settings.sample_ms)),
+                        ns,
+                    )
+                }
+            };
+            Ok(Unit {
+                work,
+                ops,
+                ns_per_op,
+            })
+        })
     }
-    let mut p = ProcessTiming::from_batches(cpu, &wall, per_batch)
-        .ok_or_else(|| CodecError::setup("no finite batch time"))?;
-    p.cpu = settings.pin_cpu;
-    Ok(p)
+
+    /// One sample: the untimed operation after the switch, then `ops` timed ones.
+    fn sample(&mut self) -> Result<(f64, f64), Failure> {
+        let (work, ops) = (&mut self.work, self.ops);
+        guarded(|| {
+            if ops > 1 {
+                work.run(1).map_err(engine)?;
+            }
+            timed_batch(work.as_mut(), ops).map_err(engine)
+        })
+    }
+}
+
+/// Runs `f`, turning a panic into a [`Failure`] too.
+fn guarded<T>(f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| {
+        Err(Failure::Panicked {
+            message: crate::process::panic_text(p.as_ref()),
+        })
+    })
+}
+
+/// An engine error while timing.
+fn engine(error: CodecError) -> Failure {
+    Failure::Engine {
+        recording: Recording::Timing,
+        error,
+    }
+}
+
+/// The pipes to the parent.
+struct Pipes {
+    commands: std::io::Lines<BufReader<File>>,
+    replies: File,
+}
+
+impl Pipes {
+    /// The descriptors `[commands, replies]` the parent handed down.
+    fn open([command_fd, reply_fd]: [i32; 2]) -> Result<Pipes> {
+        for fd in [command_fd, reply_fd] {
+            // SAFETY: F_GETFD only asks whether the descriptor is open.
+            if fd < 3 || unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+                anyhow::bail!(
+                    "a timing child needs its parent's pipes (fd {fd} is not one); it is started by serprof run, ab and before-after"
+                );
+            }
+        }
+        // SAFETY: both descriptors are open (checked above) and owned by nothing else in this
+        // process: the parent handed them over for this use only.
+        let (commands, replies) =
+            unsafe { (File::from_raw_fd(command_fd), File::from_raw_fd(reply_fd)) };
+        Ok(Pipes {
+            commands: BufReader::new(commands).lines(),
+            replies,
+        })
+    }
+
+    fn send(&mut self, reply: &TimingReply) -> Result<()> {
+        self.replies
+            .write_all(&json_line(reply))
+            .context("the parent closed the reply pipe")
+    }
+
+    /// The next command; `None` when the parent closed the pipe.
+    fn next(&mut self) -> Result<Option<TimingCommand>> {
+        match self.commands.next() {
+            None => Ok(None),
+            Some(line) => {
+                let line = line.context("cannot read a command")?;
+                Ok(Some(serde_json::from_str(&line).with_context(|| {
+                    format!("unreadable timing command {line:?}")
+                })?))
+            }
+        }
+    }
+}
+
+/// The child's life: prepare every unit, report `Ready`, then serve commands until `Quit` or
+/// the end of the command pipe.
+pub fn serve(req: &TimingRequest) -> Result<()> {
+    // Panics of an engine become `Failed` replies naming the unit (see `guarded`); the default
+    // hook would only print them.
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut pipes = Pipes::open(req.fds)?;
+    serprof_engines::studies::corpus::register(req.settings.corpus.clone())?;
+    if let Some(ops) = &req.ops {
+        anyhow::ensure!(
+            ops.len() == req.configs.len(),
+            "{} sample sizes for {} configurations",
+            ops.len(),
+            req.configs.len()
+        );
+    }
+    let mut units: Vec<Option<Unit>> = Vec::with_capacity(req.configs.len());
+    for (i, id) in req.configs.iter().enumerate() {
+        pipes.send(&TimingReply::Preparing { unit: i })?;
+        let ops = req.ops.as_ref().map(|o| o[i]);
+        match Unit::prepare(id, ops, &req.settings) {
+            Ok(u) => units.push(Some(u)),
+            Err(failure) => {
+                units.push(None);
+                pipes.send(&TimingReply::Failed { unit: i, failure })?;
+            }
+        }
+    }
+    pipes.send(&TimingReply::Ready {
+        ops: units
+            .iter()
+            .map(|u| u.as_ref().map_or(0, |u| u.ops))
+            .collect(),
+        ns_per_op: units
+            .iter()
+            .map(|u| u.as_ref().map_or(f64::NAN, |u| u.ns_per_op))
+            .collect(),
+    })?;
+    while let Some(command) = pipes.next()? {
+        let reply = match command {
+            TimingCommand::Quit => break,
+            TimingCommand::Pin { cpu } => {
+                crate::measure::reference::pin_thread(&[cpu]);
+                TimingReply::Pinned
+            }
+            TimingCommand::Sample { unit } => match units.get_mut(unit) {
+                Some(Some(u)) => match u.sample() {
+                    Ok((cpu_ns, wall_ns)) => TimingReply::Sample { cpu_ns, wall_ns },
+                    Err(failure) => {
+                        units[unit] = None;
+                        TimingReply::Failed { unit, failure }
+                    }
+                },
+                _ => TimingReply::Failed {
+                    unit,
+                    failure: Failure::harness(format_args!("no unit {unit} in this timing child")),
+                },
+            },
+        };
+        pipes.send(&reply)?;
+    }
+    Ok(())
 }

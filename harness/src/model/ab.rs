@@ -10,10 +10,13 @@ pub struct AbRecord {
     /// Configuration A and B, `STUDY/CONFIG` (may be the same one twice).
     pub a: String,
     pub b: String,
+    /// Rounds over all processes (each one sample of A and one of B).
     pub rounds: usize,
+    /// Target length of one sample (a batch, in files of interleaved batches), ms.
     pub batch_ms: u64,
+    /// The calibration warm-up of each side, ms.
     pub warmup_ms: u64,
-    /// Operations per batch of A and of B.
+    /// Operations per sample of A and of B.
     pub ops_per_batch: [u64; 2],
     /// Which side ran first in a round.
     pub order: String,
@@ -51,6 +54,9 @@ pub struct AbRecord {
     /// The CPU the processes were pinned to.
     #[serde(default)]
     pub pinned_cpu: Option<usize>,
+    /// The lock-step schedule (absent in files of ab's earlier interleaved batches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<super::lockstep::Schedule>,
 }
 
 fn one() -> usize {

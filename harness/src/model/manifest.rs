@@ -75,6 +75,9 @@ pub struct RunManifest {
     /// The binary that measured (`serprof`, or a user's crate) and how it was built.
     #[serde(default)]
     pub binary: Option<BinaryRecord>,
+    /// The lock-step timing schedules, one per session that timed anything.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub schedules: Vec<super::lockstep::Schedule>,
 }
 
 /// One `serprof run` or `--resume` of a run folder.
@@ -87,6 +90,41 @@ pub struct Session {
     pub kept: Vec<ConfigId>,
     /// Configurations this session measured to the end.
     pub measured: Vec<ConfigId>,
+    /// Where its time went.
+    #[serde(default)]
+    pub seconds: PhaseSeconds,
+}
+
+/// Wall-clock seconds a session spent in each phase.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseSeconds {
+    /// Verification children.
+    pub verify: f64,
+    /// The lock-step timing schedule.
+    pub timing: f64,
+    /// CPU recordings.
+    pub cpu: f64,
+    /// Allocation recordings.
+    pub alloc: f64,
+    /// Instruction counts under callgrind.
+    pub instructions: f64,
+    /// The corrupt study.
+    pub corrupt: f64,
+}
+
+impl PhaseSeconds {
+    /// Runs `f`, adding its wall time to the phase `pick` chooses.
+    pub fn time<T>(&mut self, pick: fn(&mut PhaseSeconds) -> &mut f64, f: impl FnOnce() -> T) -> T {
+        let start = std::time::Instant::now();
+        let out = f();
+        *pick(self) += start.elapsed().as_secs_f64();
+        out
+    }
+
+    /// Their sum.
+    pub fn total(&self) -> f64 {
+        self.verify + self.timing + self.cpu + self.alloc + self.instructions + self.corrupt
+    }
 }
 
 /// Where a run's timing and CPU children ran.

@@ -7,6 +7,7 @@ pub mod binary;
 pub mod config_id;
 pub mod corrupt;
 pub mod failure;
+pub mod lockstep;
 pub mod manifest;
 pub mod recording;
 pub mod result;

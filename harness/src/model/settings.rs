@@ -10,26 +10,40 @@ use serprof_engines::studies::corpus::DocumentRecord;
 pub struct Settings {
     /// A smoke run: fewer processes and batches, ~300 CPU samples. Default is false.
     pub quick: bool,
-    /// Independent timing processes per configuration, run in interleaved rounds. Default is 12:
-    /// [3rd, 10th] of 12 process medians is a 96.1% interval for the median (quick: 5, whose
-    /// [min, max] covers 93.8%). Measured here, consecutive processes of one binary pinned to
-    /// one CPU read 27 to 47 µs for the same serde_json round trip, so many short processes
-    /// beat few long ones.
+    /// Lock-step timing children. Each child holds every configuration of the run and runs them
+    /// one sample at a time in a shuffled round-robin; a configuration's time is the median of
+    /// the children's state-adjusted medians, with an order-statistics interval across the
+    /// children (for 6, [min, max]: 96.9%). Default is 6 (quick: 5, 93.8%).
     #[serde(default = "default_processes")]
     pub processes: usize,
     /// The CPU every timing and CPU child is pinned to (`sched_setaffinity`); `None`: not pinned.
     /// `serprof run` chooses one at start unless `--cpu` says which.
     #[serde(default)]
     pub pin_cpu: Option<usize>,
-    /// Seed of the shuffled order of each round of timing processes.
+    /// Seed of the shuffled order of each round of the timing children.
     #[serde(default)]
     pub seed: u64,
-    /// Warm-up of each child before it measures, in milliseconds. Default is 100 (quick: 50).
+    /// Warm-up of each CPU and allocation child before it measures, in milliseconds. Default
+    /// is 100 (quick: 50).
     pub warmup_ms: u64,
-    /// Timed batches per timing process. Default is 8 (quick: 5).
-    pub batches: usize,
-    /// Target duration of one batch, in milliseconds. Default is 25 (quick: 10).
-    pub batch_ms: u64,
+    /// Rounds per timing child: each round runs one sample of every configuration. Default is
+    /// 30 (quick: 10); a child runs more rounds when fewer would measure for less than
+    /// `child_ms`.
+    #[serde(default = "default_rounds")]
+    pub rounds: usize,
+    /// Target length of one timing sample, in milliseconds; a sample is at least one
+    /// operation. Default is 3 (a few ms: the machine's state holds for tens of ms, so
+    /// neighbouring samples see the same state).
+    #[serde(default = "default_sample_ms")]
+    pub sample_ms: u64,
+    /// Measured time a timing child spends at least (more rounds when the selection is small),
+    /// in milliseconds. Default is 2,000 (quick: 600).
+    #[serde(default = "default_child_ms")]
+    pub child_ms: u64,
+    /// Warm-up of each configuration in the first timing child, which sizes its samples, in
+    /// milliseconds. Default is 40 (quick: 20).
+    #[serde(default = "default_calibrate_ms")]
+    pub calibrate_ms: u64,
     /// Record CPU samples. Default is true.
     pub cpu: bool,
     /// Requested sampling rate. Default is 199 Hz: the kernel tick caps `setitimer` near
@@ -84,12 +98,14 @@ impl Settings {
     pub fn defaults() -> Settings {
         Settings {
             quick: false,
-            processes: 12,
+            processes: 6,
             pin_cpu: None,
             seed: 0,
             warmup_ms: 100,
-            batches: 8,
-            batch_ms: 25,
+            rounds: 30,
+            sample_ms: 3,
+            child_ms: 2000,
+            calibrate_ms: 40,
             cpu: true,
             frequency_hz: 199,
             cpu_samples: 1000,
@@ -112,8 +128,9 @@ impl Settings {
             quick: true,
             processes: 5,
             warmup_ms: 50,
-            batches: 5,
-            batch_ms: 10,
+            rounds: 10,
+            child_ms: 600,
+            calibrate_ms: 20,
             cpu_samples: 300,
             cpu_time_cap_s: 15,
             overhead_pairs: QUICK_OVERHEAD_PAIRS,
@@ -133,6 +150,22 @@ fn default_overhead_pairs() -> usize {
 
 fn default_processes() -> usize {
     1
+}
+
+fn default_rounds() -> usize {
+    Settings::defaults().rounds
+}
+
+fn default_sample_ms() -> u64 {
+    Settings::defaults().sample_ms
+}
+
+fn default_child_ms() -> u64 {
+    Settings::defaults().child_ms
+}
+
+fn default_calibrate_ms() -> u64 {
+    Settings::defaults().calibrate_ms
 }
 
 impl Default for Settings {

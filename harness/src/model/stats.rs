@@ -30,26 +30,38 @@ pub struct TimeStats {
     /// How `median` and `ci95` were computed.
     #[serde(default)]
     pub method: TimingMethod,
+    /// The lock-step schedule the processes belong to (a random id per timing phase): two
+    /// figures of one schedule were measured moments apart, child by child.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<u64>,
 }
 
-/// What one timing process measured: thread CPU time per operation (the clock of every figure)
-/// and wall time beside it.
+/// What one timing process measured of one configuration: thread CPU time per operation (the
+/// clock of every figure) and wall time beside it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProcessTiming {
-    /// The round of the schedule it ran in (processes of one round ran back to back, in a
-    /// shuffled order; a ratio pairs processes of one round).
+    /// The lock-step child it is from (the round of the schedule, in files of serprof before
+    /// lock-step timing); a ratio pairs processes of one round.
     pub round: usize,
     /// The CPU it was pinned to.
     pub cpu: Option<usize>,
-    /// Median thread CPU time per operation over its batches.
+    /// Thread CPU time per operation: the state-adjusted median of its samples
+    /// ([`crate::model::lockstep`]); the median of the batches of an older file.
     pub median: f64,
-    /// MAD of its batches.
+    /// MAD of its samples (state-adjusted).
     pub mad: f64,
-    /// Median wall time per operation over its batches.
+    /// Median wall time per operation over its samples.
     pub wall_median: f64,
+    /// Operations per sample.
     pub ops_per_batch: u64,
-    /// Thread CPU time per operation of each batch.
+    /// Thread CPU time per operation of each sample, as measured.
     pub batches: Vec<f64>,
+    /// The plain median of `batches`, before the state was taken out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unadjusted_median: Option<f64>,
+    /// Where each sample ran in its child's schedule (0 is the child's first sample).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slots: Vec<u32>,
 }
 
 impl ProcessTiming {
@@ -69,6 +81,8 @@ impl ProcessTiming {
             wall_median: median(wall),
             ops_per_batch,
             batches: cpu,
+            unadjusted_median: None,
+            slots: Vec::new(),
         })
     }
 }
@@ -128,6 +142,8 @@ described! {
     /// How a [`TimeStats`]'s median and interval were computed.
     #[derive(Default)]
     TimingMethod {
+        /// Across lock-step children: the median of their state-adjusted medians.
+        LockStep = ("lock_step", "median over lock-step children of each child's state-adjusted median (thread CPU time per operation; every child runs all configurations a sample of a few ms at a time in shuffled rounds, and each sample is divided by the machine's state estimated from its neighbours); 95% distribution-free interval from order statistics of the children's values, exact binomial coverage"),
         /// Across timing processes: the median of their medians, with an order-statistics
         /// interval.
         AcrossProcesses = ("across_processes", "median of the timing processes' medians (thread CPU time per operation); 95% distribution-free interval from order statistics of the process medians, exact binomial coverage"),
@@ -142,6 +158,8 @@ described! {
     /// How a time ratio and its interval were computed.
     #[derive(Default)]
     RatioMethod {
+        /// Per-child ratios of one lock-step schedule.
+        LockStep = ("lock_step", "lock-step: median over timing children of each child's ratio of state-adjusted medians (both configurations ran in every child, samples of a few ms moments apart); 95% distribution-free interval from order statistics of the per-child ratios"),
         /// Per-round pairs of timing processes.
         #[default]
         ProcessPairs = ("process_pairs", "median of per-round ratios after/before of timing processes (thread CPU time; within one run the processes of a round ran back to back, so drift cancels; across two runs each pair is two independent processes); 95% distribution-free interval from order statistics of the pair ratios"),
@@ -177,6 +195,7 @@ impl TimeStats {
             batches: processes.iter().flat_map(|p| p.batches.clone()).collect(),
             processes,
             method: TimingMethod::AcrossProcesses,
+            schedule: None,
         })
     }
 
@@ -258,6 +277,11 @@ impl RatioStats {
         RatioStats::of_pairs(&pairs)
     }
 
+    /// Whether `a` and `b` were measured in one lock-step schedule.
+    pub fn lock_step(a: &TimeStats, b: &TimeStats) -> bool {
+        a.schedule.is_some() && a.schedule == b.schedule
+    }
+
     /// Whether the interval holds 1 (no difference shown).
     pub fn within_noise(&self) -> bool {
         self.ci95[0] <= 1.0 && 1.0 <= self.ci95[1]
@@ -290,6 +314,7 @@ impl TimeStats {
             batches,
             processes: Vec::new(),
             method: TimingMethod::Batches,
+            schedule: None,
         })
     }
 }

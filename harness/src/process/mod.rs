@@ -10,6 +10,7 @@
 //! its stack`), hung (we killed it at a time cap), or interrupted (we killed it on Ctrl-C).
 
 pub mod interrupt;
+pub mod pipes;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, ExitStatus, Stdio};

@@ -90,21 +90,36 @@ impl Reference {
     }
 }
 
-/// How a run measured, in one paragraph: the timing processes and their interval, where they
-/// ran, the machine's load, and how the run was pieced together.
+/// How a run measured, in one paragraph: the timing schedule and its interval, where it ran,
+/// the machine's load, and how the run was pieced together.
 pub fn measurement_summary(m: &RunManifest) -> String {
     let st = &m.settings;
-    let (_, coverage) = median_interval(&vec![0.0; st.processes.max(1)]);
-    let mut s = format!(
-        "Timing: {} process{} per configuration, run in interleaved rounds (each round one process of every configuration, order shuffled from seed {}); each process warms up {} ms and times {} batches of ~{} ms by thread CPU time. Time intervals are across processes ({:.1}% coverage); ratios pair the processes of a round.",
-        st.processes,
-        if st.processes == 1 { "" } else { "es" },
-        st.seed,
-        st.warmup_ms,
-        st.batches,
-        st.batch_ms,
-        100.0 * coverage
-    );
+    let mut s = match m.schedules.last() {
+        Some(sch) => {
+            let (_, coverage) = median_interval(&vec![0.0; sch.children.max(1)]);
+            format!(
+                "Timing: lock-step, {} child process{} one after another, each holding every configuration and running {} rounds of one sample (~{} ms, thread CPU time) of each, in an order shuffled from seed {}, {}. A child's figure of a configuration is the median of its samples with the machine's state (estimated from the {} neighbours on each side) taken out; times are the median across children ({:.1}% coverage), and a ratio of two rows is the median of the per-child ratios: lock-step ratios, measured moments apart.",
+                sch.children,
+                if sch.children == 1 { "" } else { "es" },
+                sch.rounds,
+                sch.sample_ms,
+                sch.seed,
+                sch.placement.describe(),
+                sch.window,
+                100.0 * coverage
+            )
+        }
+        None => {
+            let (_, coverage) = median_interval(&vec![0.0; st.processes.max(1)]);
+            format!(
+                "Timing: {} process{} per configuration, in interleaved rounds (order shuffled from seed {}). Time intervals are across processes ({:.1}% coverage); ratios pair the processes of a round.",
+                st.processes,
+                if st.processes == 1 { "" } else { "es" },
+                st.seed,
+                100.0 * coverage
+            )
+        }
+    };
     if let Some(p) = &m.placement {
         let probe: Vec<String> = p
             .probe_ns

@@ -1,12 +1,12 @@
 //! `serprof before-after`'s measurement: two built sides ([`super::sides`]) measured as one
 //! run, and compared.
 //!
-//! - Timing: every configuration's two sides alternate in whole-process rounds (before then
-//!   after in even rounds, after then before in odd ones: A B, B A, ...), on the one CPU the
-//!   start probe chose, through [`super::time_units`] and [`super::alternating_pairs`]. A
-//!   round's two processes run back to back, so the ratio of a pair sees one state of the
-//!   machine; the ratio per configuration is the median of the rounds' pair ratios, with the
-//!   order-statistics interval (the same rule as the ratios of a run).
+//! - Timing: one lock-step schedule ([`super::lockstep`]) with a lane per side: a timing child
+//!   of each side's binary, both alive, taking turns sample by sample on the one CPU the start
+//!   probe chose (the first side alternating: A B, B A, ...), one set of children after
+//!   another. The ratio per configuration is the median of the per-set ratios of
+//!   state-adjusted times, with the order-statistics interval (the same rule as the ratios of
+//!   a run).
 //! - Then per configuration and side: one CPU recording, one allocation recording and (with
 //!   valgrind) one instructions recording, each by that side's own binary.
 //! - Each side is written as an ordinary run folder (`before/`, `after/`: its report, flame
@@ -32,7 +32,8 @@ use crate::analyze::before_after::{
 };
 use crate::layout::{self, config_dir, utc_rfc3339, write_atomic, write_json};
 use crate::misuse;
-use crate::model::manifest::Session;
+use crate::model::lockstep::Schedule;
+use crate::model::manifest::{PhaseSeconds, Session};
 use crate::model::{ConfigResult, RunManifest, Settings};
 use crate::process::interrupt;
 
@@ -117,19 +118,30 @@ pub fn measure(
             });
         }
     }
-    let rounds = super::alternating_pairs(configs.len(), settings.processes.max(1), settings.seed);
-    let mut results = super::time_units(&units, &rounds, &settings, &progress);
-    profile_units(
-        &units,
-        &mut results,
-        &settings,
-        valgrind.as_deref(),
-        &progress,
-    )?;
+    let mut clock = PhaseSeconds::default();
+    let timing_start = Instant::now();
+    let (mut results, schedule) = super::time_units(&units, 2, &settings, &progress);
+    clock.timing = schedule.as_ref().map_or(0.0, |s| s.seconds);
+    clock.verify = timing_start.elapsed().as_secs_f64() - clock.timing;
+    let profiling = super::Profiling {
+        exec: &execs[0],
+        settings: &settings,
+        valgrind: valgrind.as_deref(),
+        progress: &progress,
+    };
+    profile_units(&units, &mut results, &profiling, &mut clock)?;
     progress.done();
     let mut folder = folder;
     let finished = !interrupt::interrupted();
-    folder.finish(&results, &session_start, finished, &sides, &mut notes)?;
+    folder.finish(
+        &results,
+        &session_start,
+        finished,
+        &sides,
+        &mut notes,
+        &clock,
+        schedule.as_ref(),
+    )?;
     if !finished {
         notes.push("interrupted: the configurations not finished are not compared".into());
     }
@@ -146,6 +158,8 @@ pub fn measure(
         cpu_alarm_rule: cpu_alarm_rule(),
         instruction_move_rule: INSTRUCTION_MOVE_RULE.into(),
         measure_seconds: started.elapsed().as_secs_f64(),
+        seconds: clock,
+        schedule,
         notes,
     };
     write_json(&folder.dir.join(layout::BEFORE_AFTER_JSON), &record)?;
@@ -219,6 +233,7 @@ impl Folder {
     }
 
     /// Closes both sides' manifests and writes their reports.
+    #[allow(clippy::too_many_arguments)]
     fn finish(
         &mut self,
         results: &[ConfigResult],
@@ -226,10 +241,13 @@ impl Folder {
         finished: bool,
         sides: &[&SideRecord; 2],
         notes: &mut Vec<String>,
+        clock: &PhaseSeconds,
+        schedule: Option<&Schedule>,
     ) -> Result<()> {
         for (k, m) in self.manifests.iter_mut().enumerate() {
             let mine: Vec<&ConfigResult> = results.iter().skip(k).step_by(2).collect();
-            finish_manifest(m, &mine, session_start, finished);
+            finish_manifest(m, &mine, session_start, finished, clock);
+            m.schedules.extend(schedule.cloned());
             write_json(&self.runs[k].join(layout::RUN_JSON), m)?;
             if let Err(e) = crate::render::report::write(&self.runs[k]) {
                 notes.push(format!(
@@ -243,37 +261,30 @@ impl Folder {
     }
 }
 
-/// Each unit's CPU, allocation and instructions recordings, and its `result.json`.
+/// Each unit's CPU, allocation and instructions recordings (each by its own side's binary),
+/// and its `result.json`.
 fn profile_units(
     units: &[Unit],
     results: &mut [ConfigResult],
-    settings: &Settings,
-    valgrind: Option<&str>,
-    progress: &progress::Progress,
+    profiling: &super::Profiling,
+    clock: &mut PhaseSeconds,
 ) -> Result<()> {
     for (unit, result) in units.iter().zip(results.iter_mut()) {
         if interrupt::interrupted() {
             break;
         }
-        // A study's budget (the corpus study's) applies here as in a run.
-        let own = super::plan::budgeted(settings, unit.config);
-        if result.error.is_none() {
-            super::profile_config(unit.exec, unit.config, &unit.dir, &own, progress, result);
-        }
-        if let (None, Some(version)) = (&result.error, valgrind) {
-            progress.recording(&unit.label, "instructions (callgrind)");
-            match super::instructions::record(unit.exec, unit.config, &unit.dir, &own, version) {
-                Ok(stats) => result.instructions = Some(stats),
-                Err(why) => result.error = Some(why),
-            }
-        }
+        let side = super::Profiling {
+            exec: unit.exec,
+            ..*profiling
+        };
+        side.profile(unit.config, &unit.dir, result, clock);
         if interrupt::interrupted() {
             break;
         }
         std::fs::create_dir_all(&unit.dir)
             .with_context(|| format!("cannot create {}", unit.dir.display()))?;
         write_json(&unit.dir.join(layout::RESULT_JSON), &*result)?;
-        progress.finish_config(result);
+        profiling.progress.finish_config(result);
     }
     Ok(())
 }
@@ -346,7 +357,13 @@ pub fn write_views(record: &BeforeAfterRecord, dir: &Path) -> Result<PathBuf> {
 }
 
 /// Closes a side's manifest: its session, failures, warnings, end.
-fn finish_manifest(m: &mut RunManifest, results: &[&ConfigResult], start: &str, finished: bool) {
+fn finish_manifest(
+    m: &mut RunManifest,
+    results: &[&ConfigResult],
+    start: &str,
+    finished: bool,
+    clock: &PhaseSeconds,
+) {
     let now = utc_rfc3339(SystemTime::now());
     m.sessions.push(Session {
         start: start.to_string(),
@@ -357,6 +374,7 @@ fn finish_manifest(m: &mut RunManifest, results: &[&ConfigResult], start: &str, 
             .iter()
             .map(|r| crate::model::ConfigId::new(&r.study, &r.config))
             .collect(),
+        seconds: clock.clone(),
     });
     super::record_outcomes(m, results);
     m.end = Some(now);

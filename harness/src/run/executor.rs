@@ -13,8 +13,13 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 
 use crate::model::{ConfigId, Failure, Recording, Settings};
+use crate::process::interrupt;
+use crate::process::pipes::{Lost, Pipes};
 use crate::process::{Guarded, Limits};
-use crate::protocol::{self, identity_of, RecordRequest, Request, WorkerReport, PROTOCOL};
+use crate::protocol::{
+    self, identity_of, RecordRequest, Request, TimingCommand, TimingReply, TimingRequest,
+    WorkerReport, PROTOCOL,
+};
 
 /// How a recording ended.
 #[derive(Debug)]
@@ -39,6 +44,80 @@ pub trait Executor {
     /// The serprof binary whose children make the recordings (the corrupt study starts its own
     /// children from it).
     fn exe(&self) -> Result<PathBuf>;
+
+    /// Starts a lock-step timing child holding `configs` (its units, in this order), pinned to
+    /// `cpu`; `ops`: the operations per sample an earlier child calibrated (`None`: this one
+    /// calibrates).
+    fn timing_child(
+        &self,
+        configs: &[ConfigId],
+        ops: Option<Vec<u64>>,
+        settings: &Settings,
+        cpu: Option<usize>,
+    ) -> Result<Box<dyn TimingChild>>;
+}
+
+/// A live lock-step timing child (see [`crate::measure::timing`]): commands in, replies out.
+pub trait TimingChild {
+    /// Sends a command; false when the child is gone.
+    fn send(&mut self, command: TimingCommand) -> bool;
+
+    /// The next reply, waiting at most `cap`.
+    fn receive(&mut self, cap: Duration) -> Result<TimingReply, Lost>;
+
+    /// The child is lost (`how`): it is killed if it still runs, and the failure says how it
+    /// ended.
+    fn lost(self: Box<Self>, how: Lost) -> Failure;
+
+    /// Asks the child to quit and waits for it (killing it after a few seconds).
+    fn quit(self: Box<Self>);
+}
+
+/// A timing child of a serprof binary, through the process guard and a pair of pipes.
+struct PipedChild {
+    child: Option<Guarded>,
+    pipes: Pipes,
+    memory_cap_mib: u64,
+}
+
+impl TimingChild for PipedChild {
+    fn send(&mut self, command: TimingCommand) -> bool {
+        self.pipes.send(&protocol::json_line(&command))
+    }
+
+    fn receive(&mut self, cap: Duration) -> Result<TimingReply, Lost> {
+        let line = self.pipes.receive(cap, &interrupt::interrupted)?;
+        // A line that does not read as a reply is a broken child.
+        serde_json::from_slice(&line).map_err(|_| Lost::Closed)
+    }
+
+    fn lost(mut self: Box<Self>, how: Lost) -> Failure {
+        let Some(child) = self.child.take() else {
+            return Failure::harness("the timing child is gone");
+        };
+        let after = child.elapsed();
+        let ended = match how {
+            Lost::Interrupted => child.kill(crate::model::Verdict::Interrupted),
+            Lost::TimedOut => child.kill(crate::model::Verdict::Hung { after }),
+            Lost::Closed => match child.wait_capped(Duration::from_secs(10)) {
+                Ok(ended) => ended,
+                Err(e) => return Failure::of(e),
+            },
+        };
+        Failure::Child {
+            recording: Recording::Timing,
+            verdict: ended.verdict,
+            stderr: ended.stderr.tail,
+            memory_cap_mib: self.memory_cap_mib,
+        }
+    }
+
+    fn quit(mut self: Box<Self>) {
+        self.send(TimingCommand::Quit);
+        if let Some(child) = self.child.take() {
+            let _ = child.wait_capped(Duration::from_secs(10));
+        }
+    }
 }
 
 /// Real worker children of a serprof binary.
@@ -271,5 +350,109 @@ impl Executor for ChildProcesses {
 
     fn exe(&self) -> Result<PathBuf> {
         Ok(self.exe.clone())
+    }
+
+    fn timing_child(
+        &self,
+        configs: &[ConfigId],
+        ops: Option<Vec<u64>>,
+        settings: &Settings,
+        cpu: Option<usize>,
+    ) -> Result<Box<dyn TimingChild>> {
+        let (pipes, ends) = Pipes::new()?;
+        let mut cmd = Request::Timing(TimingRequest {
+            configs: configs.to_vec(),
+            ops,
+            settings: settings.clone(),
+            fds: ends.fds(),
+        })
+        .command(&self.exe);
+        ends.inherit(&mut cmd);
+        let limits = Limits {
+            address_space: settings.memory_cap_mib.saturating_mul(1024 * 1024),
+            cpu,
+        };
+        let child = Guarded::spawn(cmd, limits)?;
+        // The parent's copies of the child's ends go now: the child's death then closes the
+        // reply pipe.
+        drop(ends);
+        Ok(Box::new(PipedChild {
+            child: Some(child),
+            pipes,
+            memory_cap_mib: settings.memory_cap_mib,
+        }))
+    }
+}
+
+/// A stand-in timing child for tests: it runs in the test's process and takes each sample's
+/// time from a function.
+#[cfg(test)]
+pub mod fake {
+    use std::collections::VecDeque;
+    use std::rc::Rc;
+
+    use super::*;
+
+    /// A sample's time per operation for a configuration; `None`: the child dies.
+    pub type Sampler = Rc<dyn Fn(&ConfigId) -> Option<f64>>;
+
+    pub struct FakeChild {
+        configs: Vec<ConfigId>,
+        replies: VecDeque<TimingReply>,
+        sampler: Sampler,
+        dead: bool,
+    }
+
+    impl FakeChild {
+        pub fn new(configs: &[ConfigId], ops: Option<Vec<u64>>, sampler: Sampler) -> FakeChild {
+            let mut replies: VecDeque<TimingReply> = (0..configs.len())
+                .map(|unit| TimingReply::Preparing { unit })
+                .collect();
+            replies.push_back(TimingReply::Ready {
+                ops: ops.unwrap_or_else(|| vec![10; configs.len()]),
+                ns_per_op: vec![100.0; configs.len()],
+            });
+            FakeChild {
+                configs: configs.to_vec(),
+                replies,
+                sampler,
+                dead: false,
+            }
+        }
+    }
+
+    impl TimingChild for FakeChild {
+        fn send(&mut self, command: TimingCommand) -> bool {
+            match command {
+                TimingCommand::Sample { unit } => match (self.sampler)(&self.configs[unit]) {
+                    Some(ns) => self.replies.push_back(TimingReply::Sample {
+                        cpu_ns: ns,
+                        wall_ns: ns,
+                    }),
+                    None => self.dead = true,
+                },
+                TimingCommand::Pin { .. } => self.replies.push_back(TimingReply::Pinned),
+                TimingCommand::Quit => {}
+            }
+            !self.dead || matches!(command, TimingCommand::Sample { .. })
+        }
+
+        fn receive(&mut self, _: Duration) -> Result<TimingReply, Lost> {
+            match self.dead {
+                true => Err(Lost::Closed),
+                false => self.replies.pop_front().ok_or(Lost::TimedOut),
+            }
+        }
+
+        fn lost(self: Box<Self>, _: Lost) -> Failure {
+            Failure::Child {
+                recording: Recording::Timing,
+                verdict: crate::model::Verdict::Signal { signal: 11 },
+                stderr: Vec::new(),
+                memory_cap_mib: 0,
+            }
+        }
+
+        fn quit(self: Box<Self>) {}
     }
 }

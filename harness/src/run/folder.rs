@@ -75,6 +75,7 @@ pub fn new_manifest(
             bin: crate::model::binary::get().bin.into(),
             build: crate::model::BuildInfo::this(),
         }),
+        schedules: Vec::new(),
     }
 }
 

@@ -10,17 +10,18 @@ pub mod corrupt;
 pub mod executor;
 pub mod folder;
 pub mod instructions;
+pub mod lockstep;
 pub mod placement;
 pub mod plan;
 pub mod profiles;
 pub mod progress;
-pub mod rounds;
 pub mod sides;
+pub mod timing;
 
 pub use folder::{new_manifest, record_outcomes};
 pub use plan::{budgeted, config_id, corpus_note};
-pub use profiles::profile_config;
-pub use rounds::{alternating_pairs, schedule, time_in_rounds, time_units, Unit};
+pub use profiles::Profiling;
+pub use timing::{time_configs, time_units, Unit};
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -31,7 +32,8 @@ use serprof_engines::studies::{self, Config};
 
 use crate::layout::{self, config_dir, read_json, utc_rfc3339, write_json};
 use crate::misuse;
-use crate::model::manifest::Session;
+use crate::model::lockstep::Schedule;
+use crate::model::manifest::{PhaseSeconds, Session};
 use crate::model::{ConfigId, ConfigResult, RunManifest, Settings};
 use crate::process::interrupt;
 use executor::Executor;
@@ -88,14 +90,9 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
     let mut session = Measuring::new(req, &run_dir, &manifest.settings, &configs)?;
     session.timed(exec)?;
     session.corrupt(exec)?;
-    let (results, kept, measured) = session.finish();
-    manifest.sessions.push(Session {
-        start: session_start,
-        end: utc_rfc3339(SystemTime::now()),
-        git_rev: crate::model::git_rev().into(),
-        kept,
-        measured,
-    });
+    let (results, record, schedule) = session.finish(session_start);
+    manifest.sessions.push(record);
+    manifest.schedules.extend(schedule);
     let finished = results.len() == configs.len() && !interrupt::interrupted();
     finish_run(&run_dir, &mut manifest, &results, finished)?;
     Ok(RunOutcome {
@@ -172,6 +169,9 @@ struct Measuring<'a> {
     kept: Vec<ConfigId>,
     /// Indexes of the configurations this session measures.
     pending: Vec<usize>,
+    /// The session's timing schedule.
+    schedule: Option<crate::model::lockstep::Schedule>,
+    clock: PhaseSeconds,
 }
 
 impl<'a> Measuring<'a> {
@@ -210,6 +210,8 @@ impl<'a> Measuring<'a> {
             results,
             kept,
             pending,
+            schedule: None,
+            clock: PhaseSeconds::default(),
         })
     }
 
@@ -227,12 +229,24 @@ impl<'a> Measuring<'a> {
             .collect()
     }
 
-    /// Timing in rounds, then each configuration's profiles and instruction count.
+    /// The lock-step timing of every pending configuration, then each one's profiles and
+    /// instruction count.
     fn timed(&mut self, exec: &dyn Executor) -> Result<()> {
         let timed = self.pending_of(false);
         let configs: Vec<&Config> = timed.iter().map(|&i| &self.configs[i]).collect();
-        let mut timings =
-            time_in_rounds(exec, &configs, self.run_dir, self.settings, &self.progress);
+        let start = std::time::Instant::now();
+        let (mut timings, schedule) =
+            time_configs(exec, &configs, self.run_dir, self.settings, &self.progress);
+        let timing = schedule.as_ref().map_or(0.0, |s| s.seconds);
+        self.clock.timing += timing;
+        self.clock.verify += start.elapsed().as_secs_f64() - timing;
+        self.schedule = schedule;
+        let profiling = Profiling {
+            exec,
+            settings: self.settings,
+            valgrind: self.valgrind.as_deref(),
+            progress: &self.progress,
+        };
         for (k, &i) in timed.iter().enumerate() {
             if interrupt::interrupted() {
                 break;
@@ -241,23 +255,14 @@ impl<'a> Measuring<'a> {
             let dir = Self::dir_of(self.run_dir, config);
             let _span = tracing::info_span!("config", name = %config.info.name()).entered();
             let mut result = std::mem::replace(&mut timings[k], ConfigResult::new(&config.info));
-            let settings = budgeted(self.settings, config);
-            if result.error.is_none() {
-                profile_config(exec, config, &dir, &settings, &self.progress, &mut result);
-            }
-            if let (None, Some(version)) = (&result.error, &self.valgrind) {
-                self.progress
-                    .recording(&config.info.name(), "instructions (callgrind)");
-                match instructions::record(exec, config, &dir, &settings, version) {
-                    Ok(stats) => result.instructions = Some(stats),
-                    Err(why) => result.error = Some(why),
-                }
-            }
+            profiling.profile(config, &dir, &mut result, &mut self.clock);
             if interrupt::interrupted() {
                 // The recording in flight was cut short: its configuration is not finished.
                 break;
             }
-            self.keep(i, &dir, result)?;
+            write_json(&dir.join(layout::RESULT_JSON), &result)?;
+            self.progress.finish_config(&result);
+            self.results[i] = Some(result);
         }
         Ok(())
     }
@@ -272,7 +277,10 @@ impl<'a> Measuring<'a> {
             let dir = Self::dir_of(self.run_dir, config);
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
-            let result = corrupt::measure_config(exec, config, &dir, self.settings, &self.progress);
+            let result = self.clock.time(
+                |c| &mut c.corrupt,
+                || corrupt::measure_config(exec, config, &dir, self.settings, &self.progress),
+            );
             if interrupt::interrupted() {
                 break;
             }
@@ -289,8 +297,9 @@ impl<'a> Measuring<'a> {
         Ok(())
     }
 
-    /// The results there are, the configurations kept, and those this session measured.
-    fn finish(self) -> (Vec<ConfigResult>, Vec<ConfigId>, Vec<ConfigId>) {
+    /// The results there are, and the session's record (the configurations it kept and those
+    /// it measured, where its time went) with its schedule.
+    fn finish(self, start: String) -> (Vec<ConfigResult>, Session, Option<Schedule>) {
         let measured = self
             .pending
             .iter()
@@ -299,7 +308,15 @@ impl<'a> Measuring<'a> {
             .collect();
         self.progress.done();
         let results = self.results.into_iter().flatten().collect();
-        (results, self.kept, measured)
+        let session = Session {
+            start,
+            end: utc_rfc3339(SystemTime::now()),
+            git_rev: crate::model::git_rev().into(),
+            kept: self.kept,
+            measured,
+            seconds: self.clock,
+        };
+        (results, session, self.schedule)
     }
 }
 
@@ -337,20 +354,32 @@ mod tests {
     use std::cell::RefCell;
 
     use super::*;
-    use crate::model::stats::ProcessTiming;
     use crate::model::{Failure, Recording, Verdict};
     use crate::protocol::WorkerReport;
     use executor::Outcome;
     use serprof_engines::verify::VerifyError;
 
-    /// A stand-in for worker children: canned reports, one configuration crashes, and every
-    /// call is remembered.
+    /// A stand-in for worker children: canned reports, one configuration crashes its timing
+    /// child, and every recording and timing child is remembered.
     struct Canned {
         calls: RefCell<Vec<(String, Recording)>>,
-        /// Its timing children crash.
+        /// Timing children started.
+        children: std::rc::Rc<std::cell::Cell<usize>>,
+        /// Its sample crashes the timing child.
         crash: &'static str,
         /// It fails verification.
         unverified: &'static str,
+    }
+
+    impl Canned {
+        fn new(crash: &'static str, unverified: &'static str) -> Canned {
+            Canned {
+                calls: RefCell::new(Vec::new()),
+                children: Default::default(),
+                crash,
+                unverified,
+            }
+        }
     }
 
     impl Executor for Canned {
@@ -364,14 +393,6 @@ mod tests {
             self.calls
                 .borrow_mut()
                 .push((config.to_string(), recording));
-            if config.to_string() == self.crash && recording == Recording::Timing {
-                return Ok(Outcome::Crashed(Failure::Child {
-                    recording,
-                    verdict: Verdict::Signal { signal: 11 },
-                    stderr: Vec::new(),
-                    memory_cap_mib: 0,
-                }));
-            }
             if recording == Recording::Verify && config.to_string() == self.unverified {
                 return Ok(Outcome::Reported(Box::new(WorkerReport {
                     error: Some(Failure::Verification {
@@ -383,29 +404,38 @@ mod tests {
                     ..WorkerReport::default()
                 })));
             }
-            if recording == Recording::Verify {
-                return Ok(Outcome::Reported(Box::new(WorkerReport {
-                    verified: true,
-                    payload_bytes: Some(7.0),
-                    ..WorkerReport::default()
-                })));
-            }
-            // Each process of a configuration reads 10 ns more than the one before.
-            let n = self
-                .calls
-                .borrow()
-                .iter()
-                .filter(|c| c.0 == config.to_string() && c.1 == Recording::Timing)
-                .count();
-            let ns = 100.0 + 10.0 * (n - 1) as f64;
             Ok(Outcome::Reported(Box::new(WorkerReport {
-                timing: ProcessTiming::from_batches(vec![ns; 4], &[ns; 4], 10),
+                verified: true,
+                payload_bytes: Some(7.0),
                 ..WorkerReport::default()
             })))
         }
 
         fn exe(&self) -> Result<PathBuf> {
             anyhow::bail!("this test starts no process")
+        }
+
+        fn timing_child(
+            &self,
+            configs: &[ConfigId],
+            ops: Option<Vec<u64>>,
+            _: &Settings,
+            _: Option<usize>,
+        ) -> Result<Box<dyn executor::TimingChild>> {
+            // Each child reads 10 ns more than the one started before it.
+            self.children.set(self.children.get() + 1);
+            for c in configs {
+                self.calls
+                    .borrow_mut()
+                    .push((c.to_string(), Recording::Timing));
+            }
+            let ns = 100.0 + 10.0 * (self.children.get() - 1) as f64;
+            let crash = self.crash;
+            let sampler: executor::fake::Sampler =
+                std::rc::Rc::new(move |id: &ConfigId| (id.to_string() != crash).then_some(ns));
+            Ok(Box::new(executor::fake::FakeChild::new(
+                configs, ops, sampler,
+            )))
         }
     }
 
@@ -430,14 +460,11 @@ mod tests {
     #[test]
     fn the_runner_merges_reports_keeps_failures_apart_and_resumes_without_rerunning() {
         let out = tempfile::tempdir().unwrap();
-        let exec = Canned {
-            calls: RefCell::new(Vec::new()),
-            crash: "formats/bincode",
-            unverified: "",
-        };
+        let exec = Canned::new("formats/bincode", "");
         let done = run_with(&request(out.path()), &exec).unwrap();
-        // Each is verified once, before its timing; bincode crashes in round 0 and is not
-        // timed again; postcard gets its 3 processes.
+        // Each is verified once, before its timing; bincode crashes the first timing child and
+        // is not timed again; the first child is started again without it, and postcard gets
+        // its 3 children.
         let calls = exec.calls.borrow().clone();
         let count = |n: &str, r: Recording| calls.iter().filter(|c| c.0 == n && c.1 == r).count();
         assert_eq!(count("formats/postcard", Recording::Verify), 1);
@@ -449,17 +476,18 @@ mod tests {
                 .count(),
             2
         );
-        assert_eq!(count("formats/postcard", Recording::Timing), 3);
+        assert_eq!(count("formats/postcard", Recording::Timing), 4);
         assert_eq!(count("formats/bincode", Recording::Timing), 1);
-        assert_eq!(calls.len(), 6, "no CPU or allocation recording: {calls:?}");
+        assert_eq!(calls.len(), 7, "no CPU or allocation recording: {calls:?}");
         let by_name = |n: &str| done.results.iter().find(|r| r.name() == n).unwrap();
         let ok = by_name("formats/postcard");
         let t = ok.time_ns.as_ref().unwrap();
-        // The figure is across processes: median of 100, 110, 120, interval [min, max].
-        assert_eq!(
-            (t.median, t.ci95, t.processes.len()),
-            (110.0, [100.0, 120.0], 3)
-        );
+        // The figure is across children: median of 110, 120, 130 (the lost child's samples
+        // are not kept), interval [min, max].
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(near(t.median, 120.0), "{t:?}");
+        assert!(near(t.ci95[0], 110.0) && near(t.ci95[1], 130.0), "{t:?}");
+        assert_eq!(t.processes.len(), 3);
         let rounds: Vec<usize> = t.processes.iter().map(|p| p.round).collect();
         assert_eq!(rounds, [0, 1, 2]);
         assert_eq!(ok.payload_bytes, Some(7.0));
@@ -477,7 +505,20 @@ mod tests {
         let on_disk: ConfigResult =
             read_json(&config_dir(&done.run_dir, "formats", "postcard").join(layout::RESULT_JSON))
                 .unwrap();
-        assert_eq!(&on_disk, ok);
+        // serde_json (without float_roundtrip, which would change the engines' serde_json)
+        // may read a float back one unit in the last place away.
+        let disk_time = on_disk.time_ns.as_ref().unwrap();
+        let slots = |t: &crate::model::TimeStats| {
+            t.processes
+                .iter()
+                .map(|p| p.slots.clone())
+                .collect::<Vec<_>>()
+        };
+        assert!(near(disk_time.median, t.median) && slots(disk_time) == slots(t));
+        assert_eq!(
+            (on_disk.name(), on_disk.payload_bytes),
+            (ok.name(), ok.payload_bytes)
+        );
 
         // Resume: every configuration has its result, so nothing is recorded again.
         exec.calls.borrow_mut().clear();
@@ -494,11 +535,7 @@ mod tests {
     #[test]
     fn a_configuration_that_fails_verification_is_never_timed_and_keeps_the_reason() {
         let out = tempfile::tempdir().unwrap();
-        let exec = Canned {
-            calls: RefCell::new(Vec::new()),
-            crash: "",
-            unverified: "formats/bincode",
-        };
+        let exec = Canned::new("", "formats/bincode");
         let done = run_with(&request(out.path()), &exec).unwrap();
         let calls = exec.calls.borrow().clone();
         let of = |n: &str| {
@@ -516,7 +553,8 @@ mod tests {
                 Recording::Timing,
                 Recording::Timing,
                 Recording::Timing
-            ]
+            ],
+            "verified, then in each of the 3 timing children"
         );
         let failed = done
             .results

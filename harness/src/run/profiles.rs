@@ -1,5 +1,5 @@
-//! The profiles of one timed configuration: its CPU recording (flame graph, profile summary)
-//! and its allocation recording, merged into its result.
+//! The profiles of one timed configuration: its CPU recording (flame graph, profile summary),
+//! its allocation recording and its instruction count, merged into its result.
 
 use std::path::Path;
 
@@ -11,23 +11,77 @@ use super::progress;
 use crate::analyze::folded::Folded;
 use crate::analyze::hotspots;
 use crate::layout;
+use crate::model::manifest::PhaseSeconds;
 use crate::model::{ConfigResult, Failure, Recording, Settings};
 use crate::process::interrupt;
 
+/// What the recordings after timing need.
+pub struct Profiling<'a> {
+    pub exec: &'a dyn Executor,
+    /// The run's settings (a study's budget is applied here).
+    pub settings: &'a Settings,
+    /// `valgrind --version` when instructions are counted.
+    pub valgrind: Option<&'a str>,
+    pub progress: &'a progress::Progress,
+}
+
+impl Profiling<'_> {
+    /// The CPU, allocation and instructions recordings of one timed configuration (those its
+    /// settings ask for), merged into `result`; their time goes into `clock`. Nothing is
+    /// recorded for a configuration that already failed.
+    pub fn profile(
+        &self,
+        config: &Config,
+        dir: &Path,
+        result: &mut ConfigResult,
+        clock: &mut PhaseSeconds,
+    ) {
+        let settings = super::budgeted(self.settings, config);
+        if result.error.is_none() {
+            profile_config(
+                self.exec,
+                config,
+                dir,
+                &settings,
+                self.progress,
+                result,
+                clock,
+            );
+        }
+        if let (None, Some(version)) = (&result.error, self.valgrind) {
+            self.progress
+                .recording(&config.info.name(), "instructions (callgrind)");
+            let counted = clock.time(
+                |c| &mut c.instructions,
+                || super::instructions::record(self.exec, config, dir, &settings, version),
+            );
+            match counted {
+                Ok(stats) => result.instructions = Some(stats),
+                Err(why) => result.error = Some(why),
+            }
+        }
+    }
+}
+
 /// The CPU and allocation recordings of one timed configuration, merged into `result`.
-pub fn profile_config(
+fn profile_config(
     exec: &dyn Executor,
     config: &Config,
     dir: &Path,
     settings: &Settings,
     progress: &progress::Progress,
     result: &mut ConfigResult,
+    clock: &mut PhaseSeconds,
 ) {
     let name = config.info.name();
     let id = config_id(config);
     if settings.cpu {
         progress.recording(&name, &format!("cpu ({} samples)", settings.cpu_samples));
-        match exec.record(&id, Recording::Cpu, dir, settings) {
+        let recorded = clock.time(
+            |c| &mut c.cpu,
+            || exec.record(&id, Recording::Cpu, dir, settings),
+        );
+        match recorded {
             Ok(Outcome::Reported(r)) if r.error.is_none() => {
                 if let Some(cpu) = r.cpu {
                     let quick = if settings.quick { " (quick run)" } else { "" };
@@ -58,7 +112,11 @@ pub fn profile_config(
 
     if settings.alloc {
         progress.recording(&name, "alloc");
-        match exec.record(&id, Recording::Alloc, dir, settings) {
+        let recorded = clock.time(
+            |c| &mut c.alloc,
+            || exec.record(&id, Recording::Alloc, dir, settings),
+        );
+        match recorded {
             Ok(Outcome::Reported(r)) if r.error.is_none() => {
                 result.alloc = r.alloc;
                 result.warnings.extend(r.warnings);

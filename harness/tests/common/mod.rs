@@ -83,7 +83,7 @@ pub fn run_once(out: &Path, extra: &[&str], configs: &[&str]) -> PathBuf {
         "--json",
         "--processes",
         "1",
-        "--batches",
+        "--rounds",
         "2",
         "--cpu-samples",
         "300",

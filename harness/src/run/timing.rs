@@ -1,0 +1,311 @@
+//! The timing phase of a run: each configuration verified once in a child of its own, then
+//! every verified one timed in one lock-step schedule ([`super::lockstep`]).
+
+use std::path::{Path, PathBuf};
+
+use serprof_engines::studies::Config;
+
+use super::executor::{Executor, Outcome};
+use super::lockstep::{self, Job, Lane};
+use super::plan::config_id;
+use super::progress;
+use crate::layout::config_dir;
+use crate::model::lockstep::Schedule;
+use crate::model::{ConfigResult, Failure, Recording, Settings};
+use crate::process::interrupt;
+use crate::protocol::WorkerReport;
+
+/// The timing phase of one build: every configuration verified, then the verified ones timed
+/// in one lock-step schedule. Returns one result per configuration (with `time_ns`, or the
+/// reason it has none) and the schedule (`None` when nothing was timed).
+pub fn time_configs(
+    exec: &dyn Executor,
+    configs: &[&Config],
+    run_dir: &Path,
+    settings: &Settings,
+    progress: &progress::Progress,
+) -> (Vec<ConfigResult>, Option<Schedule>) {
+    let units: Vec<Unit> = configs
+        .iter()
+        .map(|&config| Unit {
+            exec,
+            config,
+            dir: config_dir(run_dir, &config.info.study, &config.info.config),
+            label: config.info.name(),
+        })
+        .collect();
+    time_units(&units, 1, settings, progress)
+}
+
+/// One thing to time: a configuration as one executor's children run it, into one folder.
+pub struct Unit<'a> {
+    pub exec: &'a dyn Executor,
+    pub config: &'a Config,
+    pub dir: PathBuf,
+    /// How progress names it.
+    pub label: String,
+}
+
+/// Verifies and times `units`, which are `lanes` builds' units of each configuration in turn
+/// (`units[c * lanes + lane]`: for a before-after, before then after). Every build's units of
+/// one configuration must share it.
+pub fn time_units(
+    units: &[Unit],
+    lanes: usize,
+    settings: &Settings,
+    progress: &progress::Progress,
+) -> (Vec<ConfigResult>, Option<Schedule>) {
+    let mut results: Vec<ConfigResult> = units
+        .iter()
+        .map(|u| ConfigResult::new(&u.config.info))
+        .collect();
+    // Each configuration is verified once, in a child of its own, before it is timed: one that
+    // fails verification is not timed.
+    for (unit, result) in units.iter().zip(results.iter_mut()) {
+        if interrupt::interrupted() {
+            return (results, None);
+        }
+        verify_unit(unit, settings, progress, result);
+    }
+    if units.is_empty() {
+        return (results, None);
+    }
+    let configs: Vec<&Config> = units.iter().step_by(lanes).map(|u| u.config).collect();
+    let lane_of = |lane: usize| Lane {
+        exec: units[lane].exec,
+        build: match lanes {
+            1 => "this".into(),
+            _ => crate::analyze::before_after::Side::BOTH[lane % 2]
+                .as_str()
+                .into(),
+        },
+    };
+    let active = (0..lanes)
+        .map(|lane| {
+            (0..configs.len())
+                .map(|c| results[c * lanes + lane].error.is_none())
+                .collect()
+        })
+        .collect();
+    let job = Job::new(
+        (0..lanes).map(lane_of).collect(),
+        &configs,
+        active,
+        settings,
+    );
+    if job.active.iter().flatten().all(|a| !a) || interrupt::interrupted() {
+        return (results, None);
+    }
+    let timed = lockstep::run(&job, progress);
+    let id = timed.schedule.id;
+    for (lane, row) in timed.units.into_iter().enumerate() {
+        for (c, unit) in row.into_iter().enumerate() {
+            let result = &mut results[c * lanes + lane];
+            if result.error.is_some() {
+                continue;
+            }
+            match unit.failure {
+                Some(f) => result.error = Some(f),
+                None => result.time_ns = unit.time_stats(id),
+            }
+            if result.error.is_none() && result.time_ns.is_none() && !timed.interrupted {
+                result.error = Some(Failure::Silent {
+                    recording: Recording::Timing,
+                });
+            }
+        }
+    }
+    (results, Some(timed.schedule))
+}
+
+/// The verification child of `unit`: its verdict, payload size and findings go into `result`.
+fn verify_unit(
+    unit: &Unit,
+    settings: &Settings,
+    progress: &progress::Progress,
+    result: &mut ConfigResult,
+) {
+    progress.recording(&unit.label, "verify");
+    match record_unit(unit, Recording::Verify, settings) {
+        Ok(r) => {
+            result.verified = r.verified;
+            result.payload_bytes = r.payload_bytes;
+            result.shares_references = r.shares_references;
+            result.findings = r.findings;
+            result.error = r.error;
+            if result.error.is_none() && !result.verified {
+                result.error = Some(Failure::Silent {
+                    recording: Recording::Verify,
+                });
+            }
+        }
+        Err(why) => result.error = Some(why),
+    }
+}
+
+/// One recording of `unit` in its folder: the worker's report, or why there is none (the
+/// folder cannot be made, the child crashed, it could not be started).
+fn record_unit(
+    unit: &Unit,
+    recording: Recording,
+    settings: &Settings,
+) -> std::result::Result<WorkerReport, Failure> {
+    std::fs::create_dir_all(&unit.dir)
+        .map_err(|e| Failure::harness(format_args!("cannot create {}: {e}", unit.dir.display())))?;
+    match unit
+        .exec
+        .record(&config_id(unit.config), recording, &unit.dir, settings)
+    {
+        Ok(Outcome::Reported(report)) => Ok(*report),
+        Ok(Outcome::Crashed(why)) => Err(why),
+        Err(e) => Err(Failure::of(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use serprof_engines::studies;
+
+    use super::*;
+    use crate::model::stats::RatioStats;
+    use crate::model::{ConfigId, TimeStats, Verdict};
+    use crate::run::executor::fake::{FakeChild, Sampler};
+    use crate::run::executor::TimingChild;
+    use anyhow::Result;
+
+    /// Verifies everything; its timing children sample from `sampler`.
+    struct Fake {
+        sampler: Sampler,
+        started: Cell<usize>,
+    }
+
+    impl Executor for Fake {
+        fn record(&self, _: &ConfigId, _: Recording, _: &Path, _: &Settings) -> Result<Outcome> {
+            Ok(Outcome::Reported(Box::new(WorkerReport {
+                verified: true,
+                ..WorkerReport::default()
+            })))
+        }
+        fn exe(&self) -> Result<PathBuf> {
+            anyhow::bail!("no processes")
+        }
+        fn timing_child(
+            &self,
+            configs: &[ConfigId],
+            ops: Option<Vec<u64>>,
+            _: &Settings,
+            _: Option<usize>,
+        ) -> Result<Box<dyn TimingChild>> {
+            self.started.set(self.started.get() + 1);
+            Ok(Box::new(FakeChild::new(configs, ops, self.sampler.clone())))
+        }
+    }
+
+    fn configs(names: &[&str]) -> Vec<Config> {
+        names.iter().map(|n| studies::find(n).unwrap()).collect()
+    }
+
+    #[test]
+    fn identical_engines_read_alike_on_a_machine_whose_speed_flips() {
+        // Every sample's time is its engine's (postcard and bincode: 100 ns, bitcode: 300 ns)
+        // times the machine's state, which flips between 1x and 1.6x every 5 samples.
+        let calls = std::rc::Rc::new(Cell::new(0usize));
+        let seen = calls.clone();
+        let sampler: Sampler = std::rc::Rc::new(move |id: &ConfigId| {
+            let k = seen.get();
+            seen.set(k + 1);
+            let state = if (k / 5) % 2 == 0 { 1.0 } else { 1.6 };
+            let base = if id.config == "bitcode" { 300.0 } else { 100.0 };
+            Some(base * state)
+        });
+        let exec = Fake {
+            sampler,
+            started: Cell::new(0),
+        };
+        let all = configs(&["formats/postcard", "formats/bincode", "formats/bitcode"]);
+        let refs: Vec<&Config> = all.iter().collect();
+        let mut settings = Settings::quick();
+        settings.processes = 4;
+        settings.rounds = 20;
+        settings.child_ms = 0;
+        let dir = tempfile::tempdir().unwrap();
+        let progress = progress::Progress::new(3, false, true);
+        let (results, schedule) = time_configs(&exec, &refs, dir.path(), &settings, &progress);
+        let schedule = schedule.unwrap();
+        assert_eq!(exec.started.get(), 4, "one child per set");
+        assert_eq!(
+            (schedule.children, schedule.rounds, schedule.samples),
+            (4, 20, 240)
+        );
+        let t: Vec<&TimeStats> = results
+            .iter()
+            .map(|r| r.time_ns.as_ref().unwrap())
+            .collect();
+        for x in &t {
+            assert_eq!(x.processes.len(), 4);
+            assert_eq!(x.method, crate::model::TimingMethod::LockStep);
+            assert_eq!(x.schedule, Some(schedule.id));
+        }
+        let same = RatioStats::by_round(t[1], t[0]).unwrap();
+        assert!(
+            (same.ratio - 1.0).abs() < 0.02 && same.within_noise(),
+            "{same:?}"
+        );
+        let three = RatioStats::by_round(t[2], t[0]).unwrap();
+        assert!((three.ratio / 3.0 - 1.0).abs() < 0.02, "{three:?}");
+        assert!(RatioStats::lock_step(t[0], t[2]));
+    }
+
+    #[test]
+    fn a_child_that_dies_is_run_again_without_the_configuration_it_was_running() {
+        // bincode's third sample kills its child.
+        let bincode = std::rc::Rc::new(Cell::new(0usize));
+        let count = bincode.clone();
+        let sampler: Sampler = std::rc::Rc::new(move |id: &ConfigId| {
+            if id.config == "bincode" {
+                count.set(count.get() + 1);
+                if count.get() == 3 {
+                    return None;
+                }
+            }
+            Some(100.0)
+        });
+        let exec = Fake {
+            sampler,
+            started: Cell::new(0),
+        };
+        let all = configs(&["formats/postcard", "formats/bincode"]);
+        let refs: Vec<&Config> = all.iter().collect();
+        let mut settings = Settings::quick();
+        settings.processes = 2;
+        settings.rounds = 5;
+        settings.child_ms = 0;
+        let dir = tempfile::tempdir().unwrap();
+        let progress = progress::Progress::new(2, false, true);
+        let (results, schedule) = time_configs(&exec, &refs, dir.path(), &settings, &progress);
+        let schedule = schedule.unwrap();
+        assert_eq!(
+            exec.started.get(),
+            3,
+            "the first set ran again, then the second"
+        );
+        assert_eq!(schedule.restarts.len(), 1, "{:?}", schedule.restarts);
+        assert!(schedule.restarts[0].contains("formats/bincode"));
+        assert!(matches!(
+            results[1].error,
+            Some(Failure::Child {
+                verdict: Verdict::Signal { signal: 11 },
+                ..
+            })
+        ));
+        assert!(results[1].time_ns.is_none());
+        let t = results[0].time_ns.as_ref().unwrap();
+        assert_eq!(t.processes.len(), 2);
+        assert!(
+            t.processes.iter().all(|p| p.batches.len() == 5),
+            "samples of the lost set are not kept"
+        );
+    }
+}
