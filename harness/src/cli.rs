@@ -46,8 +46,9 @@ pub enum Command {
     /// Measure configurations: verify, time, sample CPU, count allocations; write a run folder.
     Run(RunArgs),
     /// Before/after of a change: build two revisions of serprof (or the working tree, or an
-    /// engine crate patched with a local checkout), time them in alternating processes on one
-    /// CPU, count their instructions, and compare: verdicts, moved functions, flame graphs.
+    /// engine crate patched with a local checkout), time them in lock-step (one child per
+    /// build, taking turns sample by sample), count their instructions, and compare: verdicts,
+    /// moved functions, flame graphs.
     BeforeAfter(Box<commands::before_after::BeforeAfterArgs>),
     /// Hot spots of a profile: self and total share per function.
     Hotspots {
@@ -197,10 +198,12 @@ pub enum Command {
         config_a: String,
         /// Configuration B, STUDY/CONFIG.
         config_b: String,
-        /// Pairs of batches, over all processes (default 100).
+        /// Rounds per timing child, one sample of each configuration each (default: as many as
+        /// fill 2 s per child).
         #[arg(long, value_name = "N")]
         rounds: Option<usize>,
-        /// Child processes the rounds are spread over (default 6: the interval is across them).
+        /// Lock-step timing children, one after another (default 6: the interval is [min, max]
+        /// of their ratios, 96.9%).
         #[arg(long, value_name = "P")]
         processes: Option<usize>,
         /// Pin the processes to CPU N (default: the fastest in a short probe; `none`: no pinning).
@@ -292,6 +295,10 @@ pub fn main_with(
     // SAFETY: setting a signal disposition to the default before any thread starts.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    if let Some(line) = crate::model::cpu_check::refusal() {
+        eprintln!("serprof: error: {line}");
+        return ExitCode::from(2);
     }
     crate::model::binary::set(binary);
     serprof_engines::study::set_studies(studies);

@@ -3,29 +3,19 @@
 //! Written as `before-after.json`, drawn as `before-after.html` and the text table.
 //!
 //! Which functions "moved" comes from the exact instruction deltas (every change of a count is
-//! real; see [`super::compare::instruction_moves`]). CPU-share moves are only listed past
-//! [`CPU_ALARM_PP`], a threshold measured on A/A comparisons: the two-proportion z-test behind
-//! `serprof compare`'s list treats samples as independent, and drift between processes breaks
-//! that (an A/A comparison of two processes moves shares by more than sampling noise allows).
+//! real; see [`super::compare::instruction_moves`]). CPU-share moves are `compare`'s, by its
+//! one rule ([`super::compare::MIN_DELTA_PP`], measured on A/A comparisons).
 
 use serde::{Deserialize, Serialize};
 
 use super::compare::{ConfigComparison, MovedFunction, TimeComparison};
 use crate::model::Settings;
 
-/// A CPU share must move by at least this many percentage points (and pass the z-test) to be
-/// listed by before-after. From `scripts/aa-shares.py --runs 5`: of 80 A/A comparisons (8
-/// configurations of `bytes` and `formats`, every pair of 5 CPU recordings of one binary in
-/// separate pinned processes, 1,000 samples each), 26.2% list a move of at least 2 points
-/// (`serprof compare`'s rule), 7.5% one of 5 points, 3.8% one of 6, none one of 7; the largest
-/// is 6.3 points (`decode_base64_table`). 7 points: 0 of 80 (at most about 4% at 95%
-/// confidence).
-pub const CPU_ALARM_PP: f64 = 7.0;
-
 /// The CPU-share rule, in words.
 pub fn cpu_alarm_rule() -> String {
     format!(
-        "CPU share moved by at least {CPU_ALARM_PP} percentage points and |z| > {} (the A/A false-alarm threshold measured with scripts/aa-shares.py)",
+        "CPU share moved by at least {} percentage points and |z| > {} (the A/A false-alarm threshold measured with scripts/aa-shares.py)",
+        super::compare::MIN_DELTA_PP,
         super::compare::MIN_Z
     )
 }
@@ -131,7 +121,7 @@ pub struct Row {
     /// `STUDY/CONFIG`.
     pub config: String,
     pub verdict: Verdict,
-    /// CPU-share moves past [`CPU_ALARM_PP`] (a subset of `comparison.moved`).
+    /// The CPU-share moves (`comparison.moved`, by `compare`'s rule).
     pub cpu_alarms: Vec<MovedFunction>,
     /// Everything `compare` says (ratio, deltas, instruction moves, flame graph paths).
     pub comparison: ConfigComparison,
@@ -142,7 +132,7 @@ impl Row {
         Row {
             config: comparison.after.clone(),
             verdict: Verdict::of(comparison.time.as_ref()),
-            cpu_alarms: cpu_alarms(comparison.moved.as_deref().unwrap_or_default()),
+            cpu_alarms: comparison.moved.clone().unwrap_or_default(),
             comparison,
         }
     }
@@ -157,15 +147,6 @@ impl Row {
             .map(|i| i.moved.as_slice())
             .unwrap_or_default()
     }
-}
-
-/// The CPU-share moves past the A/A threshold.
-pub fn cpu_alarms(moved: &[MovedFunction]) -> Vec<MovedFunction> {
-    moved
-        .iter()
-        .filter(|m| m.delta_pp.abs() >= CPU_ALARM_PP)
-        .cloned()
-        .collect()
 }
 
 /// The whole before/after (`before-after.json`).
@@ -197,7 +178,6 @@ pub struct BeforeAfterRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::compare::ShareKind;
 
     fn time(lo: f64, hi: f64) -> TimeComparison {
         TimeComparison {
@@ -223,24 +203,4 @@ mod tests {
         );
     }
 
-    #[test]
-    fn cpu_moves_below_the_threshold_raise_no_alarm() {
-        let m = |d: f64| MovedFunction {
-            function: format!("f{d}"),
-            kind: ShareKind::SelfTime,
-            before_percent: 10.0,
-            after_percent: 10.0 + d,
-            delta_pp: d,
-            z: 9.0,
-        };
-        let listed = cpu_alarms(&[m(2.5), m(-CPU_ALARM_PP), m(CPU_ALARM_PP + 1.0), m(-1.0)]);
-        let names: Vec<&str> = listed.iter().map(|m| m.function.as_str()).collect();
-        assert_eq!(
-            names,
-            [
-                format!("f{}", -CPU_ALARM_PP),
-                format!("f{}", CPU_ALARM_PP + 1.0)
-            ]
-        );
-    }
 }

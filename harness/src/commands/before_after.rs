@@ -40,8 +40,19 @@ pub struct BeforeAfterArgs {
     /// valgrind is installed; the moved functions come from those exact counts).
     #[arg(long)]
     pub no_instructions: bool,
+    /// Where the two builds' timing children run: `same-cpu` takes turns on one CPU, sample by
+    /// sample; `split` runs both at once, one on each of two CPUs, swapping CPUs every round.
+    #[arg(long, value_enum, default_value_t = PlacementArg::SameCpu)]
+    pub placement: PlacementArg,
     #[command(flatten)]
     pub run: RunArgs,
+}
+
+/// `--placement`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PlacementArg {
+    SameCpu,
+    Split,
 }
 
 pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
@@ -80,6 +91,7 @@ pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
         configs: args.run.configs.clone(),
         settings,
         cpu: crate::run::placement::CpuChoice::parse(args.run.cpu.as_deref())?,
+        split: args.placement == PlacementArg::Split,
         out,
         quiet,
     };

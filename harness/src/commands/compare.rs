@@ -141,15 +141,7 @@ fn instruction_moves(s: &mut String, c: &ConfigComparison) {
         i.delta_per_op,
         i.ratio
     );
-    for m in i.moved.iter().take(10) {
-        let _ = writeln!(
-            s,
-            "  {:>+14.1} incl  {:>+14.1} self  {}",
-            m.delta_per_op,
-            m.self_delta_per_op,
-            compact_name(&m.function)
-        );
-    }
+    crate::render::table::instruction_moves_text(s, &i.moved, 10);
 }
 
 /// The first ten functions whose share of CPU samples moved (nothing when none did).

@@ -119,6 +119,13 @@ impl BuildInfo {
         if !self.debug_info {
             out.push("built without debug info: flame graphs lack inlined frames and source files; add `debug = true` under [profile.release] in Cargo.toml".to_string());
         }
+        #[cfg(target_arch = "x86_64")]
+        if !self.target_features.iter().any(|f| f == "avx2")
+            && std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("pclmulqdq")
+        {
+            out.push("built without AVX2 and PCLMULQDQ although this CPU has them: sonic-rs runs its portable fallback instead of the SIMD code its authors ship; add \"-C\", \"target-cpu=x86-64-v3\", \"-C\", \"target-feature=+pclmulqdq\" to rustflags in .cargo/config.toml".to_string());
+        }
         if self.opt_level == "0" {
             out.push(
                 "built without optimisation: times measure a debug build; run with --release"

@@ -65,7 +65,8 @@ pub struct Schedule {
     pub builds: Vec<String>,
     /// The configurations, in unit order.
     pub configs: Vec<ConfigId>,
-    /// Operations per sample, per build and configuration (0: not timed).
+    /// Operations per sample, per build and configuration, of the last child (each set of
+    /// children calibrates anew; 0: not timed).
     pub ops: Vec<Vec<u64>>,
     /// Children that were started again, and why.
     pub restarts: Vec<String>,

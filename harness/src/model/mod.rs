@@ -5,6 +5,7 @@
 pub mod ab;
 pub mod binary;
 pub mod config_id;
+pub mod cpu_check;
 pub mod corrupt;
 pub mod failure;
 pub mod lockstep;

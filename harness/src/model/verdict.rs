@@ -36,6 +36,10 @@ impl Verdict {
     pub fn describe(&self) -> String {
         match self {
             Verdict::Exited { code } => format!("exited with code {code}"),
+            Verdict::Signal { signal } if *signal == libc::SIGILL => format!(
+                "killed by SIGILL ({signal}): an instruction this CPU does not have (the build's target features: {})",
+                env!("SERPROF_TARGET_FEATURES")
+            ),
             Verdict::Signal { signal } => {
                 format!("killed by {} ({signal})", signal_name(*signal))
             }

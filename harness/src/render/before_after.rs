@@ -81,15 +81,7 @@ pub fn table(r: &BeforeAfterRecord) -> String {
                 "\nmoved in {} (instructions per operation, exact):",
                 row.config
             );
-            for m in moved.iter().take(MOVED_SHOWN) {
-                let _ = writeln!(
-                    s,
-                    "  {:>+14.1} incl  {:>+14.1} self  {}",
-                    m.delta_per_op,
-                    m.self_delta_per_op,
-                    compact_name(&m.function)
-                );
-            }
+            crate::render::table::instruction_moves_text(&mut s, moved, MOVED_SHOWN);
         }
         if !row.cpu_alarms.is_empty() {
             let _ = writeln!(
@@ -318,7 +310,21 @@ fn instruction_moves_table(out: &mut String, moved: &[InstructionMove]) {
     if moved.is_empty() {
         return;
     }
-    out.push_str("<div class=\"table-wrap\"><table><thead><tr><th class=\"name\">function (instructions per operation, exact)</th><th>before</th><th>after</th><th>Δ inclusive</th><th>Δ self</th></tr></thead><tbody>\n");
+    let (work, layout) = crate::analyze::compare::work_and_layout(moved);
+    moves_html(out, "function (instructions per operation, exact)", &work);
+    moves_html(
+        out,
+        "layout effects (libc memory and string routines, or under 1% of the function's count)",
+        &layout,
+    );
+}
+
+/// One table of instruction moves under `title` (nothing without any).
+fn moves_html(out: &mut String, title: &str, moved: &[&InstructionMove]) {
+    if moved.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "<div class=\"table-wrap\"><table><thead><tr><th class=\"name\">{}</th><th>before</th><th>after</th><th>Δ inclusive</th><th>Δ self</th></tr></thead><tbody>", esc(title));
     for m in moved.iter().take(MOVED_SHOWN) {
         let _ = writeln!(
             out,

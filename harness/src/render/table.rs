@@ -571,3 +571,34 @@ mod tests {
         assert_eq!(format_thousands(-1234.5, 1), "-1,234.5");
     }
 }
+
+/// Instruction moves as text lines: the first `limit` of changed work, then the first `limit`
+/// layout effects under a line of their own.
+pub fn instruction_moves_text(
+    s: &mut String,
+    moved: &[crate::analyze::compare::InstructionMove],
+    limit: usize,
+) {
+    let (work, layout) = crate::analyze::compare::work_and_layout(moved);
+    let line = |s: &mut String, m: &crate::analyze::compare::InstructionMove| {
+        let _ = writeln!(
+            s,
+            "  {:>+14.1} incl  {:>+14.1} self  {}",
+            m.delta_per_op,
+            m.self_delta_per_op,
+            crate::analyze::compare::compact_name(&m.function)
+        );
+    };
+    for m in work.iter().take(limit) {
+        line(s, m);
+    }
+    if !layout.is_empty() {
+        let _ = writeln!(
+            s,
+            "  layout effects (libc memory and string routines, or under 1% of the function's count):"
+        );
+        for m in layout.iter().take(limit) {
+            line(s, m);
+        }
+    }
+}

@@ -32,7 +32,7 @@ use crate::analyze::before_after::{
 };
 use crate::layout::{self, config_dir, utc_rfc3339, write_atomic, write_json};
 use crate::misuse;
-use crate::model::lockstep::Schedule;
+use crate::model::lockstep::{Placement, Schedule};
 use crate::model::manifest::{PhaseSeconds, Session};
 use crate::model::{ConfigResult, RunManifest, Settings};
 use crate::process::interrupt;
@@ -44,6 +44,9 @@ pub struct Request {
     pub configs: Vec<String>,
     pub settings: Settings,
     pub cpu: placement::CpuChoice,
+    /// The two builds' children on two CPUs at once, swapping every round, instead of taking
+    /// turns on one.
+    pub split: bool,
     /// The parent folder of the before-after folder.
     pub out: PathBuf,
     pub quiet: bool,
@@ -120,7 +123,11 @@ pub fn measure(
     }
     let mut clock = PhaseSeconds::default();
     let timing_start = Instant::now();
-    let (mut results, schedule) = super::time_units(&units, 2, &settings, &progress);
+    let placement = match req.split {
+        true => Some(split_placement(settings.pin_cpu)?),
+        false => None,
+    };
+    let (mut results, schedule) = super::time_units(&units, 2, placement, &settings, &progress);
     clock.timing = schedule.as_ref().map_or(0.0, |s| s.seconds);
     clock.verify = timing_start.elapsed().as_secs_f64() - clock.timing;
     let profiling = super::Profiling {
@@ -170,6 +177,19 @@ pub fn measure(
 
 /// `valgrind --version` when instructions are to be counted; without valgrind, no counts and a
 /// note saying so.
+/// Both CPUs of a split placement: the chosen one first, then another this process may use.
+fn split_placement(chosen: Option<usize>) -> Result<Placement> {
+    let allowed = crate::measure::reference::allowed_cpus();
+    let first = chosen.or(allowed.first().copied());
+    let second = allowed.iter().copied().find(|&c| Some(c) != first);
+    match (first, second) {
+        (Some(a), Some(b)) => Ok(Placement::Split { cpus: [a, b] }),
+        _ => misuse!(
+            "--placement split needs two CPUs this process may run on; it may run on {allowed:?}"
+        ),
+    }
+}
+
 fn valgrind_or_note(settings: &mut Settings, notes: &mut Vec<String>) -> Option<String> {
     if !settings.instructions {
         return None;

@@ -140,7 +140,8 @@ struct Set<'j> {
 /// The schedule's state across sets.
 struct State {
     failures: Vec<Vec<Option<Failure>>>,
-    /// Per lane, operations per sample of each configuration (0: not known yet).
+    /// Per lane, operations per sample of each configuration in the current set (0: not
+    /// known).
     ops: Vec<Vec<u64>>,
     /// Per lane, ns per operation of each configuration, from the calibration.
     ns_per_op: Vec<Vec<f64>>,
@@ -184,8 +185,12 @@ impl<'j> Set<'j> {
                 continue;
             }
             let ids: Vec<ConfigId> = units.iter().map(|&c| job.configs[c].clone()).collect();
-            let known = units.iter().all(|&c| state.ops[lane][c] > 0);
-            let ops = known.then(|| units.iter().map(|&c| state.ops[lane][c]).collect());
+            // Every set calibrates anew in its first lane, so that the operations per sample
+            // (and whatever they do to a configuration's time) differ between children and
+            // show in the interval; the other lanes use the first's, so that two builds run
+            // samples of one size.
+            let known = lane > 0 && units.iter().all(|&c| state.ops[0][c] > 0);
+            let ops = known.then(|| units.iter().map(|&c| state.ops[0][c]).collect());
             let cpu = match job.placement {
                 Placement::SameCpu { cpu } => cpu,
                 Placement::Split { cpus } => Some(cpus[lane % 2]),
@@ -194,7 +199,14 @@ impl<'j> Set<'j> {
                 .exec
                 .timing_child(&ids, ops, &job.settings, cpu)
             {
-                Ok(child) => set.children[lane] = Some(child),
+                Ok(child) => {
+                    set.children[lane] = Some(child);
+                    set.units[lane] = units;
+                    if lane == 0 {
+                        set.wait_ready(0, k, state)?;
+                    }
+                    continue;
+                }
                 Err(e) => {
                     // The binary cannot be started: nothing of this lane can be timed.
                     let failure = Failure::of(e);
@@ -204,9 +216,8 @@ impl<'j> Set<'j> {
                     continue;
                 }
             }
-            set.units[lane] = units;
         }
-        for lane in 0..lanes {
+        for lane in 1..lanes {
             set.wait_ready(lane, k, state)?;
         }
         Ok(set)
@@ -225,11 +236,8 @@ impl<'j> Set<'j> {
                 TimingReply::Ready { ops, ns_per_op } => {
                     self.in_flight[lane] = None;
                     for (u, &c) in self.units[lane].iter().enumerate() {
-                        if state.ops[lane][c] == 0 {
-                            state.ops[lane][c] = ops.get(u).copied().unwrap_or(0);
-                            state.ns_per_op[lane][c] =
-                                ns_per_op.get(u).copied().unwrap_or(f64::NAN);
-                        }
+                        state.ops[lane][c] = ops.get(u).copied().unwrap_or(0);
+                        state.ns_per_op[lane][c] = ns_per_op.get(u).copied().unwrap_or(f64::NAN);
                     }
                     return Ok(());
                 }

@@ -10,7 +10,7 @@ use super::lockstep::{self, Job, Lane};
 use super::plan::config_id;
 use super::progress;
 use crate::layout::config_dir;
-use crate::model::lockstep::Schedule;
+use crate::model::lockstep::{Placement, Schedule};
 use crate::model::{ConfigResult, Failure, Recording, Settings};
 use crate::process::interrupt;
 use crate::protocol::WorkerReport;
@@ -34,7 +34,7 @@ pub fn time_configs(
             label: config.info.name(),
         })
         .collect();
-    time_units(&units, 1, settings, progress)
+    time_units(&units, 1, None, settings, progress)
 }
 
 /// One thing to time: a configuration as one executor's children run it, into one folder.
@@ -52,6 +52,7 @@ pub struct Unit<'a> {
 pub fn time_units(
     units: &[Unit],
     lanes: usize,
+    placement: Option<Placement>,
     settings: &Settings,
     progress: &progress::Progress,
 ) -> (Vec<ConfigResult>, Option<Schedule>) {
@@ -87,12 +88,15 @@ pub fn time_units(
                 .collect()
         })
         .collect();
-    let job = Job::new(
+    let mut job = Job::new(
         (0..lanes).map(lane_of).collect(),
         &configs,
         active,
         settings,
     );
+    if let Some(placement) = placement {
+        job.placement = placement;
+    }
     if job.active.iter().flatten().all(|a| !a) || interrupt::interrupted() {
         return (results, None);
     }
