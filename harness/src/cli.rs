@@ -118,13 +118,13 @@ pub enum Command {
         /// Start every stack at its first frame matching REGEX.
         #[arg(long, value_name = "REGEX", conflicts_with = "from_loop")]
         from: Option<String>,
-        /// Start every stack at the measured loop (`serprof::measure::workload::*_loop`).
+        /// Start every stack at the measured loop (`serprof_engines::workload::*_loop`).
         #[arg(long)]
         from_loop: bool,
         #[command(flatten)]
         profile: ProfileArgs,
         /// Write the SVG to FILE (default: stdout).
-        #[arg(long, short, value_name = "FILE")]
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
         out: Option<PathBuf>,
     },
     /// The Order dataset as Jackson-mapping JSON (one Order per line), or its facts.
@@ -135,8 +135,8 @@ pub enum Command {
         /// Print the dataset's facts (counts, bytes) instead.
         #[arg(long, conflicts_with = "order")]
         stats: bool,
-        /// With --stats: print one JSON document.
-        #[arg(long, requires = "stats")]
+        /// Print one JSON document: the array of Orders, or with --stats the facts.
+        #[arg(long, conflicts_with = "order")]
         json: bool,
     },
     /// Write value N of CONFIG's dataset as CONFIG encodes it to stdout.
@@ -191,8 +191,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Interleaved A/B timing of two configurations (A B A B ...): the median ratio of pairs
-    /// and its interval, for changes of a few percent on a noisy machine.
+    /// Lock-step A/B timing of two configurations (samples of A and B in turn, in several
+    /// children): the median of the children's ratios and its interval, for changes of a few
+    /// percent on a noisy machine.
     Ab {
         /// Configuration A, STUDY/CONFIG.
         config_a: String,
@@ -326,20 +327,55 @@ fn main() -> ExitCode {
 fn usage_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     match e.kind() {
-        ErrorKind::DisplayHelp
-        | ErrorKind::DisplayVersion
-        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             let _ = e.print();
             ExitCode::from(e.exit_code() as u8)
         }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
+            eprintln!("serprof: error: {}", missing_command_line(&e.to_string()));
+            ExitCode::from(2)
+        }
         _ => {
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid command line");
-            let first = first.strip_prefix("error: ").unwrap_or(first);
-            eprintln!("serprof: error: {first} (see `serprof --help`)");
+            eprintln!("serprof: error: {}", usage_line(&e.to_string()));
             ExitCode::from(2)
         }
     }
+}
+
+/// clap's usage error in one line: its first line and its tips ("a similar argument exists").
+fn usage_line(text: &str) -> String {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or("invalid command line");
+    let mut first = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    // "the following required arguments were not provided:" lists them on the next lines.
+    if first.ends_with(':') {
+        let listed: Vec<&str> = lines
+            .take_while(|l| l.starts_with(' '))
+            .map(str::trim)
+            .collect();
+        first = format!("{} {}", first, listed.join(", "));
+    }
+    let tips: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("tip:"))
+        .collect();
+    let mut line = first;
+    for tip in tips {
+        line.push_str("; ");
+        line.push_str(tip);
+    }
+    line.push_str(" (see `serprof --help`)");
+    line
+}
+
+/// The one line for a call without a command (or a command without its subcommand).
+fn missing_command_line(help: &str) -> String {
+    let usage = help
+        .lines()
+        .find_map(|l| l.strip_prefix("Usage: "))
+        .unwrap_or("serprof <COMMAND>");
+    format!("a command is needed: {usage} (`serprof --help` lists the commands; `serprof run` is the main job)")
 }
 
 /// Which profile of a configuration folder a command reads: the CPU profile unless one flag

@@ -44,7 +44,7 @@ fn flame_graphs_start_at_the_measured_loop_on_request() {
     serprof()
         .arg("flame")
         .arg(&dir)
-        .args(["--from", "roundtrip_loop", "--out"])
+        .args(["--from", "roundtrip_loop", "-o"])
         .arg(&file)
         .assert()
         .success();

@@ -202,5 +202,4 @@ mod tests {
             "\"within-noise\""
         );
     }
-
 }

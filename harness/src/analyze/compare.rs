@@ -382,7 +382,9 @@ pub fn is_layout_effect(function: &str, before_per_op: f64, after_per_op: f64) -
 }
 
 /// The moves that are changed work, then the layout effects, each in the order given.
-pub fn work_and_layout(moved: &[InstructionMove]) -> (Vec<&InstructionMove>, Vec<&InstructionMove>) {
+pub fn work_and_layout(
+    moved: &[InstructionMove],
+) -> (Vec<&InstructionMove>, Vec<&InstructionMove>) {
     moved.iter().partition(|m| !m.layout)
 }
 

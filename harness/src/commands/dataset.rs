@@ -48,12 +48,23 @@ pub fn run(order: Option<usize>, stats: bool, json: bool) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if !stats {
+        // One Order per line, or with --json one JSON document: the array of them.
         let mut buf = Vec::new();
-        for o in &order_dataset().orders {
+        let orders = &order_dataset().orders;
+        if json {
+            stdout.write_all(b"[\n")?;
+        }
+        for (i, o) in orders.iter().enumerate() {
             buf.clear();
             write_order(o, &Options::jackson(), &mut buf);
+            if json && i + 1 < orders.len() {
+                buf.push(b',');
+            }
             buf.push(b'\n');
             stdout.write_all(&buf)?;
+        }
+        if json {
+            stdout.write_all(b"]\n")?;
         }
         return Ok(ExitCode::SUCCESS);
     }

@@ -32,7 +32,17 @@ pub fn missing_features() -> Vec<&'static str> {
 /// The features checked: those `x86-64-v3` and `+pclmulqdq` add to the x86-64 baseline.
 #[cfg(target_arch = "x86_64")]
 const CHECKED: [&str; 11] = [
-    "sse3", "ssse3", "sse4.1", "sse4.2", "popcnt", "avx", "avx2", "bmi1", "bmi2", "fma", "pclmulqdq",
+    "sse3",
+    "ssse3",
+    "sse4.1",
+    "sse4.2",
+    "popcnt",
+    "avx",
+    "avx2",
+    "bmi1",
+    "bmi2",
+    "fma",
+    "pclmulqdq",
 ];
 
 /// The CPUID bits of the [`CHECKED`] features (Intel SDM vol. 2A, CPUID leaves 1 and 7).
@@ -100,10 +110,22 @@ mod tests {
         let have = cpuid_features();
         // `is_x86_feature_detected!` is a real run-time check for these when they are not
         // compiled in, and constant-true (and then CPUID must say so too) when they are.
-        assert_eq!(have.contains(&"avx2"), std::is_x86_feature_detected!("avx2"));
-        assert_eq!(have.contains(&"pclmulqdq"), std::is_x86_feature_detected!("pclmulqdq"));
-        assert_eq!(have.contains(&"bmi2"), std::is_x86_feature_detected!("bmi2"));
+        assert_eq!(
+            have.contains(&"avx2"),
+            std::is_x86_feature_detected!("avx2")
+        );
+        assert_eq!(
+            have.contains(&"pclmulqdq"),
+            std::is_x86_feature_detected!("pclmulqdq")
+        );
+        assert_eq!(
+            have.contains(&"bmi2"),
+            std::is_x86_feature_detected!("bmi2")
+        );
         assert_eq!(have.contains(&"fma"), std::is_x86_feature_detected!("fma"));
-        assert_eq!(have.contains(&"sse4.2"), std::is_x86_feature_detected!("sse4.2"));
+        assert_eq!(
+            have.contains(&"sse4.2"),
+            std::is_x86_feature_detected!("sse4.2")
+        );
     }
 }

@@ -5,8 +5,8 @@
 pub mod ab;
 pub mod binary;
 pub mod config_id;
-pub mod cpu_check;
 pub mod corrupt;
+pub mod cpu_check;
 pub mod failure;
 pub mod lockstep;
 pub mod manifest;

@@ -1,0 +1,125 @@
+//! The README and the guide in docs/: every relative link reaches a file, the guide's
+//! SUMMARY.md lists every page (and only pages that exist), and the README stays a front door
+//! (under 250 lines, no run ids).
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The markdown files checked: README.md and every .md under docs/.
+fn pages() -> Vec<PathBuf> {
+    let mut out = vec![root().join("README.md")];
+    let mut stack = vec![root().join("docs")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The targets of inline links `[text](target)` outside code blocks and code spans.
+fn links(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_code = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
+        // Leave out code spans, whose brackets are code.
+        let mut plain = String::new();
+        for (i, part) in line.split('`').enumerate() {
+            if i % 2 == 0 {
+                plain.push_str(part);
+            }
+        }
+        let mut rest = plain.as_str();
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find(')') else { break };
+            out.push(after[..end].trim().to_string());
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+#[test]
+fn every_relative_link_reaches_a_file() {
+    let mut broken = Vec::new();
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for target in links(&text) {
+            if target.contains("://") || target.starts_with('#') || target.starts_with("mailto:") {
+                continue;
+            }
+            let path = target.split('#').next().unwrap();
+            let file = page.parent().unwrap().join(path);
+            if !file.exists() {
+                broken.push(format!("{}: {target}", page.display()));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn the_guide_summary_lists_every_page() {
+    let guide = root().join("docs/guide");
+    let summary = std::fs::read_to_string(guide.join("SUMMARY.md")).unwrap();
+    let listed: Vec<String> = links(&summary);
+    for l in &listed {
+        assert!(
+            guide.join(l).exists(),
+            "SUMMARY.md lists {l}, which does not exist"
+        );
+    }
+    for e in std::fs::read_dir(&guide).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().to_string();
+        if name.ends_with(".md") && name != "SUMMARY.md" {
+            assert!(listed.contains(&name), "SUMMARY.md does not list {name}");
+        }
+    }
+}
+
+#[test]
+fn the_readme_is_a_front_door() {
+    let text = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let lines = text.lines().count();
+    assert!(lines < 250, "README.md has {lines} lines");
+    let run_id = regex::Regex::new(r"\d{8}T\d{6}Z").unwrap();
+    assert!(!run_id.is_match(&text), "README.md names a run id");
+    for word in [
+        "now fixed",
+        "before the fix",
+        "afternoon",
+        "this evening",
+        "this morning",
+    ] {
+        assert!(
+            !text.to_lowercase().contains(word),
+            "README.md says {word:?}"
+        );
+    }
+}
+
+#[test]
+fn the_link_finder_finds_links_and_skips_code() {
+    let found = links("see [a](a.md) and `[b](b.md)`\n```\n[c](c.md)\n```\n![d](d.png)");
+    assert_eq!(found, ["a.md", "d.png"]);
+}
