@@ -4,7 +4,7 @@
 # A thin wrapper: builds serprof (release) and runs
 # `serprof before-after REV_BEFORE [REV_AFTER] ARGS...`, which builds both sides in one shared
 # cache, times them in alternating processes on one CPU, counts their instructions and compares
-# them. See `serprof before-after --help` and README "Before and after of your own change".
+# them. See `serprof before-after --help` and docs/guide/before-after.md.
 #
 # Example:
 #   scripts/before-after.sh HEAD~1 HEAD --config 'bytes/*'

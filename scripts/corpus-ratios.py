@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The corpus study's engine ratios, as the README's table gives them, from one run folder.
+"""The corpus study's engine ratios to sonic-rs's, from one run folder.
 
     scripts/corpus-ratios.py RUN_DIR [--against sonic-rs]
 
@@ -7,7 +7,7 @@ For each document, operation and value kind (typed, dom), the ratio of every oth
 to the `--against` engine's (above 1: that engine is faster), the way serprof takes ratios: the
 median of per-round ratios (the timing processes of one round ran closest together in time),
 with the smallest and largest round ratio beside it. Prints a Markdown table on stdout; the
-published figures are not here (the README cites them beside these).
+published figures are not here (sonic-rs's README has them).
 """
 
 import argparse

@@ -5,11 +5,12 @@ usage: scripts/perf-crosscheck.py CONFIG REGEX [--seconds S] [--serprof PATH]
        scripts/perf-crosscheck.py --top5 [GLOB...] [--serprof PATH] [--samples N]
 
 1. `serprof run --config CONFIG --no-alloc` records the configuration with pprof-rs (setitimer
-   sampling, frame-pointer unwinding) and `serprof hotspots --match REGEX` gives the inclusive
-   share of samples whose stack matches REGEX.
-2. The same worker child (`serprof __worker --recording timing`, the same measured loop) runs
-   under `perf record -e cpu-clock --call-graph dwarf` (kernel sampling, DWARF unwinding: an
-   independent sampler and unwinder), and the same share is computed from `perf script`.
+   sampling, DWARF unwinding through backtrace-rs), and the inclusive share of samples whose
+   stack matches REGEX is computed from its cpu.folded.
+2. A CPU worker child of the same configuration (`serprof __worker`, a `record` request for
+   the `cpu` recording: the same measured loop) runs under `perf record -e cpu-clock
+   --call-graph dwarf` (kernel sampling, perf's own unwinder), and the same share is computed
+   from `perf script`, leaving out perf's samples inside pprof-rs's signal handler.
 
 Both shares count only samples inside serprof's measured loop (`roundtrip_loop` /
 `serialize_loop`), so verification and dataset generation do not dilute either side.
@@ -34,7 +35,17 @@ import subprocess
 import sys
 import tempfile
 
-LOOP = re.compile(r"serprof::measure::workload::(roundtrip_loop|serialize_loop)")
+LOOP = re.compile(r"serprof_engines::workload::(roundtrip_loop|serialize_loop)")
+
+
+def worker(exe, config, recording, wdir, settings):
+    """The command line of a worker child of `exe` making one recording of `config`."""
+    ident = subprocess.run([exe, "__protocol"], capture_output=True, text=True)
+    if ident.returncode != 0:
+        die(f"{exe} does not answer __protocol: {ident.stderr.strip()}")
+    protocol = json.loads(ident.stdout)["protocol"]
+    request = {"kind": "record", "config": config, "recording": recording, "dir": wdir, "settings": settings}
+    return [exe, "__worker", "--protocol", str(protocol), "--request", json.dumps(request)]
 
 
 def die(msg, code=2):
@@ -107,8 +118,7 @@ def top5(args):
             perf_data = os.path.join(wdir, "perf.data")
             rec = subprocess.run(
                 ["perf", "record", "-q", "-e", "cpu-clock", "-F", "199", "--call-graph", "dwarf,32768", "-o", perf_data,
-                 "--", exe, "__worker", "--protocol", "2", "--config", config, "--recording", "cpu", "--dir", wdir,
-                 "--settings", json.dumps(settings)], capture_output=True, text=True)
+                 "--"] + worker(exe, config, "cpu", wdir, settings), capture_output=True, text=True)
             if rec.returncode != 0:
                 print(f"{config}: perf record failed: {rec.stderr.strip()[-200:]}")
                 continue
@@ -205,19 +215,20 @@ def main():
 
         # 2. perf on the same measured loop.
         settings = json.load(open(os.path.join(doc["run_dir"], "run.json")))["settings"]
-        settings["batches"] = max(1, int(args.seconds * 1000 / settings["batch_ms"]))
+        settings.update(cpu=True, cpu_samples=max(50, int(args.seconds * settings["frequency_hz"])))
         wdir = os.path.join(tmp, "perf-worker")
         os.makedirs(wdir)
         perf_data = os.path.join(tmp, "perf.data")
         rec = subprocess.run(
             ["perf", "record", "-q", "-e", "cpu-clock", "-F", "250", "--call-graph", "dwarf,32768", "-o", perf_data, "--",
-             exe, "__worker", "--config", args.config, "--recording", "timing", "--dir", wdir,
-             "--settings", json.dumps(settings)],
+            ] + worker(exe, args.config, "cpu", wdir, settings),
             capture_output=True, text=True)
         if rec.returncode != 0:
             die(f"perf record failed: {rec.stderr.strip()}", 1)
         ptotal = pmatched = unwound_short = 0
         for frames, w in perf_stacks(perf_data):
+            if any(HANDLER.search(f) for f in frames):
+                continue
             if not any(LOOP.search(f) for f in frames):
                 unwound_short += w
                 continue

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use super::timing::timed_batch;
+use super::clock::timed_batch;
 use crate::analyze::folded::Folded;
 use crate::analyze::sources::Sources;
 use crate::model::stats::{median, RatioStats};

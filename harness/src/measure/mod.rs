@@ -21,6 +21,7 @@ use serprof_engines::codec::CodecError;
 use serprof_engines::studies::Config;
 
 pub mod alloc;
+pub mod clock;
 pub mod corrupt;
 pub mod cpu;
 pub mod reference;

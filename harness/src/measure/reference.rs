@@ -5,7 +5,7 @@
 
 use anyhow::{anyhow, Result};
 
-use super::timing::timed_batch;
+use super::clock::timed_batch;
 use serprof_engines::workload::Workload;
 
 /// The configuration the reference runs.

@@ -556,22 +556,6 @@ pub fn render_documents(results: &[&ConfigResult]) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn formats_numbers_for_people() {
-        assert_eq!(format_ns(845.2), "845 ns");
-        assert_eq!(format_ns(25_100.0), "25.10 µs");
-        assert_eq!(format_ns(3_210_000.0), "3.21 ms");
-        assert_eq!(format_thousands(9814.14, 2), "9,814.14");
-        assert_eq!(format_thousands(1_962_828.0, 0), "1,962,828");
-        assert_eq!(format_thousands(12.0, 1), "12.0");
-        assert_eq!(format_thousands(-1234.5, 1), "-1,234.5");
-    }
-}
-
 /// Instruction moves as text lines: the first `limit` of changed work, then the first `limit`
 /// layout effects under a line of their own.
 pub fn instruction_moves_text(
@@ -600,5 +584,21 @@ pub fn instruction_moves_text(
         for m in layout.iter().take(limit) {
             line(s, m);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_numbers_for_people() {
+        assert_eq!(format_ns(845.2), "845 ns");
+        assert_eq!(format_ns(25_100.0), "25.10 µs");
+        assert_eq!(format_ns(3_210_000.0), "3.21 ms");
+        assert_eq!(format_thousands(9814.14, 2), "9,814.14");
+        assert_eq!(format_thousands(1_962_828.0, 0), "1,962,828");
+        assert_eq!(format_thousands(12.0, 1), "12.0");
+        assert_eq!(format_thousands(-1234.5, 1), "-1,234.5");
     }
 }

@@ -4,6 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// The file name of a cargo package's manifest.
+const MANIFEST: &str = "Cargo.toml";
+
 use anyhow::{Context, Result};
 
 use crate::error::misuse_err;
@@ -224,7 +227,7 @@ fn manifests(dir: &Path) -> Vec<PathBuf> {
             let name = e.file_name();
             match e.file_type() {
                 Ok(t) if t.is_dir() && name != "target" && name != ".git" => stack.push(path),
-                Ok(t) if t.is_file() && name == "Cargo.toml" => out.push(path),
+                Ok(t) if t.is_file() && name == MANIFEST => out.push(path),
                 _ => {}
             }
         }
