@@ -86,7 +86,8 @@ fn a_run_compared_with_itself_shows_no_difference_and_moves_nothing() {
     let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
     assert!(lo <= 1.0 && 1.0 <= hi, "interval {lo}..{hi} holds 1");
     assert_eq!(c["time"]["ratio"].as_f64(), Some(1.0));
-    assert_eq!(c["time"]["method"], "process_pairs");
+    // Two rows of one run come from one lock-step schedule.
+    assert_eq!(c["time"]["method"], "lock_step");
     assert_eq!(c["moved"], json!([]), "nothing moves against itself");
     assert_eq!(c["payload_bytes"]["delta"].as_f64(), Some(0.0));
     // Outputs under the AFTER run, named after the BEFORE run.
@@ -216,7 +217,7 @@ fn ab_of_identical_configurations_writes_a_folder_compare_reads() {
 
     let cmp = json_of(&["compare", s(&dir.join("A")), s(&dir.join("B"))]);
     let t = &cmp["comparisons"][0]["time"];
-    assert!(t["method"].as_str().unwrap().contains("interleaved"), "{t}");
+    assert_eq!(t["method"], "lock_step", "{t}");
     // Equal up to JSON's float parsing (serde_json without `float_roundtrip` may be 1 ulp off).
     assert!((t["ratio"].as_f64().unwrap() - ratio).abs() < 1e-12, "{t}");
     assert_eq!(t["samples"], 2, "one ratio per process");
@@ -271,7 +272,16 @@ fn ab_of_a_failing_configuration_is_an_error_naming_it() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{bad}: {stderr}");
         assert!(stderr.contains(bad) && stderr.contains(why), "{stderr}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        // The schedule's header line, then the error in one line.
+        let errors: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("serprof: error:"))
+            .collect();
+        assert_eq!(errors.len(), 1, "{stderr}");
+        assert!(
+            errors[0].contains(bad) && errors[0].contains(why),
+            "{stderr}"
+        );
     }
     assert_eq!(
         std::fs::read_dir(tmp.path()).unwrap().count(),
