@@ -61,6 +61,11 @@ struct Doctor {
     governor: Vec<String>,
     steal_percent: Option<f64>,
     seconds: f64,
+    /// The target features this build was compiled for (every crate gets the same ones).
+    target_features: Vec<String>,
+    /// What the build lacks, one line each with the fix (no SIMD although the CPU has it, no
+    /// frame pointers, no debug info).
+    build_shortcomings: Vec<String>,
     advice: Vec<String>,
 }
 
@@ -129,6 +134,8 @@ pub fn run(json: bool) -> Result<ExitCode> {
         governor: health.governor,
         steal_percent: steal,
         seconds: 0.0,
+        target_features: crate::model::BuildInfo::this().target_features,
+        build_shortcomings: crate::model::BuildInfo::this().shortcomings(),
         advice: Vec::new(),
     };
     doc.advice = advice(&doc);
@@ -237,6 +244,24 @@ fn render(d: &Doctor) -> String {
         "serprof doctor ({:.1} s), reference workload {}\n",
         d.seconds, d.reference
     );
+    let simd: Vec<&str> = d
+        .target_features
+        .iter()
+        .map(String::as_str)
+        .filter(|f| ["avx2", "pclmulqdq", "avx512f", "bmi2", "fma", "neon"].contains(f))
+        .collect();
+    s.push_str(&format!(
+        "  build: compiled for {} ({} target features in all)\n",
+        if simd.is_empty() {
+            "the baseline instruction set".to_string()
+        } else {
+            simd.join(", ")
+        },
+        d.target_features.len()
+    ));
+    for line in &d.build_shortcomings {
+        s.push_str(&format!("  build: {line}\n"));
+    }
     s.push_str("  per CPU (this thread pinned, alternating passes):\n");
     for c in &d.cpus {
         let mark = if Some(c.cpu) == d.would_pin {

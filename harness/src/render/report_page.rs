@@ -214,6 +214,15 @@ fn manifest_facts(out: &mut String, data: &RunData) {
             ),
             ("machine", machine_text(&m.machine)),
             (
+                "build",
+                m.binary.as_ref().map_or("not recorded".into(), |b| {
+                    format!(
+                        "target features: {}",
+                        esc(&b.build.target_features.join(", "))
+                    )
+                }),
+            ),
+            (
                 "time (UTC)",
                 format!(
                     "{} → {}",
