@@ -312,4 +312,57 @@ mod tests {
             "samples of the lost set are not kept"
         );
     }
+    #[test]
+    fn two_builds_side_by_side_give_the_ratio_of_their_simultaneous_samples() {
+        // The after build is 10% slower; the machine's state flips every 3 samples and is
+        // shared by both builds' samples of one moment.
+        let clock = std::rc::Rc::new(Cell::new(0usize));
+        let machine = |slower: f64| -> Sampler {
+            let clock = clock.clone();
+            std::rc::Rc::new(move |_: &ConfigId| {
+                let k = clock.get();
+                clock.set(k + 1);
+                // Both lanes' samples of a step read the state at an even tick.
+                let state = if (k / 6) % 2 == 0 { 1.0 } else { 1.7 };
+                Some(100.0 * slower * state)
+            })
+        };
+        let before = Fake {
+            sampler: machine(1.0),
+            started: Cell::new(0),
+        };
+        let after = Fake {
+            sampler: machine(1.1),
+            started: Cell::new(0),
+        };
+        let all = configs(&["formats/postcard"]);
+        let dir = tempfile::tempdir().unwrap();
+        let units: Vec<Unit> = [&before, &after]
+            .iter()
+            .enumerate()
+            .map(|(i, exec)| Unit {
+                exec: *exec,
+                config: &all[0],
+                dir: dir.path().join(i.to_string()),
+                label: format!("side {i}"),
+            })
+            .collect();
+        let mut settings = Settings::quick();
+        settings.processes = 3;
+        settings.rounds = 12;
+        settings.child_ms = 0;
+        let progress = progress::Progress::new(2, false, true);
+        let placement = Placement::Split { cpus: [1, 0] };
+        let (results, schedule) = time_units(&units, 2, Some(placement), &settings, &progress);
+        let schedule = schedule.unwrap();
+        assert_eq!(schedule.placement, placement);
+        assert_eq!((before.started.get(), after.started.get()), (3, 3));
+        let t: Vec<&TimeStats> = results
+            .iter()
+            .map(|r| r.time_ns.as_ref().unwrap())
+            .collect();
+        let r = RatioStats::by_round(t[1], t[0]).unwrap();
+        assert!((r.ratio / 1.1 - 1.0).abs() < 0.02, "{r:?}");
+        assert!(!r.within_noise(), "a 10% change shows: {r:?}");
+    }
 }
