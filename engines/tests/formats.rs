@@ -187,6 +187,8 @@ fn versions_match_the_pins() {
         ("rkyv", x::rkyv::VERSION),
         ("wincode", x::wincode::VERSION),
         ("musli", x::musli::VERSION),
+        ("speedy", x::speedy::VERSION),
+        ("minicbor", x::minicbor::VERSION),
     ];
     for (krate, version) in adapters {
         assert_eq!(

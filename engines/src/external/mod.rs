@@ -23,6 +23,8 @@ pub mod borsh;
 pub mod ciborium;
 #[cfg(feature = "fory")]
 pub mod fory;
+#[cfg(feature = "minicbor")]
+pub mod minicbor;
 #[cfg(feature = "musli")]
 pub mod musli;
 #[cfg(feature = "postcard")]
@@ -38,6 +40,8 @@ pub mod serde_json;
 pub mod simd_json;
 #[cfg(feature = "sonic-rs")]
 pub mod sonic_rs;
+#[cfg(feature = "speedy")]
+pub mod speedy;
 #[cfg(feature = "wincode")]
 pub mod wincode;
 
@@ -102,5 +106,19 @@ fn described<T: Value, C: crate::Codec<T> + 'static>(
     match name {
         "serde_json" => engine,
         feature => engine.feature(feature),
+    }
+}
+
+/// The error of a decode that stopped before the end of the payload: the bytes after the value
+/// mean the payload is not one value.
+#[allow(dead_code)]
+fn whole(read: usize, len: usize) -> Result<(), crate::codec::CodecError> {
+    if read == len {
+        Ok(())
+    } else {
+        Err(crate::codec::CodecError::decode_at(
+            read,
+            format_args!("{} trailing bytes after the value", len - read),
+        ))
     }
 }

@@ -178,5 +178,13 @@ pub fn engines() -> Vec<Engine<Order>> {
     all.push(external::musli::engine().notes(
         "Müsli's derives on the model, musli::storage (varints, fields by position); byte arrays as #[musli(bytes)]; attributes and tags through small with-modules of ours (no IndexMap impls); prices as i64 cents; shared references not kept",
     ));
+    #[cfg(feature = "speedy")]
+    all.push(external::speedy::engine().notes(
+        "speedy, little endian, through Readable/Writable impls of ours (speedy has no Arc impls): fixed-width integers, u32 lengths, Vec<u8> as a memcpy, attributes and tags in insertion order (feature indexmap_v2); sized first, then written in place; trailing bytes rejected; prices as i64 cents; shared references not kept",
+    ));
+    #[cfg(feature = "minicbor")]
+    all.push(external::minicbor::engine().notes(
+        "CBOR through Encode/Decode impls of ours on minicbor's encoder and decoder (its derive has no Arc, IndexMap or IndexSet): structs as arrays without field names, byte arrays as CBOR byte strings, attributes as a map in insertion order; trailing bytes rejected; prices as i64 cents; shared references not kept",
+    ));
     all
 }
