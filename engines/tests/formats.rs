@@ -189,6 +189,7 @@ fn versions_match_the_pins() {
         ("musli", x::musli::VERSION),
         ("speedy", x::speedy::VERSION),
         ("minicbor", x::minicbor::VERSION),
+        ("msgpacker", x::msgpacker::VERSION),
     ];
     for (krate, version) in adapters {
         assert_eq!(

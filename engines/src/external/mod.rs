@@ -25,6 +25,8 @@ pub mod ciborium;
 pub mod fory;
 #[cfg(feature = "minicbor")]
 pub mod minicbor;
+#[cfg(feature = "msgpacker")]
+pub mod msgpacker;
 #[cfg(feature = "musli")]
 pub mod musli;
 #[cfg(feature = "postcard")]

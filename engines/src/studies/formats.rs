@@ -186,5 +186,9 @@ pub fn engines() -> Vec<Engine<Order>> {
     all.push(external::minicbor::engine().notes(
         "CBOR through Encode/Decode impls of ours on minicbor's encoder and decoder (its derive has no Arc, IndexMap or IndexSet): structs as arrays without field names, byte arrays as CBOR byte strings, attributes as a map in insertion order; trailing bytes rejected; prices as i64 cents; shared references not kept",
     ));
+    #[cfg(feature = "msgpacker")]
+    all.push(external::msgpacker::engine().notes(
+        "MessagePack through Packable/Unpackable impls of ours (msgpacker has no Arc impls): structs as bare field sequences (its derive's layout), byte arrays as bin, attributes as a map in insertion order; collections decoded without trusting their lengths (msgpacker's own Vec decoder reserves them up front); trailing bytes rejected; prices as i64 cents; shared references not kept",
+    ));
     all
 }
