@@ -59,3 +59,46 @@ fn json_inputs_use_every_json_mutation_and_binary_ones_inflate_lengths() {
     assert_eq!(inflated.mutation, Mutation::LengthInflate);
     assert!(inflated.bytes.contains(&0xFF), "{:?}", inflated.bytes);
 }
+
+/// The engines whose decoders are written against their libraries here (borsh, rkyv, wincode,
+/// Müsli, speedy, minicbor, msgpacker and bincode 1): every damaged input of the quick run is an
+/// error or a value, never a panic. An allocation the process cannot survive would end this
+/// test too, which is the point: the harness measures these engines in the same study.
+#[test]
+fn the_native_engines_return_an_error_or_a_value_for_every_damaged_input() {
+    let names = [
+        "bincode1",
+        "borsh",
+        "rkyv",
+        "wincode",
+        "musli",
+        "speedy",
+        "minicbor",
+        "msgpacker",
+    ];
+    let study = study();
+    let configs: Vec<_> = study
+        .configs()
+        .iter()
+        .filter(|c| names.contains(&c.info.engine.as_str()))
+        .collect();
+    assert!(!configs.is_empty());
+    for config in configs {
+        let name = config.info.name();
+        let mut work = config.workload().unwrap();
+        let payloads = work.payloads().unwrap();
+        for index in 0..INPUTS_FULL {
+            let input = corrupt_input(index, config.info.format, &payloads);
+            let mut bytes = input.bytes.clone();
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                work.decode_damaged(&mut bytes, input.order)
+            }));
+            assert!(
+                outcome.is_ok(),
+                "{name} panicked on input {index} ({}: {})",
+                input.mutation.as_str(),
+                input.what
+            );
+        }
+    }
+}

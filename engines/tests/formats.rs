@@ -112,8 +112,8 @@ fn every_configuration_round_trips_every_order() {
     }
 }
 
-/// Only fory keeps shared references across a round trip; an engine that starts keeping them
-/// (or fory that stops) changes what its configuration's notes must say.
+/// Only fory and rkyv keep shared references across a round trip; an engine that starts keeping
+/// them (or one of those that stops) changes what its configuration's notes must say.
 #[test]
 fn shared_references_survive_only_where_the_notes_say_so() {
     let order = &orders()[0];
@@ -182,6 +182,14 @@ fn versions_match_the_pins() {
         ("bincode", x::bincode::VERSION),
         ("postcard", x::postcard::VERSION),
         ("bitcode", x::bitcode::VERSION),
+        ("bincode1", x::bincode1::VERSION),
+        ("borsh", x::borsh::VERSION),
+        ("rkyv", x::rkyv::VERSION),
+        ("wincode", x::wincode::VERSION),
+        ("musli", x::musli::VERSION),
+        ("speedy", x::speedy::VERSION),
+        ("minicbor", x::minicbor::VERSION),
+        ("msgpacker", x::msgpacker::VERSION),
     ];
     for (krate, version) in adapters {
         assert_eq!(

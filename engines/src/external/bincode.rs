@@ -30,12 +30,7 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Bincode {
         })
         .map_err(CodecError::decode)?;
         // bincode stops after the value; bytes after it mean the payload is not one Order.
-        if read != bytes.len() {
-            return Err(CodecError::decode_at(
-                read,
-                format_args!("{} trailing bytes after the value", bytes.len() - read),
-            ));
-        }
+        super::whole(read, bytes.len())?;
         Ok(value)
     }
 }

@@ -13,16 +13,28 @@
 
 #[cfg(feature = "bincode")]
 pub mod bincode;
+#[cfg(feature = "bincode1")]
+pub mod bincode1;
 #[cfg(feature = "bitcode")]
 pub mod bitcode;
+#[cfg(feature = "borsh")]
+pub mod borsh;
 #[cfg(feature = "ciborium")]
 pub mod ciborium;
 #[cfg(feature = "fory")]
 pub mod fory;
+#[cfg(feature = "minicbor")]
+pub mod minicbor;
+#[cfg(feature = "msgpacker")]
+pub mod msgpacker;
+#[cfg(feature = "musli")]
+pub mod musli;
 #[cfg(feature = "postcard")]
 pub mod postcard;
 #[cfg(feature = "prost")]
 pub mod prost;
+#[cfg(feature = "rkyv")]
+pub mod rkyv;
 #[cfg(feature = "rmp-serde")]
 pub mod rmp_serde;
 pub mod serde_json;
@@ -30,6 +42,10 @@ pub mod serde_json;
 pub mod simd_json;
 #[cfg(feature = "sonic-rs")]
 pub mod sonic_rs;
+#[cfg(feature = "speedy")]
+pub mod speedy;
+#[cfg(feature = "wincode")]
+pub mod wincode;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -57,6 +73,8 @@ pub fn serde_engines<T: SerdeValue>() -> Vec<Engine<T>> {
     all.push(ciborium::engine(SerdeBytes::Seq));
     #[cfg(feature = "bincode")]
     all.push(bincode::engine(SerdeBytes::Seq));
+    #[cfg(feature = "bincode1")]
+    all.push(bincode1::engine(SerdeBytes::Seq));
     #[cfg(feature = "postcard")]
     all.push(postcard::engine(SerdeBytes::Seq));
     #[cfg(feature = "bitcode")]
@@ -66,8 +84,8 @@ pub fn serde_engines<T: SerdeValue>() -> Vec<Engine<T>> {
 
 impl<T: SerdeValue> StudyOf<T> {
     /// Adds every serde engine serprof ships (those of this build's features) on `T`: JSON
-    /// (serde_json, sonic-rs, simd-json) and binary (rmp-serde, ciborium, bincode, postcard,
-    /// bitcode), each as serde comes.
+    /// (serde_json, sonic-rs, simd-json) and binary (rmp-serde, ciborium, bincode, bincode 1,
+    /// postcard, bitcode), each as serde comes.
     pub fn serde_engines(self) -> Self {
         serde_engines()
             .into_iter()
@@ -90,5 +108,19 @@ fn described<T: Value, C: crate::Codec<T> + 'static>(
     match name {
         "serde_json" => engine,
         feature => engine.feature(feature),
+    }
+}
+
+/// The error of a decode that stopped before the end of the payload: the bytes after the value
+/// mean the payload is not one value.
+#[allow(dead_code)]
+fn whole(read: usize, len: usize) -> Result<(), crate::codec::CodecError> {
+    if read == len {
+        Ok(())
+    } else {
+        Err(crate::codec::CodecError::decode_at(
+            read,
+            format_args!("{} trailing bytes after the value", len - read),
+        ))
     }
 }

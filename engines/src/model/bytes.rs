@@ -13,9 +13,12 @@ use base64::Engine as _;
 use serde::de::{self, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+engine_derives! {
 /// The bytes of a `byte[]`.
 #[derive(Clone, PartialEq, Eq, Hash, Default)]
-pub struct ByteArray(pub Vec<u8>);
+#[cfg_attr(feature = "musli", musli(transparent))]
+pub struct ByteArray(#[cfg_attr(feature = "musli", musli(bytes))] pub Vec<u8>);
+}
 
 impl fmt::Debug for ByteArray {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

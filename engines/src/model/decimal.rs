@@ -16,10 +16,13 @@ use std::fmt;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+engine_derives! {
 /// An exact decimal number with two fraction digits, stored as cents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[cfg_attr(feature = "musli", musli(transparent))]
 pub struct Decimal {
     pub cents: i64,
+}
 }
 
 /// Writes the decimal digits of `n` into `buf` so that they end just before `end`, from the last

@@ -4,6 +4,19 @@
 //! Serde derives here follow the Jackson mapping as far as serde allows; see [`Decimal`] and
 //! [`ByteArray`] for the two places where the wire form depends on the engine.
 
+/// Puts the derives of the engines that derive their traits on the model's own types (rkyv,
+/// borsh, wincode, Müsli) on every item it wraps, each behind its engine's feature. Their
+/// field and container options stay on the items.
+macro_rules! engine_derives {
+    ($($item:item)*) => {$(
+        #[cfg_attr(feature = "rkyv", derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize))]
+        #[cfg_attr(feature = "borsh", derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
+        #[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
+        #[cfg_attr(feature = "musli", derive(musli::Encode, musli::Decode))]
+        $item
+    )*};
+}
+
 pub mod bytes;
 pub mod decimal;
 pub mod order;

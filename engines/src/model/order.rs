@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{ByteArray, Decimal};
 
+engine_derives! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
@@ -87,9 +88,29 @@ pub struct Product {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
+// rkyv: the recursive field omits the derive's bounds (they would never resolve); the
+// serializer, deserializer and validator capabilities it needs are stated instead.
+#[cfg_attr(
+    feature = "rkyv",
+    rkyv(
+        serialize_bounds(
+            __S: rkyv::ser::Writer + rkyv::ser::Allocator + rkyv::ser::Sharing,
+            <__S as rkyv::rancor::Fallible>::Error: rkyv::rancor::Source,
+        ),
+        deserialize_bounds(
+            __D: rkyv::de::Pooling,
+            <__D as rkyv::rancor::Fallible>::Error: rkyv::rancor::Source,
+        ),
+        bytecheck(bounds(
+            __C: rkyv::validation::ArchiveContext + rkyv::validation::SharedContext,
+            <__C as rkyv::rancor::Fallible>::Error: rkyv::rancor::Source,
+        ))
+    )
+)]
 pub struct Category {
     pub id: i64,
     pub name: String,
+    #[cfg_attr(feature = "rkyv", rkyv(omit_bounds))]
     pub parent: Option<Arc<Category>>,
 }
 
@@ -103,6 +124,7 @@ pub enum OrderStatus {
     Shipped,
     Delivered,
     Cancelled,
+}
 }
 
 impl OrderStatus {
@@ -143,11 +165,17 @@ pub type OrderedMap<K, V> = IndexMap<K, V, FixedHasher>;
 /// An insertion-ordered set with the [`FixedHasher`].
 pub type OrderedSet<T> = IndexSet<T, FixedHasher>;
 
+engine_derives! {
 /// Insertion-ordered attributes (Java's `LinkedHashMap`). Equality is order-sensitive: an engine
 /// that reorders entries does not round-trip.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct Attributes(pub OrderedMap<String, String>);
+#[cfg_attr(feature = "musli", musli(transparent))]
+pub struct Attributes(
+    #[cfg_attr(feature = "musli", musli(with = crate::external::musli::ordered_map))]
+    pub OrderedMap<String, String>,
+);
+}
 
 impl PartialEq for Attributes {
     fn eq(&self, other: &Self) -> bool {
@@ -155,10 +183,16 @@ impl PartialEq for Attributes {
     }
 }
 
+engine_derives! {
 /// An insertion-ordered set of tags (Java's `LinkedHashSet`); order-sensitive equality.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct Tags(pub OrderedSet<String>);
+#[cfg_attr(feature = "musli", musli(transparent))]
+pub struct Tags(
+    #[cfg_attr(feature = "musli", musli(with = crate::external::musli::ordered_set))]
+    pub OrderedSet<String>,
+);
+}
 
 impl PartialEq for Tags {
     fn eq(&self, other: &Self) -> bool {

@@ -68,7 +68,8 @@ const NO_SHARING: &str = "shared references not kept";
     feature = "ciborium",
     feature = "bincode",
     feature = "postcard",
-    feature = "bitcode"
+    feature = "bitcode",
+    feature = "bincode1"
 ))]
 fn both_ways(
     make: fn(SerdeBytes) -> Engine<Order>,
@@ -154,6 +155,40 @@ pub fn engines() -> Vec<Engine<Order>> {
         external::bitcode::engine,
         "serde API (bitcode's own derive rejects the recursive Category); returns an owned Vec, copied into the buffer; Vec<u8> as serde's sequence; prices as i64 cents; shared references not kept",
         "serde API (bitcode's own derive rejects the recursive Category); returns an owned Vec, copied into the buffer; byte arrays through serialize_bytes, which bitcode's serde writes and reads as the same u8 sequence: a control, equal to `bitcode`; prices as i64 cents; shared references not kept",
+    ));
+    #[cfg(feature = "bincode1")]
+    all.extend(both_ways(
+        external::bincode1::engine,
+        "bincode 1.3.3 serde API, bincode1::serialize's format (fixed-width integers, u64 lengths, no field names), trailing bytes rejected; Vec<u8> as serde's sequence; prices as i64 cents; shared references not kept",
+        "bincode 1.3.3 serde API, fixed-width integers; byte arrays through serialize_bytes (the same bytes as the sequence: u64 length, then the bytes); prices as i64 cents; shared references not kept",
+    ));
+    #[cfg(feature = "borsh")]
+    all.push(external::borsh::engine().notes(
+        "borsh's derives on the model (features rc, indexmap): fixed-width integers, u32 lengths, Vec<u8> in bulk, attributes and tags in insertion order; prices as i64 cents; shared references not kept (rc decodes each Arc separately)",
+    ));
+    #[cfg(feature = "rkyv")]
+    all.push(external::rkyv::engine().notes(
+        "rkyv's derives on the model (feature indexmap-2): archive written in place, then validated with bytecheck (rkyv::access) and deserialized into owned values (not read in place); copied into an aligned buffer only when the payload is misaligned; prices as i64 cents; shared references kept (each Arc archived once)",
+    ));
+    #[cfg(feature = "wincode")]
+    all.push(external::wincode::engine().notes(
+        "wincode's derives on the model (feature indexmap), default configuration: bincode 1's layout (fixed-width integers, u64 lengths, u32 enum tags), Vec<u8> as a memcpy, trailing bytes rejected; prices as i64 cents; shared references not kept",
+    ));
+    #[cfg(feature = "musli")]
+    all.push(external::musli::engine().notes(
+        "Müsli's derives on the model, musli::storage (varints, fields by position); byte arrays as #[musli(bytes)]; attributes and tags through small with-modules of ours (no IndexMap impls); prices as i64 cents; shared references not kept",
+    ));
+    #[cfg(feature = "speedy")]
+    all.push(external::speedy::engine().notes(
+        "speedy, little endian, through Readable/Writable impls of ours (speedy has no Arc impls): fixed-width integers, u32 lengths, Vec<u8> as a memcpy, attributes and tags in insertion order (feature indexmap_v2); sized first, then written in place; trailing bytes rejected; prices as i64 cents; shared references not kept",
+    ));
+    #[cfg(feature = "minicbor")]
+    all.push(external::minicbor::engine().notes(
+        "CBOR through Encode/Decode impls of ours on minicbor's encoder and decoder (its derive has no Arc, IndexMap or IndexSet): structs as arrays without field names, byte arrays as CBOR byte strings, attributes as a map in insertion order; trailing bytes rejected; prices as i64 cents; shared references not kept",
+    ));
+    #[cfg(feature = "msgpacker")]
+    all.push(external::msgpacker::engine().notes(
+        "MessagePack through Packable/Unpackable impls of ours (msgpacker has no Arc impls): structs as bare field sequences (its derive's layout), byte arrays as bin, attributes as a map in insertion order; collections decoded without trusting their lengths (msgpacker's own Vec decoder reserves them up front); trailing bytes rejected; prices as i64 cents; shared references not kept",
     ));
     all
 }

@@ -1,0 +1,47 @@
+//! bincode 1: the original bincode format (fixed-width little-endian integers, u64 lengths),
+//! through serde, beside bincode 2.
+
+use bincode1::Options;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::codec::{Codec, CodecError};
+use crate::model::{with_serde_bytes, SerdeBytes};
+
+/// Exact version pinned in engines/Cargo.toml (the crate is renamed `bincode1` there).
+pub const VERSION: &str = "1.3.3";
+
+/// bincode 1.3.3 in the format of `bincode1::serialize` (fixint, little endian), rejecting
+/// trailing bytes; byte arrays as `bytes`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Bincode1 {
+    pub bytes: SerdeBytes,
+}
+
+/// `bincode1::serialize`'s options, except that bytes after the value are an error.
+fn options() -> impl Options {
+    bincode1::DefaultOptions::new().with_fixint_encoding()
+}
+
+impl<T: Serialize + DeserializeOwned> Codec<T> for Bincode1 {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        with_serde_bytes(self.bytes, || options().serialize_into(&mut *out, value))
+            .map_err(CodecError::encode)
+    }
+
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
+        with_serde_bytes(self.bytes, || options().deserialize(bytes)).map_err(CodecError::decode)
+    }
+}
+
+/// bincode 1 as a study's engine on `T`, byte arrays written as `bytes`.
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+    super::described("bincode1", VERSION, "bincode|serde(_core)?::", move || {
+        Bincode1 { bytes }
+    })
+}
+
+// What bincode 1 cannot do for the Order model: what bincode 2 cannot (not self-describing, no
+// decimal type, shared references rebuilt as copies); on top, every integer and length takes its
+// full width (a `u64` for every string length), and `Vec<u8>` is the same bytes either way
+// (u64 length, then the bytes): `+bytes` changes only the speed.
