@@ -102,8 +102,8 @@ impl<T: Reflect> List for Vec<T> {
 pub trait Reflect: Any {
     /// The class of this value.
     fn class(&self) -> &'static Class;
-    /// This value as the receiver of a method invocation. (Trait upcasting from `dyn Reflect`
-    /// to `dyn Any` needs Rust 1.86; the workspace supports 1.85.)
+    /// This value as the receiver of a method invocation (an explicit method rather than trait
+    /// upcasting from `dyn Reflect` to `dyn Any`, which is stable from Rust 1.86).
     fn as_any(&self) -> &dyn Any;
 }
 
