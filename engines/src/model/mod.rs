@@ -19,6 +19,8 @@ macro_rules! engine_derives {
 
 pub mod bytes;
 pub mod decimal;
+#[cfg(feature = "musli")]
+pub mod musli_with;
 pub mod order;
 pub mod sample;
 

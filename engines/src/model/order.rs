@@ -172,7 +172,7 @@ engine_derives! {
 #[serde(transparent)]
 #[cfg_attr(feature = "musli", musli(transparent))]
 pub struct Attributes(
-    #[cfg_attr(feature = "musli", musli(with = crate::external::musli::ordered_map))]
+    #[cfg_attr(feature = "musli", musli(with = crate::model::musli_with::ordered_map))]
     pub OrderedMap<String, String>,
 );
 }
@@ -189,7 +189,7 @@ engine_derives! {
 #[serde(transparent)]
 #[cfg_attr(feature = "musli", musli(transparent))]
 pub struct Tags(
-    #[cfg_attr(feature = "musli", musli(with = crate::external::musli::ordered_set))]
+    #[cfg_attr(feature = "musli", musli(with = crate::model::musli_with::ordered_set))]
     pub OrderedSet<String>,
 );
 }
