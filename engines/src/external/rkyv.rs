@@ -34,7 +34,7 @@ impl Codec<Order> for Rkyv {
     fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
         // The validator rejects unaligned pointers; a heap buffer is aligned in practice but not
         // by contract, so copy only when it is not.
-        let bytes: &[u8] = if bytes.as_ptr() as usize % ALIGN == 0 {
+        let bytes: &[u8] = if (bytes.as_ptr() as usize).is_multiple_of(ALIGN) {
             bytes
         } else {
             self.aligned.clear();

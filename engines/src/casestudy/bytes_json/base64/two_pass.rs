@@ -148,7 +148,7 @@ fn decode(input: &[u8], start: usize, end: usize, digits: usize) -> Result<Vec<u
         last_at = at;
     }
     // Bits left over from a partial group must be zero.
-    if position % 4 != 0 && pending != 0 {
+    if !position.is_multiple_of(4) && pending != 0 {
         return Err(ReadError::new(last_at, TRAILING_BITS));
     }
     Ok(out)
