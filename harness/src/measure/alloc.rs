@@ -216,7 +216,7 @@ fn walk_frame_pointers(out: &mut [usize; MAX_FRAMES], lo: usize, hi: usize) -> u
         fp = 0;
     }
     let mut n = 0;
-    while n < MAX_FRAMES && fp != 0 && fp % 8 == 0 && fp >= lo && fp + 16 <= hi {
+    while n < MAX_FRAMES && fp != 0 && fp.is_multiple_of(8) && fp >= lo && fp + 16 <= hi {
         // SAFETY: `fp` lies inside this thread's stack (checked above), and with frame pointers
         // each frame starts with [saved fp, return address].
         let (next, ret) = unsafe { (*(fp as *const usize), *((fp + 8) as *const usize)) };

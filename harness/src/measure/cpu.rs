@@ -380,7 +380,7 @@ impl Batches {
         // The first `overhead_pairs` pairs alternate sampled and unsampled batches; after them
         // every batch is sampled, until the target.
         let pairing = self.pairs.len() < plan.overhead_pairs;
-        let sampled_first = self.pairs.len() % 2 == 0 || !pairing;
+        let sampled_first = self.pairs.len().is_multiple_of(2) || !pairing;
         let mut pair = [0.0; 2];
         let order: &[bool] = if !pairing {
             &[true]

@@ -247,7 +247,11 @@ mod tests {
             }
             for u in order {
                 let k = samples.len();
-                let state = if (k / flip) % 2 == 0 { 1.0 } else { 1.6 };
+                let state = if (k / flip).is_multiple_of(2) {
+                    1.0
+                } else {
+                    1.6
+                };
                 let ns = true_ns[u] * state * (1.0 + 0.01 * noise(&mut seed));
                 samples.push(Sample { unit: u, ns });
             }

@@ -220,7 +220,7 @@ mod tests {
         let sampler: Sampler = std::rc::Rc::new(move |id: &ConfigId| {
             let k = seen.get();
             seen.set(k + 1);
-            let state = if (k / 5) % 2 == 0 { 1.0 } else { 1.6 };
+            let state = if (k / 5).is_multiple_of(2) { 1.0 } else { 1.6 };
             let base = if id.config == "bitcode" { 300.0 } else { 100.0 };
             Some(base * state)
         });
@@ -323,7 +323,7 @@ mod tests {
                 let k = clock.get();
                 clock.set(k + 1);
                 // Both lanes' samples of a step read the state at an even tick.
-                let state = if (k / 6) % 2 == 0 { 1.0 } else { 1.7 };
+                let state = if (k / 6).is_multiple_of(2) { 1.0 } else { 1.7 };
                 Some(100.0 * slower * state)
             })
         };
