@@ -85,12 +85,103 @@ def num(x, digits=0):
     return "" if x is None else f"{x:,.{digits}f}"
 
 
-def table(study):
+OPS = ("serialize", "deserialize", "access", "validated-access")
+
+
+def load(study):
     sdir = os.path.join(KEPT, study)
     rows = []
     for config in sorted(os.listdir(sdir)):
         with open(os.path.join(sdir, config, "result.json")) as f:
             rows.append(json.load(f))
+    return rows
+
+
+def split(config):
+    """`postcard.serialize` -> ("postcard", "serialize"); a round trip's operation is ""."""
+    for op in OPS:
+        if config.endswith("." + op):
+            return config[: -len(op) - 1], op
+    return config, ""
+
+
+def cell(r):
+    """A row's median time, or why there is none."""
+    if r is None:
+        return ""
+    t = r.get("time_ns")
+    return fmt_ns(t["median"]) if t else "failed"
+
+
+def note(m):
+    s = m.get("settings", {})
+    cpu = m.get("machine", {}).get("cpu_model", "?")
+    return (
+        f"{s.get('processes', '?')} lock-step timing children per configuration, thread CPU time, "
+        f"one {m.get('machine', {}).get('cpus', '?')}-CPU {cpu} machine"
+    )
+
+
+def engines_table(rows, m):
+    """The formats study: one line per engine, its operations side by side."""
+    by = {}
+    for r in rows:
+        engine, op = split(r["config"])
+        by.setdefault(engine, {})[op] = r
+    timed = [e for e in by if (by[e].get("") or {}).get("time_ns")]
+    timed.sort(key=lambda e: by[e][""]["time_ns"]["median"])
+    fastest = by[timed[0]][""]["time_ns"]["median"] if timed else None
+    out = [
+        "| engine | round trip [95% CI] | x fastest | serialize | deserialize | payload B | zlib B | zstd B | allocs/op |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for e in timed + sorted(set(by) - set(timed)):
+        ops = by[e]
+        rt = ops.get("") or {}
+        t = rt.get("time_ns")
+        z = rt.get("compressed") or {}
+        alloc = rt.get("alloc") or {}
+        time = (
+            f"{fmt_ns(t['median'])} [{fmt_ns(t['ci95'][0])}, {fmt_ns(t['ci95'][1])}]"
+            if t
+            else "not timed: see its result.json"
+        )
+        ratio = f"{t['median'] / fastest:.2f}" if t else ""
+        out.append(
+            f"| `{e}` | {time} | {ratio} | {cell(ops.get('serialize'))} | {cell(ops.get('deserialize'))} "
+            f"| {num(rt.get('payload_bytes'))} | {num(z.get('zlib'))} | {num(z.get('zstd'))} "
+            f"| {num(alloc.get('allocs_per_op'), 1)} |"
+        )
+    access = [
+        (e, op, ops[op])
+        for e, ops in sorted(by.items())
+        for op in ("access", "validated-access")
+        if op in ops
+    ]
+    levels = next((r["compressed"] for r in rows if r.get("compressed")), {})
+    text = (
+        "\n".join(out)
+        + "\n\n"
+        + note(m)
+        + f"; payloads are each Order's, zlib at level {levels.get('zlib_level', '?')} and zstd at level "
+        + f"{levels.get('zstd_level', '?')}, each payload compressed on its own.\n"
+    )
+    if access:
+        text += "\nReading the payload in place, without building an Order (every field read):\n\n"
+        text += "| configuration | time [95% CI] |\n|---|---:|\n"
+        for e, op, r in access:
+            t = r.get("time_ns")
+            time = f"{fmt_ns(t['median'])} [{fmt_ns(t['ci95'][0])}, {fmt_ns(t['ci95'][1])}]" if t else "failed"
+            text += f"| `{e}.{op}` | {time} |\n"
+    return text
+
+
+def table(study):
+    rows = load(study)
+    with open(os.path.join(KEPT, "run.json")) as f:
+        m = json.load(f)
+    if study == "formats":
+        return engines_table(rows, m)
     timed = [r for r in rows if r.get("time_ns")]
     fastest = min((r["time_ns"]["median"] for r in timed), default=None)
     timed.sort(key=lambda r: r["time_ns"]["median"])
@@ -108,19 +199,15 @@ def table(study):
             f"| {t['median'] / fastest:.2f} | {num(r.get('payload_bytes'))} | {num(alloc.get('allocs_per_op'), 1)} "
             f"| {'' if match is None else f'{match:.1f}%'} |"
         )
-    failed = [r for r in rows if not r.get("time_ns")]
-    for r in failed:
-        out.append(f"| `{r['config']}` | not timed: see its result.json | | | | |")
-    with open(os.path.join(KEPT, "run.json")) as f:
-        m = json.load(f)
-    s = m.get("settings", {})
-    cpu = m.get("machine", {}).get("cpu_model", "?")
-    note = (
-        f"{s.get('processes', '?')} lock-step timing children per configuration, thread CPU time, "
-        f"one {m.get('machine', {}).get('cpus', '?')}-CPU {cpu} machine; `match %`: the share of CPU samples "
-        f"in the study's question frames."
+    for r in rows:
+        if not r.get("time_ns"):
+            out.append(f"| `{r['config']}` | not timed: see its result.json | | | | |")
+    return (
+        "\n".join(out)
+        + "\n\n"
+        + note(m)
+        + "; `match %`: the share of CPU samples in the study's question frames.\n"
     )
-    return "\n".join(out) + "\n\n" + note + "\n"
 
 
 def main():

@@ -110,6 +110,31 @@ pub trait Codec<T>: Send {
     fn decodes_in_place(&self) -> bool {
         false
     }
+
+    /// A zero-copy engine's validated access: checks the whole payload with the engine's
+    /// validator, then reads every field where it lies, without building a value, and returns
+    /// the study's digest of what it read (see [`crate::model::Digest`]: verification compares
+    /// it with the digest of the value the payload holds). The default says the engine has no
+    /// such access; an engine that has one says so to its study with
+    /// [`crate::study::Engine::access`].
+    fn access(&mut self, bytes: &[u8]) -> Result<u64, CodecError> {
+        let _ = bytes;
+        Err(CodecError::setup(
+            "this engine does not read payloads in place",
+        ))
+    }
+
+    /// The same access without validation, where the engine has an unchecked path. The
+    /// default is the validated [`Codec::access`].
+    ///
+    /// # Safety
+    ///
+    /// `bytes` must be a payload this codec's `encode` wrote, unchanged: an unchecked read of
+    /// anything else may be undefined behaviour. serprof calls it only on the payloads it
+    /// encoded before the measured loop, never on damaged input.
+    unsafe fn access_unchecked(&mut self, bytes: &[u8]) -> Result<u64, CodecError> {
+        self.access(bytes)
+    }
 }
 
 #[cfg(test)]

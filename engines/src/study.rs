@@ -459,6 +459,8 @@ pub struct Engine<T> {
     frames: String,
     notes: String,
     feature: Option<String>,
+    /// The in-place access operations it has besides the study's ([`Engine::access`]).
+    access: Vec<Operation>,
     make: MakeCodec<T>,
 }
 
@@ -472,6 +474,7 @@ impl<T> Clone for Engine<T> {
             frames: self.frames.clone(),
             notes: self.notes.clone(),
             feature: self.feature.clone(),
+            access: self.access.clone(),
             make: Arc::clone(&self.make),
         }
     }
@@ -497,6 +500,7 @@ impl<T: Value> Engine<T> {
             frames: format!("{}::", regex::escape(&krate)),
             notes: String::new(),
             feature: None,
+            access: Vec::new(),
             make: Arc::new(move || make().map(|c| Box::new(c) as Box<dyn Codec<T>>)),
             name,
         }
@@ -531,6 +535,18 @@ impl<T: Value> Engine<T> {
     #[doc(hidden)]
     pub fn feature(mut self, feature: impl Into<String>) -> Self {
         self.feature = Some(feature.into());
+        self
+    }
+
+    /// A zero-copy engine's in-place reads, each a configuration of its own beside the study's
+    /// operations (`ENGINE.access`, `ENGINE.validated-access`): [`Operation::Access`] through
+    /// [`Codec::access_unchecked`], [`Operation::ValidatedAccess`] through [`Codec::access`].
+    /// The study checks them against its digest ([`StudyOf::digest`]).
+    pub fn access(mut self, operations: impl IntoIterator<Item = Operation>) -> Self {
+        self.access = operations
+            .into_iter()
+            .filter(|o| matches!(o, Operation::Access | Operation::ValidatedAccess))
+            .collect();
         self
     }
 
@@ -607,6 +623,13 @@ impl<T: Value> StudyOf<T> {
         self
     }
 
+    /// The digest of a value that an engine's in-place access must read from its payload
+    /// ([`Engine::access`]): every field, as [`crate::model::Digest`] combines them.
+    pub fn digest(mut self, digest: impl Fn(&T) -> u64 + Send + Sync + 'static) -> Self {
+        self.checks.digest = Some(Arc::new(digest));
+        self
+    }
+
     /// Records whether decoded values keep their shared references (`Arc`s that pointed to
     /// one allocation); never a failure.
     pub fn shared_references(mut self, check: impl Fn(&T) -> bool + Send + Sync + 'static) -> Self {
@@ -661,6 +684,9 @@ impl<T: Value> StudyOf<T> {
     /// The configuration of `engine` on `operation`.
     fn config(&self, engine: &Engine<T>, operation: Operation) -> Config {
         let config = match (operation, self.operations.len()) {
+            (Operation::Access | Operation::ValidatedAccess, _) => {
+                format!("{}.{}", engine.name, operation.as_str())
+            }
             (Operation::RoundTrip | Operation::Decode, _) | (_, 1) => engine.name.clone(),
             (op, _) => format!("{}.{}", engine.name, op.as_str()),
         };
@@ -700,8 +726,12 @@ impl<T: Value> StudyOf<T> {
 impl<T: Value> From<StudyOf<T>> for Study {
     fn from(s: StudyOf<T>) -> Study {
         let mut configs = Vec::new();
+        // A corrupt study decodes damaged payloads: an in-place access (unchecked reads
+        // among them) never sees them.
+        let measured = s.study.info.kind == StudyKind::Measured;
         for engine in &s.engines {
-            for &op in &s.operations {
+            let access = if measured { &engine.access[..] } else { &[] };
+            for &op in s.operations.iter().chain(access) {
                 configs.push(s.config(engine, op));
             }
         }
@@ -810,6 +840,57 @@ mod tests {
             w.loop_function(),
             "serprof_engines::workload::deserialize_loop"
         );
+    }
+
+    /// `Text`, reading its payload in place: the digest is the parsed number's bits, or (when
+    /// `wrong`) one more.
+    struct Peek {
+        wrong: bool,
+    }
+    impl Codec<Point> for Peek {
+        fn encode(&mut self, v: &Point, out: &mut Vec<u8>) -> Result<(), CodecError> {
+            Text.encode(v, out)
+        }
+        fn decode(&mut self, bytes: &mut [u8]) -> Result<Point, CodecError> {
+            Text.decode(bytes)
+        }
+        fn access(&mut self, bytes: &[u8]) -> Result<u64, CodecError> {
+            let x: f64 = std::str::from_utf8(bytes)
+                .map_err(CodecError::decode)?
+                .parse()
+                .map_err(CodecError::decode)?;
+            Ok(x.to_bits() + u64::from(self.wrong))
+        }
+    }
+
+    #[test]
+    fn access_configurations_are_checked_against_the_digest_and_kept_out_of_corrupt_studies() {
+        let study = |wrong: bool| -> Study {
+            Study::new("points", "q")
+                .dataset(|| vec![Point { x: 1.5 }, Point { x: -2.0 }])
+                .engine(
+                    Engine::new("peek", move || Ok(Peek { wrong }))
+                        .access([Operation::ValidatedAccess, Operation::RoundTrip]),
+                )
+                .digest(|p: &Point| p.x.to_bits())
+                .into()
+        };
+        let right = study(false);
+        let names: Vec<String> = right.configs().iter().map(|c| c.info.name()).collect();
+        assert_eq!(names, ["points/peek", "points/peek.validated-access"]);
+        let mut w = right.configs()[1].workload().unwrap();
+        w.verify().unwrap();
+        w.run(5).unwrap();
+        assert_eq!(w.loop_function(), "serprof_engines::workload::access_loop");
+        let wrong = study(true);
+        let err = wrong.configs()[1].workload().unwrap().verify().unwrap_err();
+        assert!(err.to_string().contains("digest"), "{err}");
+        let corrupt: Study = Study::new("broken", "q")
+            .dataset(|| vec![Point { x: 1.5 }])
+            .engine(Engine::new("peek", || Ok(Peek { wrong: false })).access([Operation::Access]))
+            .corrupt()
+            .into();
+        assert_eq!(corrupt.configs().len(), 1);
     }
 
     /// A codec that changes what it decodes: `Forget` drops the label, `Nudge` moves `x` by one

@@ -35,6 +35,11 @@ pub enum Operation {
     Decode,
     /// Parse a stored payload (a document's JSON text, or its transcoding) into a value.
     Parse,
+    /// Read every field of a stored payload where it lies, unvalidated (zero-copy engines).
+    Access,
+    /// Validate a stored payload, then read every field where it lies (zero-copy engines).
+    #[serde(rename = "validated-access")]
+    ValidatedAccess,
 }
 
 impl Operation {
@@ -46,6 +51,8 @@ impl Operation {
             Operation::Deserialize => "deserialize",
             Operation::Decode => "decode",
             Operation::Parse => "parse",
+            Operation::Access => "access",
+            Operation::ValidatedAccess => "validated-access",
         }
     }
 }
@@ -126,7 +133,13 @@ pub struct Checks<T> {
     pub verify_with: Option<PairCheck<T>>,
     /// Whether a decoded value kept its shared references (recorded, never a failure).
     pub shares_references: Option<Property<T>>,
+    /// The digest of a value that an engine's in-place access must return for its payload
+    /// (the access operations' check).
+    pub digest: Option<Digester<T>>,
 }
+
+/// A value's digest (see [`crate::model::Digest`]).
+pub type Digester<T> = Arc<dyn Fn(&T) -> u64 + Send + Sync>;
 
 impl<T> Default for Checks<T> {
     fn default() -> Self {
@@ -134,6 +147,7 @@ impl<T> Default for Checks<T> {
             describe: None,
             verify_with: None,
             shares_references: None,
+            digest: None,
         }
     }
 }
@@ -144,6 +158,7 @@ impl<T> Clone for Checks<T> {
             describe: self.describe.clone(),
             verify_with: self.verify_with.clone(),
             shares_references: self.shares_references.clone(),
+            digest: self.digest.clone(),
         }
     }
 }
@@ -234,6 +249,36 @@ impl<T: Value> Values<T> {
             .map_err(|error| VerifyError::Decode { index, error })
     }
 
+    /// For the access loops: reading value `index`'s payload (in `buf`, just encoded) in place
+    /// must give the digest of the value.
+    fn check_access(&mut self, index: usize) -> Result<(), VerifyError> {
+        let Some(digest) = &self.checks.digest else {
+            return Err(VerifyError::Check {
+                index,
+                message: "the study gives no digest to check an access against \
+                          (`StudyOf::digest`)"
+                    .into(),
+            });
+        };
+        let expected = digest(&self.data[index]);
+        let read = match self.operation {
+            // SAFETY: `buf` holds the payload this codec's `encode` wrote for value `index`.
+            Operation::Access => unsafe { self.codec.access_unchecked(&self.buf) },
+            _ => self.codec.access(&self.buf),
+        }
+        .map_err(|error| VerifyError::Decode { index, error })?;
+        if read != expected {
+            return Err(VerifyError::Check {
+                index,
+                message: format!(
+                    "reading the payload in place gave digest {read:#018x}, the value's is \
+                     {expected:#018x}: the access reads other fields than the digest does"
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// For the deserialize loop, which decodes stored payloads where they are: the engine must
     /// leave its input as it was (an engine that parses in place says so, and its loop copies).
     fn check_reads_only(&mut self, index: usize) -> Result<(), VerifyError> {
@@ -288,6 +333,12 @@ impl<T: Value> Workload for Values<T> {
             if self.operation == Operation::Deserialize && !self.in_place {
                 self.check_reads_only(index)?;
             }
+            if matches!(
+                self.operation,
+                Operation::Access | Operation::ValidatedAccess
+            ) {
+                self.check_access(index)?;
+            }
             let original = &self.data[index];
             if *original != back {
                 match self.differs(index, original, &back) {
@@ -331,6 +382,16 @@ impl<T: Value> Workload for Values<T> {
     fn run(&mut self, n: u64) -> Result<(), CodecError> {
         // Chosen once per call, outside the loop.
         match self.operation {
+            op @ (Operation::Access | Operation::ValidatedAccess) => {
+                self.encode_all()?;
+                access_loop::<T>(
+                    self.codec.as_mut(),
+                    &self.payloads,
+                    &mut self.next,
+                    n,
+                    op == Operation::ValidatedAccess,
+                )
+            }
             Operation::Deserialize => {
                 self.encode_all()?;
                 deserialize_loop::<T>(
@@ -474,6 +535,37 @@ fn serialize_loop<T>(
         black_box(buf.as_slice());
         Ok(())
     })
+}
+
+/// The access loop: read each stored payload in place (a zero-copy engine's access), keep the
+/// digest. `validated` is chosen once, outside the loop.
+#[inline(never)]
+fn access_loop<T>(
+    codec: &mut dyn Codec<T>,
+    payloads: &[Vec<u8>],
+    next: &mut usize,
+    n: u64,
+    validated: bool,
+) -> Result<(), CodecError> {
+    let mut i = *next;
+    let len = payloads.len();
+    for _ in 0..n {
+        let payload = black_box(payloads[i].as_slice());
+        i += 1;
+        if i == len {
+            i = 0;
+        }
+        let digest = if validated {
+            codec.access(payload)?
+        } else {
+            // SAFETY: every stored payload is one this codec's `encode` wrote (`encode_all`),
+            // unchanged since.
+            unsafe { codec.access_unchecked(payload)? }
+        };
+        black_box(digest);
+    }
+    *next = i;
+    Ok(())
 }
 
 /// The deserialize-only loop: decode each stored payload, drop the value. An engine that only
@@ -756,7 +848,11 @@ impl Workload for Documents {
         // A parse reads its payload (the document as it is, or its transcoding); a serialize
         // or round trip writes what the engine writes.
         let bytes = match self.operation {
-            Operation::Parse | Operation::Decode | Operation::Deserialize => self.payload.len(),
+            Operation::Parse
+            | Operation::Decode
+            | Operation::Deserialize
+            | Operation::Access
+            | Operation::ValidatedAccess => self.payload.len(),
             Operation::Serialize | Operation::RoundTrip => out.len(),
         };
         Ok(Verified {
@@ -768,7 +864,11 @@ impl Workload for Documents {
 
     fn run(&mut self, n: u64) -> Result<(), CodecError> {
         let body = match self.operation {
-            Operation::Parse | Operation::Decode | Operation::Deserialize => parse_loop,
+            Operation::Parse
+            | Operation::Decode
+            | Operation::Deserialize
+            | Operation::Access
+            | Operation::ValidatedAccess => parse_loop,
             Operation::Serialize => document_serialize_loop,
             Operation::RoundTrip => document_roundtrip_loop,
         };
@@ -817,6 +917,7 @@ pub fn values_loop(operation: Operation) -> &'static str {
     match operation {
         Operation::RoundTrip => "serprof_engines::workload::roundtrip_loop",
         Operation::Deserialize => "serprof_engines::workload::deserialize_loop",
+        Operation::Access | Operation::ValidatedAccess => "serprof_engines::workload::access_loop",
         _ => "serprof_engines::workload::serialize_loop",
     }
 }
@@ -824,9 +925,13 @@ pub fn values_loop(operation: Operation) -> &'static str {
 /// The measured loop of a [`Documents`] workload of `operation`, as valgrind names it.
 pub fn documents_loop(operation: Operation) -> &'static str {
     match operation {
-        Operation::Parse | Operation::Decode | Operation::Deserialize => {
-            "serprof_engines::workload::parse_loop"
-        }
+        // A document is text with no in-place form: the access operations, which no document
+        // configuration has, would parse it.
+        Operation::Parse
+        | Operation::Decode
+        | Operation::Deserialize
+        | Operation::Access
+        | Operation::ValidatedAccess => "serprof_engines::workload::parse_loop",
         Operation::Serialize => "serprof_engines::workload::document_serialize_loop",
         Operation::RoundTrip => "serprof_engines::workload::document_roundtrip_loop",
     }

@@ -11,19 +11,64 @@ use std::sync::Once;
 use serprof_engines::dataset::orders;
 use serprof_engines::model::Order;
 use serprof_engines::studies::{formats, Config};
+use serprof_engines::workload::Operation;
 use serprof_engines::{Codec, Engine};
 
 /// JSON bytes per Order under the Jackson mapping, nulls written, base64: 9,814.14, where Ingo
 /// Kegel's Java and Kotlin article (ej-technologies blog, 2026-08-31) gives 9,814 for Jackson.
 const JACKSON_MEAN_BYTES: f64 = 1_962_828.0 / 200.0;
 
-/// Every configuration of the study with the engine that makes its codec (one operation: the
+/// Every round-trip configuration of the study with the engine that makes its codec (in the
 /// same order).
 fn configurations() -> Vec<(Config, Engine<Order>)> {
     let study = formats::study();
-    let configs = study.configs().to_vec();
+    let configs: Vec<Config> = study
+        .configs()
+        .iter()
+        .filter(|c| c.info.operation == Operation::RoundTrip)
+        .cloned()
+        .collect();
     assert_eq!(configs.len(), formats::engines().len());
     configs.into_iter().zip(formats::engines()).collect()
+}
+
+/// Every configuration, whatever its operation (serialize, deserialize, an in-place access),
+/// passes the verification that runs before it is timed, on all 200 Orders; and each engine
+/// has its serialize and deserialize rows.
+#[test]
+fn every_operation_verifies_on_every_order() {
+    let study = formats::study();
+    let names: Vec<String> = study
+        .configs()
+        .iter()
+        .map(|c| c.info.config.clone())
+        .collect();
+    for engine in formats::engines() {
+        for op in ["serialize", "deserialize"] {
+            let name = format!("{}.{op}", engine.name());
+            assert!(names.contains(&name), "{name} missing from {names:?}");
+        }
+    }
+    #[cfg(feature = "rkyv")]
+    assert!(
+        names.contains(&"rkyv.access".to_string())
+            && names.contains(&"rkyv.validated-access".to_string())
+    );
+    let mut failed = Vec::new();
+    for config in study
+        .configs()
+        .iter()
+        .filter(|c| c.info.operation != Operation::RoundTrip)
+    {
+        let verified = config
+            .workload()
+            .map_err(|e| e.to_string())
+            .and_then(|mut w| w.verify().map_err(|e| e.to_string()));
+        if let Err(e) = verified {
+            failed.push(format!("{}: {e}", config.info.name()));
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
 }
 
 fn build(engine: &Engine<Order>) -> Result<Box<dyn Codec<Order>>, String> {

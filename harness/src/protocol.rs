@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::layout::{self, write_atomic};
 use crate::model::corrupt::InputRecord;
-use crate::model::{AllocStats, ConfigId, CpuStats, Failure, Recording, Settings};
+use crate::model::{AllocStats, CompressedBytes, ConfigId, CpuStats, Failure, Recording, Settings};
 use serprof_engines::verify::Finding;
 
 /// The version of the protocol. Change it whenever a request, a reply or a command line
@@ -248,6 +248,9 @@ impl Request {
 pub struct WorkerReport {
     pub verified: bool,
     pub payload_bytes: Option<f64>,
+    /// The verification recording: the payloads' compressed sizes.
+    #[serde(default)]
+    pub compressed: Option<CompressedBytes>,
     pub shares_references: Option<bool>,
     /// The instructions recording: operations in the counted call of the measured loop.
     #[serde(default)]

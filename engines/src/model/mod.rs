@@ -19,6 +19,7 @@ macro_rules! engine_derives {
 
 pub mod bytes;
 pub mod decimal;
+pub mod digest;
 #[cfg(feature = "musli")]
 pub mod musli_with;
 pub mod order;
@@ -26,6 +27,7 @@ pub mod sample;
 
 pub use bytes::{with_serde_bytes, ByteArray, SerdeBytes};
 pub use decimal::{Decimal, DecimalCents, DecimalError};
+pub use digest::Digest;
 pub use order::{
     Address, Attributes, Category, Customer, FixedHasher, Order, OrderLine, OrderStatus,
     OrderedMap, OrderedSet, Product, Tags,

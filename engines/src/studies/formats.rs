@@ -1,14 +1,17 @@
-//! The `formats` study: every major Rust engine on the Order dataset, round trip, after Ingo
+//! The `formats` study: every major Rust engine on the Order dataset, after Ingo
 //! Kegel, "Java vs. Kotlin: who (de)serializes faster?" (ej-technologies blog, 2026-08-31), which
 //! profiled JSON and binary engines on the same realistic object graph.
 //!
-//! One configuration per engine, named after its crate; every serde binary engine comes twice,
+//! Three configurations per engine: the round trip, named after its crate (`formats/postcard`),
+//! serialize only (`postcard.serialize`) and deserialize only (`postcard.deserialize`); a
+//! zero-copy engine adds its in-place reads (`rkyv.access`, `rkyv.validated-access`). Every
+//! serde binary engine comes twice,
 //! as it comes (`Vec<u8>` as a sequence of integers: serde's default) and with `+bytes` (byte
 //! arrays through `serialize_bytes`, what `serde_bytes` does), because serde's default costs a
 //! binary format as much as JSON costs (postcard 13 vs 6 µs, rmp-serde 71 vs 10, ciborium 200 vs
 //! 18 per round trip). The JSON engines write byte arrays as base64, like Jackson.
 
-use super::{Engine, Study};
+use super::{Budget, Engine, Operation, Study};
 use crate::external;
 use crate::model::{Order, SerdeBytes};
 
@@ -26,11 +29,29 @@ pub fn study() -> Study {
                 "Which engine is fastest on the Order graph, and why",
             )
             .source(SOURCE)
+            // About a hundred configurations: at the run's full CPU settings (1,000 samples,
+            // 24 overhead pairs, ~8 s a configuration) their profiles alone would take over
+            // 12 minutes. With a --quick run's (300 samples, 8 pairs: ~2.5 s) they take about
+            // 4; --quick gets 110 samples and 6 pairs (see the corpus study's budget for why 6).
+            .budget(Budget {
+                processes: 12,
+                quick_processes: 5,
+                cpu_samples: 300,
+                quick_cpu_samples: 110,
+                overhead_pairs: 8,
+                quick_overhead_pairs: 6,
+            })
             .dataset_static("orders", crate::dataset::orders),
             |study, engine| study.engine(engine),
         )
         .shared_references(Order::shares_references)
         .describe_difference(Order::first_difference)
+        .digest(Order::digest)
+        .operations([
+            Operation::RoundTrip,
+            Operation::Serialize,
+            Operation::Deserialize,
+        ])
         .into()
 }
 
@@ -168,7 +189,7 @@ pub fn engines() -> Vec<Engine<Order>> {
     ));
     #[cfg(feature = "rkyv")]
     all.push(external::rkyv::engine().notes(
-        "rkyv's derives on the model (feature indexmap-2): archive written in place, then validated with bytecheck (rkyv::access) and deserialized into owned values (not read in place); copied into an aligned buffer only when the payload is misaligned; prices as i64 cents; shared references kept (each Arc archived once)",
+        "rkyv's derives on the model (feature indexmap-2): archive written in place, then validated with bytecheck (rkyv::access) and deserialized into owned values; rkyv.access and rkyv.validated-access read every field of the archive in place instead (access_unchecked, and access after bytecheck validates it); copied into an aligned buffer only when the payload is misaligned; prices as i64 cents; shared references kept (each Arc archived once)",
     ));
     #[cfg(feature = "wincode")]
     all.push(external::wincode::engine().notes(

@@ -25,6 +25,7 @@ pub mod clock;
 pub mod corrupt;
 pub mod cpu;
 pub mod reference;
+pub mod sizes;
 pub mod timing;
 
 use serprof_engines::workload::Workload;
@@ -87,6 +88,13 @@ fn record(config: &Config, req: &RecordRequest, report: &mut WorkerReport) -> Re
                 report.payload_bytes = Some(verified.payload_bytes);
                 report.shares_references = verified.shares_references;
                 report.findings = verified.findings;
+                if recording == Recording::Verify && sizes::compresses(config) {
+                    match w.payloads().map(|p| sizes::compressed(&p)) {
+                        Ok(Ok(c)) => report.compressed = Some(c),
+                        Ok(Err(e)) => report.warnings.push(format!("no compressed sizes: {e}")),
+                        Err(e) => report.warnings.push(format!("no compressed sizes: {e}")),
+                    }
+                }
             }
             Err(error) => {
                 report.error = Some(Failure::Verification { error });

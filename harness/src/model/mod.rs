@@ -21,7 +21,9 @@ pub use config_id::ConfigId;
 pub use failure::{Failed, Failure, InstructionsFailure};
 pub use manifest::{EngineVersion, Machine, RunManifest, BUFFER_POLICY, RUSTC};
 pub use recording::Recording;
-pub use result::{AllocStats, ConfigResult, CpuStats, InstructionStats, ProfileSummary, Share};
+pub use result::{
+    AllocStats, CompressedBytes, ConfigResult, CpuStats, InstructionStats, ProfileSummary, Share,
+};
 pub use settings::Settings;
 pub use stats::{TimeStats, TimingMethod};
 pub use verdict::Verdict;

@@ -93,6 +93,18 @@ pub struct ProfileSummary {
     pub finding: String,
 }
 
+/// Mean payload bytes per value after compression, each value's payload compressed on its own
+/// (a message at a time, as it would travel), at the levels stated.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CompressedBytes {
+    /// zlib (flate2's Rust backend) at `zlib_level`.
+    pub zlib: f64,
+    pub zlib_level: u32,
+    /// zstd (libzstd) at `zstd_level`.
+    pub zstd: f64,
+    pub zstd_level: i32,
+}
+
 /// `result.json`: every figure of one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConfigResult {
@@ -112,6 +124,10 @@ pub struct ConfigResult {
     pub verified: bool,
     /// Mean payload bytes per operation over the whole dataset (exact, not rounded).
     pub payload_bytes: Option<f64>,
+    /// The payloads' mean size compressed with zlib and zstd (absent for documents and damaged
+    /// inputs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compressed: Option<CompressedBytes>,
     /// Whether shared references (`Arc`s) inside an Order survive the round trip.
     pub shares_references: Option<bool>,
     #[serde(default)]
@@ -162,6 +178,7 @@ impl ConfigResult {
             engine_frames: info.engine_frames.as_str().to_string(),
             verified: false,
             payload_bytes: None,
+            compressed: None,
             shares_references: None,
             time_ns: None,
             alloc: None,

@@ -74,6 +74,8 @@ enum Col {
     Ratio,
     Ci,
     Payload,
+    Zlib,
+    Zstd,
     Allocs,
     AllocBytes,
     MatchShare,
@@ -131,6 +133,9 @@ fn columns(rows: &[Row], extras: &Extras) -> Vec<Col> {
     if any(&|r| r.result.payload_bytes.is_some()) {
         cols.push(Col::Payload);
     }
+    if any(&|r| r.result.compressed.is_some()) {
+        cols.extend([Col::Zlib, Col::Zstd]);
+    }
     if any(&|r| r.result.alloc.is_some()) {
         cols.extend([Col::Allocs, Col::AllocBytes]);
     }
@@ -162,6 +167,8 @@ fn header_cell(col: Col, study: &StudyData, extras: &Extras) -> String {
         Col::Ratio => "ratio".into(),
         Col::Ci => "95% CI".into(),
         Col::Payload => "payload B".into(),
+        Col::Zlib => "zlib B".into(),
+        Col::Zstd => "zstd B".into(),
         Col::Allocs => "allocs/op".into(),
         Col::AllocBytes => "alloc B/op".into(),
         Col::MatchShare => match_header(study).into(),
@@ -342,6 +349,12 @@ fn cell(
         Col::Payload => r
             .payload_bytes
             .map_or_else(dash, |p| format!("<td>{}</td>", format_thousands(p, 2))),
+        Col::Zlib => r.compressed.map_or_else(dash, |c| {
+            format!("<td>{}</td>", format_thousands(c.zlib, 0))
+        }),
+        Col::Zstd => r.compressed.map_or_else(dash, |c| {
+            format!("<td>{}</td>", format_thousands(c.zstd, 0))
+        }),
         Col::Allocs => r.alloc.as_ref().map_or_else(dash, |a| {
             format!("<td>{}</td>", format_thousands(a.allocs_per_op, 1))
         }),

@@ -219,6 +219,8 @@ struct Columns<'a> {
     reference_ns: f64,
     /// Whether any row has instruction counts: the `instr/op` column.
     counted: bool,
+    /// Whether any row has compressed payload sizes: the `zlib B` and `zstd B` columns.
+    compressed: bool,
     /// The frames of the study's question: the `match %` column.
     match_regex: Option<&'a str>,
 }
@@ -253,6 +255,7 @@ fn study_table(
             .copied(),
         reference_ns,
         counted: group.iter().any(|r| r.instructions.is_some()),
+        compressed: group.iter().any(|r| r.compressed.is_some()),
         match_regex: question.as_ref().map(|q| q.frames.as_str()),
     };
     column_header(out, &cols);
@@ -272,9 +275,14 @@ fn column_header(out: &mut String, cols: &Columns) {
     } else {
         ""
     };
+    let zip_header = if cols.compressed {
+        format!(" {:>10} {:>10}", "zlib B", "zstd B")
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "{:<26} {:>10} {:>23} {:>11} {:>9} {:>10}{instr_header} {:<31}{match_header}  top self-time",
+        "{:<26} {:>10} {:>23} {:>11}{zip_header} {:>9} {:>10}{instr_header} {:<31}{match_header}  top self-time",
         "configuration",
         "time/op",
         "95% CI",
@@ -296,6 +304,15 @@ fn study_row(out: &mut String, r: &ConfigResult, cols: &Columns) {
         .payload_bytes
         .map(|p| format_thousands(p, 2))
         .unwrap_or_else(|| "-".into());
+    let zip = match (&r.compressed, cols.compressed) {
+        (Some(c), _) => format!(
+            " {:>10} {:>10}",
+            format_thousands(c.zlib, 0),
+            format_thousands(c.zstd, 0)
+        ),
+        (None, true) => format!(" {:>10} {:>10}", "-", "-"),
+        (None, false) => String::new(),
+    };
     let (allocs, bytes) = match &r.alloc {
         Some(a) => (
             format_thousands(a.allocs_per_op, 1),
@@ -324,7 +341,7 @@ fn study_row(out: &mut String, r: &ConfigResult, cols: &Columns) {
     };
     let _ = writeln!(
         out,
-        "{:<26} {time:>10} {ci:>23} {payload:>11} {allocs:>9} {bytes:>10}{instr} {ratio:<31}{share}  {top}",
+        "{:<26} {time:>10} {ci:>23} {payload:>11}{zip} {allocs:>9} {bytes:>10}{instr} {ratio:<31}{share}  {top}",
         r.config
     );
 }

@@ -134,6 +134,7 @@ fn verify_unit(
         Ok(r) => {
             result.verified = r.verified;
             result.payload_bytes = r.payload_bytes;
+            result.compressed = r.compressed;
             result.shares_references = r.shares_references;
             result.findings = r.findings;
             result.error = r.error;
