@@ -30,6 +30,7 @@
 
 use std::sync::Arc;
 
+use super::required;
 use crate::codec::{Codec, CodecError};
 use crate::model::{
     Address, Attributes, ByteArray, Category, Customer, Decimal, Order, OrderLine, OrderStatus,
@@ -222,15 +223,6 @@ impl OrderMessage {
             notes: self.notes,
         })
     }
-}
-
-#[cold]
-fn missing(what: &str) -> CodecError {
-    CodecError::decode(format_args!("missing message {what}"))
-}
-
-fn required<T>(m: Option<T>, what: &str) -> Result<T, CodecError> {
-    m.ok_or_else(|| missing(what))
 }
 
 impl CustomerMessage {
