@@ -10,16 +10,10 @@
 //! message marked `recurses`; the nested messages are optional fields that decode requires, so a
 //! payload without them (an empty one, say) is an error, not an Order of defaults.
 
-use std::sync::Arc;
-
 use bilrost::{Message, OwnedMessage};
 
-use super::required;
 use crate::codec::{Codec, CodecError};
-use crate::model::{
-    Address, Attributes, ByteArray, Category, Customer, Decimal, Order, OrderLine, OrderStatus,
-    Product, Tags,
-};
+use crate::model::{Order, OrderStatus};
 
 /// Exact version pinned in engines/Cargo.toml.
 pub const VERSION: &str = "0.1016.3";
@@ -160,183 +154,17 @@ pub enum StatusMsg {
     Cancelled = 5,
 }
 
-impl From<&Order> for OrderMsg {
-    /// Copies every string and thumbnail; shared values once per use.
-    fn from(o: &Order) -> OrderMsg {
-        OrderMsg {
-            id: o.id.clone(),
-            customer: Some(CustomerMsg::from(o.customer.as_ref())),
-            lines: o.lines.iter().map(OrderLineMsg::from).collect(),
-            status: StatusMsg::from(o.status),
-            created: o.created,
-            shipping_address: Some(AddressMsg::from(o.shipping_address.as_ref())),
-            attributes: o
-                .attributes
-                .0
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-            notes: o.notes.clone(),
-        }
-    }
-}
-
-impl TryFrom<OrderMsg> for Order {
-    type Error = CodecError;
-
-    /// Moves the decoded messages into an Order; a missing message is an error.
-    fn try_from(m: OrderMsg) -> Result<Order, CodecError> {
-        Ok(Order {
-            id: m.id,
-            customer: Arc::new(required(m.customer, "OrderMsg.customer")?.into()),
-            lines: m
-                .lines
-                .into_iter()
-                .map(OrderLine::try_from)
-                .collect::<Result<_, _>>()?,
-            status: m.status.into(),
-            created: m.created,
-            shipping_address: Arc::new(
-                required(m.shipping_address, "OrderMsg.shipping_address")?.into(),
-            ),
-            attributes: Attributes(m.attributes.into_iter().collect()),
-            notes: m.notes,
-        })
-    }
-}
-
-impl From<&Customer> for CustomerMsg {
-    fn from(c: &Customer) -> CustomerMsg {
-        CustomerMsg {
-            id: c.id,
-            first_name: c.first_name.clone(),
-            last_name: c.last_name.clone(),
-            email: c.email.clone(),
-            date_of_birth: c.date_of_birth,
-            vip: c.vip,
-            addresses: c
-                .addresses
-                .iter()
-                .map(|a| AddressMsg::from(a.as_ref()))
-                .collect(),
-        }
-    }
-}
-
-impl From<CustomerMsg> for Customer {
-    fn from(m: CustomerMsg) -> Customer {
-        Customer {
-            id: m.id,
-            first_name: m.first_name,
-            last_name: m.last_name,
-            email: m.email,
-            date_of_birth: m.date_of_birth,
-            vip: m.vip,
-            addresses: m
-                .addresses
-                .into_iter()
-                .map(|a| Arc::new(a.into()))
-                .collect(),
-        }
-    }
-}
-
-impl From<&Address> for AddressMsg {
-    fn from(a: &Address) -> AddressMsg {
-        AddressMsg {
-            street: a.street.clone(),
-            city: a.city.clone(),
-            zip: a.zip.clone(),
-            country: a.country.clone(),
-        }
-    }
-}
-
-impl From<AddressMsg> for Address {
-    fn from(m: AddressMsg) -> Address {
-        Address {
-            street: m.street,
-            city: m.city,
-            zip: m.zip,
-            country: m.country,
-        }
-    }
-}
-
-impl From<&OrderLine> for OrderLineMsg {
-    fn from(l: &OrderLine) -> OrderLineMsg {
-        OrderLineMsg {
-            product: Some(ProductMsg::from(l.product.as_ref())),
-            quantity: l.quantity,
-            unit_price_cents: l.unit_price.cents,
-            discount: l.discount,
-        }
-    }
-}
-
-impl TryFrom<OrderLineMsg> for OrderLine {
-    type Error = CodecError;
-
-    fn try_from(m: OrderLineMsg) -> Result<OrderLine, CodecError> {
-        Ok(OrderLine {
-            product: Arc::new(required(m.product, "OrderLineMsg.product")?.try_into()?),
-            quantity: m.quantity,
-            unit_price: Decimal::from_cents(m.unit_price_cents),
-            discount: m.discount,
-        })
-    }
-}
-
-impl From<&Product> for ProductMsg {
-    fn from(p: &Product) -> ProductMsg {
-        ProductMsg {
-            sku: p.sku.clone(),
-            name: p.name.clone(),
-            description: p.description.clone(),
-            category: Some(CategoryMsg::from(p.category.as_ref())),
-            price_cents: p.price.cents,
-            weight_grams: p.weight_grams,
-            tags: p.tags.0.iter().cloned().collect(),
-            thumbnail: p.thumbnail.0.clone(),
-        }
-    }
-}
-
-impl TryFrom<ProductMsg> for Product {
-    type Error = CodecError;
-
-    fn try_from(m: ProductMsg) -> Result<Product, CodecError> {
-        Ok(Product {
-            sku: m.sku,
-            name: m.name,
-            description: m.description,
-            category: Arc::new(required(m.category, "ProductMsg.category")?.into()),
-            price: Decimal::from_cents(m.price_cents),
-            weight_grams: m.weight_grams,
-            tags: Tags(m.tags.into_iter().collect()),
-            thumbnail: ByteArray(m.thumbnail),
-        })
-    }
-}
-
-impl From<&Category> for CategoryMsg {
-    fn from(c: &Category) -> CategoryMsg {
-        CategoryMsg {
-            id: c.id,
-            name: c.name.clone(),
-            parent: c.parent.as_deref().map(|p| Box::new(CategoryMsg::from(p))),
-        }
-    }
-}
-
-impl From<CategoryMsg> for Category {
-    fn from(m: CategoryMsg) -> Category {
-        Category {
-            id: m.id,
-            name: m.name,
-            parent: m.parent.map(|p| Arc::new((*p).into())),
-        }
-    }
+mirror_conversions! {
+    order: OrderMsg, customer: CustomerMsg, address: AddressMsg,
+    line: OrderLineMsg, product: ProductMsg, category: CategoryMsg,
+    some: Some, take: super::required,
+    status: (StatusMsg::from, |s: StatusMsg| Ok::<_, CodecError>(OrderStatus::from(s))),
+    attribute: (|k: &String, v: &String| (k.clone(), v.clone()), std::convert::identity),
+    parent: (
+        |p: Option<CategoryMsg>| p.map(Box::new),
+        |p: Option<Box<CategoryMsg>>| p.map(|b| *b)
+    ),
+    rest: {},
 }
 
 impl From<OrderStatus> for StatusMsg {

@@ -11,6 +11,10 @@
 //! [`StudyOf::serde_engines`] adds every serde engine of the build to a study of any type that
 //! derives serde's traits.
 
+#[cfg(any(feature = "prost", feature = "bilrost", feature = "protobuf"))]
+#[macro_use]
+mod mirror;
+
 #[cfg(feature = "bilrost")]
 pub mod bilrost;
 #[cfg(feature = "bincode")]
