@@ -235,6 +235,9 @@ fn versions_match_the_pins() {
         ("speedy", x::speedy::VERSION),
         ("minicbor", x::minicbor::VERSION),
         ("msgpacker", x::msgpacker::VERSION),
+        ("bilrost", x::bilrost::VERSION),
+        ("nanoserde", x::nanoserde::VERSION),
+        ("protobuf", x::protobuf::VERSION),
     ];
     for (krate, version) in adapters {
         assert_eq!(

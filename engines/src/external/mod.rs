@@ -11,6 +11,12 @@
 //! [`StudyOf::serde_engines`] adds every serde engine of the build to a study of any type that
 //! derives serde's traits.
 
+#[cfg(any(feature = "prost", feature = "bilrost", feature = "protobuf"))]
+#[macro_use]
+mod mirror;
+
+#[cfg(feature = "bilrost")]
+pub mod bilrost;
 #[cfg(feature = "bincode")]
 pub mod bincode;
 #[cfg(feature = "bincode1")]
@@ -29,10 +35,14 @@ pub mod minicbor;
 pub mod msgpacker;
 #[cfg(feature = "musli")]
 pub mod musli;
+#[cfg(feature = "nanoserde")]
+pub mod nanoserde;
 #[cfg(feature = "postcard")]
 pub mod postcard;
 #[cfg(feature = "prost")]
 pub mod prost;
+#[cfg(feature = "protobuf")]
+pub mod protobuf;
 #[cfg(feature = "rkyv")]
 pub mod rkyv;
 #[cfg(feature = "rmp-serde")]
@@ -123,4 +133,16 @@ fn whole(read: usize, len: usize) -> Result<(), crate::codec::CodecError> {
             format_args!("{} trailing bytes after the value", len - read),
         ))
     }
+}
+
+/// A nested message a Protobuf-like decode must find (prost, bilrost and rust-protobuf write
+/// every one, and read a missing one as absent): absent, it is a decode error naming `what`.
+#[allow(dead_code)]
+fn required<T>(message: Option<T>, what: &str) -> Result<T, crate::codec::CodecError> {
+    message.ok_or_else(|| missing(what))
+}
+
+#[cold]
+fn missing(what: &str) -> crate::codec::CodecError {
+    crate::codec::CodecError::decode(format_args!("missing message {what}"))
 }

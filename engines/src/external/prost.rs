@@ -28,13 +28,9 @@
 //! the wire, but prost decodes a map into a `HashMap`/`BTreeMap`, which loses the insertion order
 //! the model keeps.
 
-use std::sync::Arc;
-
+use super::mirror::{status_number, status_of_number};
 use crate::codec::{Codec, CodecError};
-use crate::model::{
-    Address, Attributes, ByteArray, Category, Customer, Decimal, Order, OrderLine, OrderStatus,
-    OrderedMap, OrderedSet, Product, Tags,
-};
+use crate::model::Order;
 
 /// Exact version pinned in engines/Cargo.toml.
 pub const VERSION: &str = "0.14.6";
@@ -45,7 +41,7 @@ pub struct Prost;
 
 impl Codec<Order> for Prost {
     fn encode(&mut self, value: &Order, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        let message = OrderMessage::from_order(value);
+        let message = OrderMessage::from(value);
         // `Vec<u8>` is a `BufMut` that grows: prost appends to the caller's buffer.
         prost::Message::encode(&message, out).map_err(CodecError::encode)
     }
@@ -53,7 +49,7 @@ impl Codec<Order> for Prost {
     fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
         let message: OrderMessage =
             prost::Message::decode(&bytes[..]).map_err(CodecError::decode)?;
-        message.into_order()
+        Order::try_from(message)
     }
 }
 
@@ -160,7 +156,7 @@ pub struct CategoryMessage {
     pub parent: Option<Box<CategoryMessage>>,
 }
 
-/// `OrderStatus`, numbered in declaration order (Java's ordinals).
+/// `OrderStatus`, numbered in declaration order (Java's ordinals); the field holds the number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, prost::Enumeration)]
 #[repr(i32)]
 pub enum StatusMessage {
@@ -172,212 +168,20 @@ pub enum StatusMessage {
     Cancelled = 5,
 }
 
-impl OrderMessage {
-    /// Copies an Order into messages (every string, every thumbnail, every shared value once per
-    /// use).
-    pub fn from_order(o: &Order) -> OrderMessage {
-        OrderMessage {
-            id: o.id.clone(),
-            customer: Some(CustomerMessage::from_customer(&o.customer)),
-            lines: o.lines.iter().map(OrderLineMessage::from_line).collect(),
-            status: StatusMessage::from_status(o.status) as i32,
-            created: o.created,
-            shipping_address: Some(AddressMessage::from_address(&o.shipping_address)),
-            attributes: o
-                .attributes
-                .0
-                .iter()
-                .map(|(k, v)| AttributeMessage {
-                    key: k.clone(),
-                    value: v.clone(),
-                })
-                .collect(),
-            notes: o.notes.clone(),
-        }
-    }
-
-    /// Moves the decoded messages into an Order; a missing required message is an error.
-    pub fn into_order(self) -> Result<Order, CodecError> {
-        let status = StatusMessage::try_from(self.status)
-            .map_err(|e| CodecError::decode(format_args!("order status: {e}")))?;
-        let mut attributes =
-            OrderedMap::with_capacity_and_hasher(self.attributes.len(), Default::default());
-        for a in self.attributes {
-            attributes.insert(a.key, a.value);
-        }
-        Ok(Order {
-            id: self.id,
-            customer: Arc::new(required(self.customer, "Order.customer")?.into_customer()),
-            lines: self
-                .lines
-                .into_iter()
-                .map(OrderLineMessage::into_line)
-                .collect::<Result<_, _>>()?,
-            status: status.into_status(),
-            created: self.created,
-            shipping_address: Arc::new(
-                required(self.shipping_address, "Order.shippingAddress")?.into_address(),
-            ),
-            attributes: Attributes(attributes),
-            notes: self.notes,
-        })
-    }
-}
-
-#[cold]
-fn missing(what: &str) -> CodecError {
-    CodecError::decode(format_args!("missing message {what}"))
-}
-
-fn required<T>(m: Option<T>, what: &str) -> Result<T, CodecError> {
-    m.ok_or_else(|| missing(what))
-}
-
-impl CustomerMessage {
-    fn from_customer(c: &Customer) -> CustomerMessage {
-        CustomerMessage {
-            id: c.id,
-            first_name: c.first_name.clone(),
-            last_name: c.last_name.clone(),
-            email: c.email.clone(),
-            date_of_birth: c.date_of_birth,
-            vip: c.vip,
-            addresses: c
-                .addresses
-                .iter()
-                .map(|a| AddressMessage::from_address(a))
-                .collect(),
-        }
-    }
-
-    fn into_customer(self) -> Customer {
-        Customer {
-            id: self.id,
-            first_name: self.first_name,
-            last_name: self.last_name,
-            email: self.email,
-            date_of_birth: self.date_of_birth,
-            vip: self.vip,
-            addresses: self
-                .addresses
-                .into_iter()
-                .map(|a| Arc::new(a.into_address()))
-                .collect(),
-        }
-    }
-}
-
-impl AddressMessage {
-    fn from_address(a: &Address) -> AddressMessage {
-        AddressMessage {
-            street: a.street.clone(),
-            city: a.city.clone(),
-            zip: a.zip.clone(),
-            country: a.country.clone(),
-        }
-    }
-
-    fn into_address(self) -> Address {
-        Address {
-            street: self.street,
-            city: self.city,
-            zip: self.zip,
-            country: self.country,
-        }
-    }
-}
-
-impl OrderLineMessage {
-    fn from_line(l: &OrderLine) -> OrderLineMessage {
-        OrderLineMessage {
-            product: Some(ProductMessage::from_product(&l.product)),
-            quantity: l.quantity,
-            unit_price_cents: l.unit_price.cents,
-            discount: l.discount,
-        }
-    }
-
-    fn into_line(self) -> Result<OrderLine, CodecError> {
-        Ok(OrderLine {
-            product: Arc::new(required(self.product, "OrderLine.product")?.into_product()?),
-            quantity: self.quantity,
-            unit_price: Decimal::from_cents(self.unit_price_cents),
-            discount: self.discount,
-        })
-    }
-}
-
-impl ProductMessage {
-    fn from_product(p: &Product) -> ProductMessage {
-        ProductMessage {
-            sku: p.sku.clone(),
-            name: p.name.clone(),
-            description: p.description.clone(),
-            category: Some(CategoryMessage::from_category(&p.category)),
-            price_cents: p.price.cents,
-            weight_grams: p.weight_grams,
-            tags: p.tags.0.iter().cloned().collect(),
-            thumbnail: p.thumbnail.0.clone(),
-        }
-    }
-
-    fn into_product(self) -> Result<Product, CodecError> {
-        Ok(Product {
-            sku: self.sku,
-            name: self.name,
-            description: self.description,
-            category: Arc::new(required(self.category, "Product.category")?.into_category()),
-            price: Decimal::from_cents(self.price_cents),
-            weight_grams: self.weight_grams,
-            tags: Tags(self.tags.into_iter().collect::<OrderedSet<_>>()),
-            thumbnail: ByteArray(self.thumbnail),
-        })
-    }
-}
-
-impl CategoryMessage {
-    fn from_category(c: &Category) -> CategoryMessage {
-        CategoryMessage {
-            id: c.id,
-            name: c.name.clone(),
-            parent: c
-                .parent
-                .as_deref()
-                .map(|p| Box::new(CategoryMessage::from_category(p))),
-        }
-    }
-
-    fn into_category(self) -> Category {
-        Category {
-            id: self.id,
-            name: self.name,
-            parent: self.parent.map(|p| Arc::new(p.into_category())),
-        }
-    }
-}
-
-impl StatusMessage {
-    fn from_status(s: OrderStatus) -> StatusMessage {
-        match s {
-            OrderStatus::New => StatusMessage::New,
-            OrderStatus::Paid => StatusMessage::Paid,
-            OrderStatus::Picking => StatusMessage::Picking,
-            OrderStatus::Shipped => StatusMessage::Shipped,
-            OrderStatus::Delivered => StatusMessage::Delivered,
-            OrderStatus::Cancelled => StatusMessage::Cancelled,
-        }
-    }
-
-    fn into_status(self) -> OrderStatus {
-        match self {
-            StatusMessage::New => OrderStatus::New,
-            StatusMessage::Paid => OrderStatus::Paid,
-            StatusMessage::Picking => OrderStatus::Picking,
-            StatusMessage::Shipped => OrderStatus::Shipped,
-            StatusMessage::Delivered => OrderStatus::Delivered,
-            StatusMessage::Cancelled => OrderStatus::Cancelled,
-        }
-    }
+mirror_conversions! {
+    order: OrderMessage, customer: CustomerMessage, address: AddressMessage,
+    line: OrderLineMessage, product: ProductMessage, category: CategoryMessage,
+    some: Some, take: super::required,
+    status: (status_number, status_of_number),
+    attribute: (
+        |k: &String, v: &String| AttributeMessage { key: k.clone(), value: v.clone() },
+        |a: AttributeMessage| (a.key, a.value)
+    ),
+    parent: (
+        |p: Option<CategoryMessage>| p.map(Box::new),
+        |p: Option<Box<CategoryMessage>>| p.map(|b| *b)
+    ),
+    rest: {},
 }
 
 // What Protobuf (prost) cannot do for the Order model: it cannot serialize the domain types (the

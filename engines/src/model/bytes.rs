@@ -17,6 +17,8 @@ engine_derives! {
 /// The bytes of a `byte[]`.
 #[derive(Clone, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "musli", musli(transparent))]
+// nanoserde has no bytes mode: its derive writes the u8s one by one (a u64 length first).
+#[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
 pub struct ByteArray(#[cfg_attr(feature = "musli", musli(bytes))] pub Vec<u8>);
 }
 

@@ -20,6 +20,7 @@ engine_derives! {
 /// An exact decimal number with two fraction digits, stored as cents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 #[cfg_attr(feature = "musli", musli(transparent))]
+#[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
 pub struct Decimal {
     pub cents: i64,
 }

@@ -6,7 +6,8 @@
 
 /// Puts the derives of the engines that derive their traits on the model's own types (rkyv,
 /// borsh, wincode, Müsli) on every item it wraps, each behind its engine's feature. Their
-/// field and container options stay on the items.
+/// field and container options stay on the items. nanoserde's derives are on each item that
+/// takes them (the attributes and tags have impls in `nanoserde_with` instead).
 macro_rules! engine_derives {
     ($($item:item)*) => {$(
         #[cfg_attr(feature = "rkyv", derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize))]
@@ -22,6 +23,8 @@ pub mod decimal;
 pub mod digest;
 #[cfg(feature = "musli")]
 pub mod musli_with;
+#[cfg(feature = "nanoserde")]
+pub mod nanoserde_with;
 pub mod order;
 pub mod sample;
 

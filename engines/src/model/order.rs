@@ -13,25 +13,31 @@ use std::sync::Arc;
 use indexmap::{IndexMap, IndexSet};
 use serde::{Deserialize, Serialize};
 
+#[cfg(feature = "nanoserde")]
+use super::nanoserde_with::Unshared;
 use super::{ByteArray, Decimal};
 
 engine_derives! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
 #[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
 pub struct Order {
     pub id: String,
+    #[cfg_attr(feature = "nanoserde", nserde(proxy = "Unshared<Arc<Customer>>"))]
     pub customer: Arc<Customer>,
     pub lines: Vec<OrderLine>,
     pub status: OrderStatus,
     /// Epoch milliseconds.
     pub created: i64,
+    #[cfg_attr(feature = "nanoserde", nserde(proxy = "Unshared<Arc<Address>>"))]
     pub shipping_address: Arc<Address>,
     pub attributes: Attributes,
     pub notes: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
 #[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
 pub struct Customer {
@@ -42,10 +48,12 @@ pub struct Customer {
     /// Epoch milliseconds.
     pub date_of_birth: i64,
     pub vip: bool,
+    #[cfg_attr(feature = "nanoserde", nserde(proxy = "Unshared<Vec<Arc<Address>>>"))]
     pub addresses: Vec<Arc<Address>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
 #[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
 pub struct Address {
@@ -56,9 +64,11 @@ pub struct Address {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
 #[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
 pub struct OrderLine {
+    #[cfg_attr(feature = "nanoserde", nserde(proxy = "Unshared<Arc<Product>>"))]
     pub product: Arc<Product>,
     pub quantity: i32,
     /// The product's price (a shared `BigDecimal` in Java; an immutable value here).
@@ -70,12 +80,14 @@ pub struct OrderLine {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
 #[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
 pub struct Product {
     pub sku: String,
     pub name: String,
     pub description: String,
+    #[cfg_attr(feature = "nanoserde", nserde(proxy = "Unshared<Arc<Category>>"))]
     pub category: Arc<Category>,
     /// fory's derive takes any type named `Decimal` for its own; this selects ours.
     #[cfg_attr(feature = "fory", fory(with = super::DecimalCents))]
@@ -86,6 +98,7 @@ pub struct Product {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
 #[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
 // rkyv: the recursive field omits the derive's bounds (they would never resolve); the
@@ -111,10 +124,12 @@ pub struct Category {
     pub id: i64,
     pub name: String,
     #[cfg_attr(feature = "rkyv", rkyv(omit_bounds))]
+    #[cfg_attr(feature = "nanoserde", nserde(proxy = "Unshared<Option<Arc<Category>>>"))]
     pub parent: Option<Arc<Category>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
 #[cfg_attr(feature = "fory", derive(fory::ForyEnum))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum OrderStatus {

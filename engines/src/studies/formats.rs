@@ -211,5 +211,17 @@ pub fn engines() -> Vec<Engine<Order>> {
     all.push(external::msgpacker::engine().notes(
         "MessagePack through Packable/Unpackable impls of ours (msgpacker has no Arc impls): structs as bare field sequences (its derive's layout), byte arrays as bin, attributes as a map in insertion order; collections decoded without trusting their lengths (msgpacker's own Vec decoder reserves them up front); trailing bytes rejected; prices as i64 cents; shared references not kept",
     ));
+    #[cfg(feature = "bilrost")]
+    all.push(external::bilrost::engine().notes(
+        "bilrost's derive on mirror messages of ours (no Arc messages, no ordered map): the Order is converted to them in encode and back in decode, inside the timed round trip (strings and thumbnails copied); varints, fields by tag, values equal to their default not written; attributes as (key, value) tuples and tags as a list, both in insertion order; thumbnails as plainbytes; the recursive category boxed (recurses); trailing bytes rejected; prices as i64 cents; shared references not kept",
+    ));
+    #[cfg(feature = "nanoserde")]
+    all.push(external::nanoserde::engine().notes(
+        "nanoserde's SerBin/DeBin derives on the model, its decoders as they ship: fixed-width little-endian integers, u64 lengths, u16 enum tags; Arc fields through proxies of ours (nanoserde has no Arc), attributes and tags through impls of ours in nanoserde's list layout, in insertion order (no IndexMap/IndexSet); no bytes mode, so thumbnails are written and read one u8 at a time; decoded from an offset, trailing bytes rejected; prices as i64 cents; shared references not kept",
+    ));
+    #[cfg(feature = "protobuf")]
+    all.push(external::protobuf::engine().notes(
+        "rust-protobuf 3 with messages generated from engines/schemas/order.proto by protobuf-codegen (pure parser, lite runtime), committed; the Order is converted to messages in encode and back in decode, inside the timed round trip (strings and thumbnails copied); write_to_vec sizes the message, then appends; prices as int64 cents; attributes as repeated entries (a proto map loses order); trailing bytes rejected; shared references not kept",
+    ));
     all
 }

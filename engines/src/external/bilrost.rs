@@ -1,0 +1,202 @@
+//! bilrost: a Protobuf-like tagged binary format (varints, length-delimited messages, fields in
+//! ascending tag order, empty values not written) with message types derived in Rust.
+//!
+//! bilrost's derive cannot take the domain types: it has no `Arc` for messages, its maps are
+//! `BTreeMap`/`HashMap` (no insertion order), and `Vec<u8>` is a list of integers unless it is
+//! told `plainbytes`. So encode converts the [`Order`] into the mirror messages below and decode
+//! converts back, both inside the timed round trip, as the prost adapter does. The mirror keeps
+//! every field in the model's order, tags 1, 2, ...; attributes are a list of `(key, value)`
+//! tuples, tags a list of strings, the thumbnail `plainbytes`, the category's parent a boxed
+//! message marked `recurses`; the nested messages are optional fields that decode requires, so a
+//! payload without them (an empty one, say) is an error, not an Order of defaults.
+
+use bilrost::{Message, OwnedMessage};
+
+use crate::codec::{Codec, CodecError};
+use crate::model::{Order, OrderStatus};
+
+/// Exact version pinned in engines/Cargo.toml.
+pub const VERSION: &str = "0.1016.3";
+
+/// bilrost, converting to and from the mirror messages below inside encode and decode.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Bilrost;
+
+impl Codec<Order> for Bilrost {
+    fn encode(&mut self, value: &Order, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        // `Vec<u8>` is a `BufMut` that grows: bilrost appends to the caller's buffer.
+        OrderMsg::from(value)
+            .encode(out)
+            .map_err(CodecError::encode)
+    }
+
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
+        // `decode` reads the whole slice: bytes after the message are an error (a field of a
+        // broken tag), never ignored.
+        let message = OrderMsg::decode(&bytes[..]).map_err(CodecError::decode)?;
+        Order::try_from(message)
+    }
+}
+
+/// bilrost as a `formats` engine.
+pub fn engine() -> crate::study::Engine<Order> {
+    super::described("bilrost", VERSION, "bilrost", || Bilrost)
+}
+
+/// `Order`.
+#[derive(Debug, Clone, PartialEq, Message)]
+pub struct OrderMsg {
+    #[bilrost(1)]
+    pub id: String,
+    #[bilrost(2)]
+    pub customer: Option<CustomerMsg>,
+    #[bilrost(3)]
+    pub lines: Vec<OrderLineMsg>,
+    #[bilrost(4)]
+    pub status: StatusMsg,
+    #[bilrost(5)]
+    pub created: i64,
+    #[bilrost(6)]
+    pub shipping_address: Option<AddressMsg>,
+    /// The attributes in insertion order.
+    #[bilrost(7)]
+    pub attributes: Vec<(String, String)>,
+    #[bilrost(8)]
+    pub notes: Option<String>,
+}
+
+/// `Customer`.
+#[derive(Debug, Clone, PartialEq, Message)]
+pub struct CustomerMsg {
+    #[bilrost(1)]
+    pub id: i64,
+    #[bilrost(2)]
+    pub first_name: String,
+    #[bilrost(3)]
+    pub last_name: String,
+    #[bilrost(4)]
+    pub email: String,
+    #[bilrost(5)]
+    pub date_of_birth: i64,
+    #[bilrost(6)]
+    pub vip: bool,
+    #[bilrost(7)]
+    pub addresses: Vec<AddressMsg>,
+}
+
+/// `Address`.
+#[derive(Debug, Clone, PartialEq, Message)]
+pub struct AddressMsg {
+    #[bilrost(1)]
+    pub street: String,
+    #[bilrost(2)]
+    pub city: String,
+    #[bilrost(3)]
+    pub zip: String,
+    #[bilrost(4)]
+    pub country: String,
+}
+
+/// `OrderLine`; the unit price in cents.
+#[derive(Debug, Clone, PartialEq, Message)]
+pub struct OrderLineMsg {
+    #[bilrost(1)]
+    pub product: Option<ProductMsg>,
+    #[bilrost(2)]
+    pub quantity: i32,
+    #[bilrost(3)]
+    pub unit_price_cents: i64,
+    #[bilrost(4)]
+    pub discount: f64,
+}
+
+/// `Product`; the price in cents, the tags in insertion order, the thumbnail as bytes.
+#[derive(Debug, Clone, PartialEq, Message)]
+pub struct ProductMsg {
+    #[bilrost(1)]
+    pub sku: String,
+    #[bilrost(2)]
+    pub name: String,
+    #[bilrost(3)]
+    pub description: String,
+    #[bilrost(4)]
+    pub category: Option<CategoryMsg>,
+    #[bilrost(5)]
+    pub price_cents: i64,
+    #[bilrost(6)]
+    pub weight_grams: i32,
+    #[bilrost(7)]
+    pub tags: Vec<String>,
+    #[bilrost(tag(8), encoding(plainbytes))]
+    pub thumbnail: Vec<u8>,
+}
+
+/// `Category`; `recurses` breaks the derive's trait cycle through the boxed parent.
+#[derive(Debug, Clone, PartialEq, Message)]
+pub struct CategoryMsg {
+    #[bilrost(1)]
+    pub id: i64,
+    #[bilrost(2)]
+    pub name: String,
+    #[bilrost(tag(3), recurses)]
+    pub parent: Option<Box<CategoryMsg>>,
+}
+
+/// `OrderStatus`, numbered in declaration order; `New` is the zero value bilrost requires of an
+/// enumeration used directly as a field (and does not write).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bilrost::Enumeration)]
+pub enum StatusMsg {
+    New = 0,
+    Paid = 1,
+    Picking = 2,
+    Shipped = 3,
+    Delivered = 4,
+    Cancelled = 5,
+}
+
+mirror_conversions! {
+    order: OrderMsg, customer: CustomerMsg, address: AddressMsg,
+    line: OrderLineMsg, product: ProductMsg, category: CategoryMsg,
+    some: Some, take: super::required,
+    status: (StatusMsg::from, |s: StatusMsg| Ok::<_, CodecError>(OrderStatus::from(s))),
+    attribute: (|k: &String, v: &String| (k.clone(), v.clone()), std::convert::identity),
+    parent: (
+        |p: Option<CategoryMsg>| p.map(Box::new),
+        |p: Option<Box<CategoryMsg>>| p.map(|b| *b)
+    ),
+    rest: {},
+}
+
+impl From<OrderStatus> for StatusMsg {
+    fn from(s: OrderStatus) -> StatusMsg {
+        match s {
+            OrderStatus::New => StatusMsg::New,
+            OrderStatus::Paid => StatusMsg::Paid,
+            OrderStatus::Picking => StatusMsg::Picking,
+            OrderStatus::Shipped => StatusMsg::Shipped,
+            OrderStatus::Delivered => StatusMsg::Delivered,
+            OrderStatus::Cancelled => StatusMsg::Cancelled,
+        }
+    }
+}
+
+impl From<StatusMsg> for OrderStatus {
+    fn from(s: StatusMsg) -> OrderStatus {
+        match s {
+            StatusMsg::New => OrderStatus::New,
+            StatusMsg::Paid => OrderStatus::Paid,
+            StatusMsg::Picking => OrderStatus::Picking,
+            StatusMsg::Shipped => OrderStatus::Shipped,
+            StatusMsg::Delivered => OrderStatus::Delivered,
+            StatusMsg::Cancelled => OrderStatus::Cancelled,
+        }
+    }
+}
+
+// What bilrost cannot do for the Order model: it cannot serialize the domain types (no `Arc`
+// messages, no insertion-ordered map; hence the mirror above, whose conversion is part of every
+// round trip); it has no decimal type (prices are cents); a tag that occurs twice collapses
+// silently in the set, and an attribute key twice keeps the last value; values equal to their
+// default (0, "", false, NEW) are not written, so "absent" and "default" are
+// the same on the wire; shared references are written once per use and come back as separate
+// allocations.

@@ -1,0 +1,47 @@
+//! nanoserde: its binary format (`SerBin`/`DeBin`: fixed-width little-endian integers, u64
+//! lengths, u16 enum tags, no field names) derived on the model's types, with the proxies and
+//! impls of `model::nanoserde_with` for the `Arc` fields and the ordered attributes and tags.
+//!
+//! nanoserde's decoders are used as they ship. Its `Vec` decoder reserves the u64 length it
+//! reads before reading any element, so a damaged length can ask for more memory than exists
+//! (a "capacity overflow" panic, or an allocation failure that aborts the process): the
+//! `corrupt` study, which decodes each engine in a child process, reports that as a crash.
+
+use nanoserde::{DeBin, SerBin};
+
+use crate::codec::{Codec, CodecError};
+use crate::model::Order;
+
+/// Exact version pinned in engines/Cargo.toml.
+pub const VERSION: &str = "0.2.1";
+
+/// nanoserde through its derives on the model.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Nanoserde;
+
+impl Codec<Order> for Nanoserde {
+    fn encode(&mut self, value: &Order, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        // `ser_bin` appends to the caller's buffer; it cannot fail.
+        value.ser_bin(out);
+        Ok(())
+    }
+
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
+        // `deserialize_bin` would ignore bytes after the value: read from an offset instead.
+        let mut read = 0;
+        let value = Order::de_bin(&mut read, bytes).map_err(CodecError::decode)?;
+        super::whole(read, bytes.len())?;
+        Ok(value)
+    }
+}
+
+/// nanoserde as a `formats` engine.
+pub fn engine() -> crate::study::Engine<Order> {
+    super::described("nanoserde", VERSION, "nanoserde", || Nanoserde)
+}
+
+// What nanoserde cannot do for the Order model: it has no `Arc` (the field proxies write each
+// shared value in full: shared references are not kept), no `IndexMap`/`IndexSet` (impls of
+// ours write them as nanoserde's list layout, in insertion order), and no bytes mode (a
+// thumbnail is written and read one u8 at a time); its `Vec` and `String` decoders trust the
+// lengths they read (see above); it is not self-describing; prices are the cents as an i64.
