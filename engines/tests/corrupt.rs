@@ -61,9 +61,9 @@ fn json_inputs_use_every_json_mutation_and_binary_ones_inflate_lengths() {
 }
 
 /// The engines whose decoders are written against their libraries here (borsh, rkyv, wincode,
-/// Müsli, speedy, minicbor, msgpacker and bincode 1): every damaged input of the quick run is an
-/// error or a value, never a panic. An allocation the process cannot survive would end this
-/// test too, which is the point: the harness measures these engines in the same study.
+/// Müsli, speedy, minicbor, msgpacker, bincode 1 and capnp): every damaged input of the quick
+/// run is an error or a value, never a panic. An allocation the process cannot survive would end
+/// this test too, which is the point: the harness measures these engines in the same study.
 #[test]
 fn the_native_engines_return_an_error_or_a_value_for_every_damaged_input() {
     let names = [
@@ -75,6 +75,7 @@ fn the_native_engines_return_an_error_or_a_value_for_every_damaged_input() {
         "speedy",
         "minicbor",
         "msgpacker",
+        "capnp",
     ];
     let study = study();
     let configs: Vec<_> = study

@@ -190,6 +190,7 @@ fn versions_match_the_pins() {
         ("speedy", x::speedy::VERSION),
         ("minicbor", x::minicbor::VERSION),
         ("msgpacker", x::msgpacker::VERSION),
+        ("capnp", x::capnp::VERSION),
     ];
     for (krate, version) in adapters {
         assert_eq!(

@@ -19,6 +19,8 @@ pub mod bincode1;
 pub mod bitcode;
 #[cfg(feature = "borsh")]
 pub mod borsh;
+#[cfg(feature = "capnp")]
+pub mod capnp;
 #[cfg(feature = "ciborium")]
 pub mod ciborium;
 #[cfg(feature = "fory")]

@@ -190,5 +190,9 @@ pub fn engines() -> Vec<Engine<Order>> {
     all.push(external::msgpacker::engine().notes(
         "MessagePack through Packable/Unpackable impls of ours (msgpacker has no Arc impls): structs as bare field sequences (its derive's layout), byte arrays as bin, attributes as a map in insertion order; collections decoded without trusting their lengths (msgpacker's own Vec decoder reserves them up front); trailing bytes rejected; prices as i64 cents; shared references not kept",
     ));
+    #[cfg(feature = "capnp")]
+    all.push(external::capnp::engine().notes(
+        "Cap'n Proto through code capnpc generates from engines/schemas/order.capnp; the Order is built into a message in encode (a fresh heap-allocated message each time) and written unpacked (segment table and segments) into the buffer; decode reads it in place with capnp's default limits and copies every field back into an owned Order, both inside the timed round trip; prices as Int64 cents, attributes as a list of key/value structs and tags as a list of texts, both in insertion order, thumbnails as Data, notes and a category's parent as null pointers when absent; trailing bytes rejected; shared references not kept",
+    ));
     all
 }
