@@ -191,6 +191,7 @@ fn versions_match_the_pins() {
         ("minicbor", x::minicbor::VERSION),
         ("msgpacker", x::msgpacker::VERSION),
         ("capnp", x::capnp::VERSION),
+        ("flatbuffers", x::flatbuffers::VERSION),
     ];
     for (krate, version) in adapters {
         assert_eq!(

@@ -23,6 +23,8 @@ pub mod borsh;
 pub mod capnp;
 #[cfg(feature = "ciborium")]
 pub mod ciborium;
+#[cfg(feature = "flatbuffers")]
+pub mod flatbuffers;
 #[cfg(feature = "fory")]
 pub mod fory;
 #[cfg(feature = "minicbor")]
