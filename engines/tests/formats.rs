@@ -238,6 +238,8 @@ fn versions_match_the_pins() {
         ("bilrost", x::bilrost::VERSION),
         ("nanoserde", x::nanoserde::VERSION),
         ("protobuf", x::protobuf::VERSION),
+        ("capnp", x::capnp::VERSION),
+        ("flatbuffers", x::flatbuffers::VERSION),
     ];
     for (krate, version) in adapters {
         assert_eq!(

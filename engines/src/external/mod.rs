@@ -25,8 +25,12 @@ pub mod bincode1;
 pub mod bitcode;
 #[cfg(feature = "borsh")]
 pub mod borsh;
+#[cfg(feature = "capnp")]
+pub mod capnp;
 #[cfg(feature = "ciborium")]
 pub mod ciborium;
+#[cfg(feature = "flatbuffers")]
+pub mod flatbuffers;
 #[cfg(feature = "fory")]
 pub mod fory;
 #[cfg(feature = "minicbor")]

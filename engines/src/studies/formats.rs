@@ -223,5 +223,13 @@ pub fn engines() -> Vec<Engine<Order>> {
     all.push(external::protobuf::engine().notes(
         "rust-protobuf 3 with messages generated from engines/schemas/order.proto by protobuf-codegen (pure parser, lite runtime), committed; the Order is converted to messages in encode and back in decode, inside the timed round trip (strings and thumbnails copied); write_to_vec sizes the message, then appends; prices as int64 cents; attributes as repeated entries (a proto map loses order); trailing bytes rejected; shared references not kept",
     ));
+    #[cfg(feature = "capnp")]
+    all.push(external::capnp::engine().notes(
+        "Cap'n Proto through code capnpc generates from engines/schemas/order.capnp; the Order is built into a message in encode (a fresh heap-allocated message each time) and written unpacked (segment table and segments) into the buffer; decode reads it in place with capnp's default limits and copies every field back into an owned Order, both inside the timed round trip; prices as Int64 cents, attributes as a list of key/value structs and tags as a list of texts, both in insertion order, thumbnails as Data, notes and a category's parent as null pointers when absent; trailing bytes rejected; shared references not kept",
+    ));
+    #[cfg(feature = "flatbuffers")]
+    all.push(external::flatbuffers::engine().notes(
+        "FlatBuffers through code flatc 2.0.8 generates from engines/schemas/order.fbs; the Order is built back to front in a builder the adapter keeps (children before parents), then copied into the buffer; decode verifies the whole buffer first (flatbuffers::root, default verifier limits) and copies every field back into an owned Order, both inside the timed round trip; prices as long cents, attributes as a vector of key/value tables and tags as a vector of strings, both in insertion order, thumbnails as [ubyte], notes and a category's parent absent when None; bytes after the verified buffer not detected (FlatBuffers has no end marker); shared references not kept",
+    ));
     all
 }

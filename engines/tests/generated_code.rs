@@ -1,0 +1,112 @@
+//! The Rust the schema engines compile is generated from `engines/schemas/` and committed, so a
+//! build needs neither compiler. This test generates it again into a temporary folder and fails
+//! when the committed files differ. It needs Debian's `capnp` 0.9.2 (package capnproto; the
+//! code generator is the capnpc crate, a dev-dependency) and `flatc` 2.0.8 (package
+//! flatbuffers-compiler); without them it says why and passes, except when `CI` is `true`.
+//!
+//! `scripts/regenerate-schemas` runs this test with `SERPROF_REGENERATE_SCHEMAS=1`, which
+//! writes into the committed paths instead.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The command that rewrites the committed files.
+const SCRIPT: &str = "scripts/regenerate-schemas";
+/// Set by the script: generate into the committed paths.
+const REGENERATE: &str = "SERPROF_REGENERATE_SCHEMAS";
+
+/// Each generator's tool, the version line it must print to `--version` (another version
+/// writes other code), and the committed file it generates, under `engines/src/external/`.
+const TOOLS: [(&str, &str, &str); 2] = [
+    ("capnp", "Cap'n Proto version 0.9.2", "capnp/order_capnp.rs"),
+    (
+        "flatc",
+        "flatc version 2.0.8",
+        "flatbuffers/order_generated.rs",
+    ),
+];
+
+fn engines() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Writes `capnp/order_capnp.rs` and `flatbuffers/order_generated.rs` under `external`.
+fn generate(external: &Path) -> Result<(), String> {
+    let schemas = engines().join("schemas");
+    capnpc::CompilerCommand::new()
+        .src_prefix(&schemas)
+        .file(schemas.join("order.capnp"))
+        .output_path(external.join("capnp"))
+        .default_parent_module(vec!["external".into(), "capnp".into()])
+        .run()
+        .map_err(|e| format!("capnp: {e}"))?;
+    let status = Command::new("flatc")
+        .arg("--rust")
+        .arg("-o")
+        .arg(external.join("flatbuffers"))
+        .arg(schemas.join("order.fbs"))
+        .status()
+        .map_err(|e| format!("flatc: {e}"))?;
+    if !status.success() {
+        return Err(format!("flatc: {status}"));
+    }
+    Ok(())
+}
+
+/// The first tool that is missing or of another version, as a reason to skip.
+fn missing_tool() -> Option<String> {
+    TOOLS.iter().find_map(|(tool, version, _)| {
+        let printed = Command::new(tool)
+            .arg("--version")
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+        match printed {
+            Some(v) if v == *version => None,
+            Some(v) => Some(format!("{tool} prints {v:?}, not {version:?}")),
+            None => Some(format!("{tool} is not installed")),
+        }
+    })
+}
+
+/// A test that cannot run here: it says why and passes, unless `CI` is `true`.
+fn skip(why: &str) {
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{why}, and CI is true: this test must run (scripts/test installs the tools)"
+    );
+    eprintln!("skipped: {why} (scripts/test installs capnproto and flatbuffers-compiler)");
+}
+
+#[test]
+fn committed_generated_code_is_current() {
+    if let Some(why) = missing_tool() {
+        skip(&why);
+        return;
+    }
+    let committed = engines().join("src/external");
+    if std::env::var_os(REGENERATE).is_some() {
+        generate(&committed).unwrap();
+        return;
+    }
+    let fresh = std::env::temp_dir().join(format!("serprof-generated-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&fresh);
+    let generated = generate(&fresh);
+    let compared: Vec<_> = TOOLS
+        .iter()
+        .map(|(_, _, file)| {
+            let read = |root: &Path| std::fs::read(root.join(file)).ok();
+            (file, read(&committed), read(&fresh))
+        })
+        .collect();
+    let _ = std::fs::remove_dir_all(&fresh);
+    generated.unwrap();
+    for (file, committed, fresh) in compared {
+        assert!(fresh.is_some(), "the generators wrote no {file}");
+        assert!(
+            committed == fresh,
+            "engines/src/external/{file} differs from what engines/schemas/ generates: run {SCRIPT}"
+        );
+    }
+}
