@@ -1,6 +1,6 @@
-//! nanoserde's `#[nserde(proxy = ...)]` types for the model's `Arc` fields, and its `SerBin` and
-//! `DeBin` for the ordered attributes and tags (nanoserde has no `Arc`, `IndexMap` or
-//! `IndexSet` impls). They sit in the model, whose derives name them.
+//! nanoserde's `#[nserde(proxy = ...)]` types for the model's `Arc` fields (nanoserde has no
+//! `Arc` impls). They sit in the model, whose derives name them; the impls for the ordered
+//! attributes and tags are in `order`, beside the types.
 //!
 //! A field proxy is built from `&field` before the field is written and turned back into the
 //! field after the proxy is read, both by `From`; here that is a reference-count increment
@@ -11,8 +11,6 @@
 use std::sync::Arc;
 
 use nanoserde::{DeBin, DeBinErr, SerBin};
-
-use super::{Attributes, OrderedMap, OrderedSet, Tags};
 
 /// The field of `T`, an `Arc` shape, written as the values its `Arc`s point to.
 pub struct Unshared<T>(T);
@@ -82,45 +80,5 @@ impl<T: DeBin> DeBin for Unshared<Vec<Arc<T>>> {
     fn de_bin(o: &mut usize, d: &[u8]) -> Result<Self, DeBinErr> {
         let values = Vec::<Unshared<Arc<T>>>::de_bin(o, d)?;
         Ok(Unshared(values.into_iter().map(|v| v.0).collect()))
-    }
-}
-
-/// The attributes as nanoserde writes a `Vec<(String, String)>`: a u64 count, then each key and
-/// value, in insertion order.
-impl SerBin for Attributes {
-    fn ser_bin(&self, s: &mut Vec<u8>) {
-        self.0.len().ser_bin(s);
-        for (k, v) in &self.0 {
-            k.ser_bin(s);
-            v.ser_bin(s);
-        }
-    }
-}
-
-impl DeBin for Attributes {
-    fn de_bin(o: &mut usize, d: &[u8]) -> Result<Self, DeBinErr> {
-        let entries = Vec::<(String, String)>::de_bin(o, d)?;
-        let mut map = OrderedMap::with_capacity_and_hasher(entries.len(), Default::default());
-        map.extend(entries);
-        Ok(Attributes(map))
-    }
-}
-
-/// The tags as nanoserde writes a `Vec<String>`, in insertion order.
-impl SerBin for Tags {
-    fn ser_bin(&self, s: &mut Vec<u8>) {
-        self.0.len().ser_bin(s);
-        for tag in &self.0 {
-            tag.ser_bin(s);
-        }
-    }
-}
-
-impl DeBin for Tags {
-    fn de_bin(o: &mut usize, d: &[u8]) -> Result<Self, DeBinErr> {
-        let tags = Vec::<String>::de_bin(o, d)?;
-        let mut set = OrderedSet::with_capacity_and_hasher(tags.len(), Default::default());
-        set.extend(tags);
-        Ok(Tags(set))
     }
 }

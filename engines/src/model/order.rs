@@ -302,3 +302,52 @@ fn first_difference(a: &Order, b: &Order) -> Option<String> {
         .or_else(|| differ("notes", &a.notes, &b.notes))
         .or_else(|| (a != b).then(|| "values differ".to_string()))
 }
+
+/// nanoserde's impls of the ordered collections (its derive has no IndexMap or IndexSet); the
+/// `Arc` proxies the derives name live in `nanoserde_with`.
+#[cfg(feature = "nanoserde")]
+mod nanoserde_impls {
+    use nanoserde::{DeBin, DeBinErr, SerBin};
+
+    use super::{Attributes, OrderedMap, OrderedSet, Tags};
+
+    /// The attributes as nanoserde writes a `Vec<(String, String)>`: a u64 count, then each key and
+    /// value, in insertion order.
+    impl SerBin for Attributes {
+        fn ser_bin(&self, s: &mut Vec<u8>) {
+            self.0.len().ser_bin(s);
+            for (k, v) in &self.0 {
+                k.ser_bin(s);
+                v.ser_bin(s);
+            }
+        }
+    }
+
+    impl DeBin for Attributes {
+        fn de_bin(o: &mut usize, d: &[u8]) -> Result<Self, DeBinErr> {
+            let entries = Vec::<(String, String)>::de_bin(o, d)?;
+            let mut map = OrderedMap::with_capacity_and_hasher(entries.len(), Default::default());
+            map.extend(entries);
+            Ok(Attributes(map))
+        }
+    }
+
+    /// The tags as nanoserde writes a `Vec<String>`, in insertion order.
+    impl SerBin for Tags {
+        fn ser_bin(&self, s: &mut Vec<u8>) {
+            self.0.len().ser_bin(s);
+            for tag in &self.0 {
+                tag.ser_bin(s);
+            }
+        }
+    }
+
+    impl DeBin for Tags {
+        fn de_bin(o: &mut usize, d: &[u8]) -> Result<Self, DeBinErr> {
+            let tags = Vec::<String>::de_bin(o, d)?;
+            let mut set = OrderedSet::with_capacity_and_hasher(tags.len(), Default::default());
+            set.extend(tags);
+            Ok(Tags(set))
+        }
+    }
+}
