@@ -89,9 +89,12 @@ fn record(config: &Config, req: &RecordRequest, report: &mut WorkerReport) -> Re
                 report.shares_references = verified.shares_references;
                 report.findings = verified.findings;
                 if recording == Recording::Verify && sizes::compresses(config) {
-                    match w.payloads().map(|p| sizes::compressed(&p)) {
-                        Ok(Ok(c)) => report.compressed = Some(c),
-                        Ok(Err(e)) => report.warnings.push(format!("no compressed sizes: {e}")),
+                    let sizes = w
+                        .payloads()
+                        .map_err(anyhow::Error::from)
+                        .and_then(|p| Ok(sizes::compressed(&p)?));
+                    match sizes {
+                        Ok(c) => report.compressed = Some(c),
                         Err(e) => report.warnings.push(format!("no compressed sizes: {e}")),
                     }
                 }
