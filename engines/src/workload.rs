@@ -734,9 +734,14 @@ fn ulps_apart(a: f64, b: f64) -> u64 {
 pub trait DocumentCodec: Send {
     /// What `parse` reads: the document's JSON, or its transcoding (MessagePack, CBOR).
     fn payload(&self) -> &[u8];
-    /// Parses `input` (a fresh copy of a payload: in-place parsers rewrite it) and drops the
-    /// value.
+    /// Parses `input` and drops the value. An engine that rewrites its input says so
+    /// ([`DocumentCodec::parses_in_place`]) and gets a fresh copy of the payload every time;
+    /// the others get the payload itself and must leave it as it is (verification checks).
     fn parse(&mut self, input: &mut [u8]) -> Result<(), CodecError>;
+    /// Whether `parse` rewrites its input (simd-json). Default is false.
+    fn parses_in_place(&self) -> bool {
+        false
+    }
     /// Serialises the held value into `out` (cleared by the caller).
     fn serialize(&mut self, out: &mut Vec<u8>) -> Result<(), CodecError>;
     /// Checks the engine against the reference before anything is timed: findings (numbers it
@@ -751,18 +756,33 @@ pub struct Documents {
     operation: Operation,
     payload: Vec<u8>,
     buf: Vec<u8>,
+    /// The engine rewrites what it parses: each timed parse reads a fresh copy.
+    in_place: bool,
 }
 
 impl Documents {
     /// `codec` measured on `operation`.
     pub fn new(codec: Box<dyn DocumentCodec>, operation: Operation) -> Documents {
         let payload = codec.payload().to_vec();
+        let in_place = codec.parses_in_place();
         Documents {
             codec,
             operation,
             payload,
             buf: Vec::new(),
+            in_place,
         }
+    }
+
+    fn parses(&self) -> bool {
+        matches!(
+            self.operation,
+            Operation::Parse
+                | Operation::Decode
+                | Operation::Deserialize
+                | Operation::Access
+                | Operation::ValidatedAccess
+        )
     }
 }
 
@@ -784,15 +804,23 @@ where
     Ok(())
 }
 
-/// The parse loop: copy the payload into the reused buffer (in-place parsers rewrite it), parse
-/// it, drop the value.
+/// The parse loop: parse the payload and drop the value. An in-place parser gets a copy of the
+/// payload in the reused buffer before each parse (the copy is in its figure); the others parse
+/// the payload itself.
 #[inline(never)]
 fn parse_loop(
     codec: &mut dyn DocumentCodec,
-    payload: &[u8],
+    payload: &mut [u8],
     buf: &mut Vec<u8>,
+    in_place: bool,
     n: u64,
 ) -> Result<(), CodecError> {
+    if !in_place {
+        for _ in 0..n {
+            codec.parse(black_box(&mut *payload))?;
+        }
+        return Ok(());
+    }
     document_cycle(codec, buf, n, |codec, buf| {
         buf.extend_from_slice(payload);
         codec.parse(black_box(buf.as_mut_slice()))
@@ -803,7 +831,6 @@ fn parse_loop(
 #[inline(never)]
 fn document_serialize_loop(
     codec: &mut dyn DocumentCodec,
-    _payload: &[u8],
     buf: &mut Vec<u8>,
     n: u64,
 ) -> Result<(), CodecError> {
@@ -818,7 +845,6 @@ fn document_serialize_loop(
 #[inline(never)]
 fn document_roundtrip_loop(
     codec: &mut dyn DocumentCodec,
-    _payload: &[u8],
     buf: &mut Vec<u8>,
     n: u64,
 ) -> Result<(), CodecError> {
@@ -838,6 +864,25 @@ fn not_for_documents(what: &str) -> CodecError {
 impl Workload for Documents {
     fn verify(&mut self) -> Result<Verified, VerifyError> {
         let findings = self.codec.verify()?;
+        // An engine that says it leaves its input alone parses the payload itself in the
+        // timed loop: one parse here checks that it does.
+        if !self.in_place && self.parses() {
+            let mut probe = self.payload.clone();
+            self.codec
+                .parse(&mut probe)
+                .map_err(|error| VerifyError::DocumentStep {
+                    step: crate::verify::DocumentStep::ParsePayload,
+                    error,
+                })?;
+            if probe != self.payload {
+                return Err(VerifyError::DocumentStep {
+                    step: crate::verify::DocumentStep::ParsePayload,
+                    error: CodecError::setup(
+                        "the parse rewrote its input, but the engine does not say it parses in place (DocumentCodec::parses_in_place)",
+                    ),
+                });
+            }
+        }
         let mut out = Vec::new();
         self.codec
             .serialize(&mut out)
@@ -863,16 +908,13 @@ impl Workload for Documents {
     }
 
     fn run(&mut self, n: u64) -> Result<(), CodecError> {
-        let body = match self.operation {
-            Operation::Parse
-            | Operation::Decode
-            | Operation::Deserialize
-            | Operation::Access
-            | Operation::ValidatedAccess => parse_loop,
-            Operation::Serialize => document_serialize_loop,
-            Operation::RoundTrip => document_roundtrip_loop,
-        };
-        body(self.codec.as_mut(), &self.payload, &mut self.buf, n)
+        let parses = self.parses();
+        let codec = self.codec.as_mut();
+        match self.operation {
+            _ if parses => parse_loop(codec, &mut self.payload, &mut self.buf, self.in_place, n),
+            Operation::Serialize => document_serialize_loop(codec, &mut self.buf, n),
+            _ => document_roundtrip_loop(codec, &mut self.buf, n),
+        }
     }
 
     fn dataset_len(&self) -> usize {
@@ -884,10 +926,7 @@ impl Workload for Documents {
     }
 
     fn copies_input(&self) -> bool {
-        matches!(
-            self.operation,
-            Operation::Parse | Operation::Decode | Operation::Deserialize
-        )
+        self.in_place && self.parses()
     }
 
     fn encode_value(&mut self, _index: usize, out: &mut Vec<u8>) -> Result<(), CodecError> {
@@ -940,3 +979,62 @@ pub fn documents_loop(operation: Operation) -> &'static str {
 /// The regular expression over frame names that matches every measured loop (`serprof flame
 /// --from-loop`).
 pub const LOOP_FRAMES: &str = r"serprof_engines::workload::\w+_loop";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A document engine that overwrites the first byte of what it parses.
+    struct Rewriter {
+        payload: Vec<u8>,
+        says_in_place: bool,
+        seen: Vec<u8>,
+    }
+
+    impl DocumentCodec for Rewriter {
+        fn payload(&self) -> &[u8] {
+            &self.payload
+        }
+        fn parses_in_place(&self) -> bool {
+            self.says_in_place
+        }
+        fn parse(&mut self, input: &mut [u8]) -> Result<(), CodecError> {
+            self.seen.push(input[0]);
+            input[0] = b'!';
+            Ok(())
+        }
+        fn serialize(&mut self, out: &mut Vec<u8>) -> Result<(), CodecError> {
+            out.extend_from_slice(&self.payload);
+            Ok(())
+        }
+        fn verify(&mut self) -> Result<Vec<Finding>, VerifyError> {
+            Ok(Vec::new())
+        }
+    }
+
+    fn rewriter(says_in_place: bool) -> Box<Rewriter> {
+        Box::new(Rewriter {
+            payload: b"[1]".to_vec(),
+            says_in_place,
+            seen: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn only_in_place_parsers_get_a_copy_and_an_engine_that_hides_one_fails_verification() {
+        let mut hidden = Documents::new(rewriter(false), Operation::Parse);
+        let err = hidden.verify().unwrap_err().to_string();
+        assert!(err.contains("parses_in_place"), "{err}");
+        assert!(!hidden.copies_input());
+
+        let mut honest = Documents::new(rewriter(true), Operation::Parse);
+        honest.verify().unwrap();
+        assert!(honest.copies_input());
+        honest.run(3).unwrap();
+        // Every timed parse read an intact copy.
+        assert_eq!(honest.payload, b"[1]");
+
+        // A serialize never copies, whatever the engine says.
+        assert!(!Documents::new(rewriter(true), Operation::Serialize).copies_input());
+    }
+}

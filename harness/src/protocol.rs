@@ -252,6 +252,10 @@ pub struct WorkerReport {
     #[serde(default)]
     pub compressed: Option<CompressedBytes>,
     pub shares_references: Option<bool>,
+    /// The verification recording: the timed loop copies its input before each operation (an
+    /// in-place parser), so its figures include that copy.
+    #[serde(default)]
+    pub copies_input: bool,
     /// The instructions recording: operations in the counted call of the measured loop.
     #[serde(default)]
     pub counted_ops: Option<u64>,

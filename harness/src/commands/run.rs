@@ -59,6 +59,11 @@ pub struct RunArgs {
     /// start; `--cpu none` pins nothing).
     #[arg(long, value_name = "N|none")]
     pub cpu: Option<String>,
+    /// Recordings (CPU, allocation, instructions) of N configurations side by side, each slot
+    /// pinned to its own CPU, the first to the timing CPU (default: the CPUs serprof may use, at
+    /// most 8; timing never runs beside anything).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
     /// Seed of the shuffled order of each round of the timing children (default: from the
     /// clock; recorded in run.json).
     #[arg(long, value_name = "N")]
@@ -138,6 +143,13 @@ impl RunArgs {
             }
             s.processes = n;
         }
+        s.jobs = match self.jobs {
+            Some(n) if !(1..=64).contains(&n) => {
+                crate::misuse!("--jobs {n}: give between 1 and 64 recording slots")
+            }
+            Some(n) => n,
+            None => crate::measure::reference::allowed_cpus().len().clamp(1, 8),
+        };
         if let Some(seed) = self.seed {
             s.seed = seed;
         }

@@ -87,6 +87,7 @@ fn record(config: &Config, req: &RecordRequest, report: &mut WorkerReport) -> Re
                 report.verified = true;
                 report.payload_bytes = Some(verified.payload_bytes);
                 report.shares_references = verified.shares_references;
+                report.copies_input = w.copies_input();
                 report.findings = verified.findings;
                 if recording == Recording::Verify && sizes::compresses(config) {
                     let sizes = w

@@ -102,12 +102,16 @@ pub struct PhaseSeconds {
     pub verify: f64,
     /// The lock-step timing schedule.
     pub timing: f64,
-    /// CPU recordings.
+    /// CPU recordings, summed over the recording slots ([`Settings::jobs`]).
     pub cpu: f64,
-    /// Allocation recordings.
+    /// Allocation recordings, summed over the slots.
     pub alloc: f64,
-    /// Instruction counts under callgrind.
+    /// Instruction counts under callgrind, summed over the slots.
     pub instructions: f64,
+    /// Wall-clock seconds of the recordings after timing (CPU, allocation, instructions): with
+    /// several slots side by side, less than their sum.
+    #[serde(default)]
+    pub recordings: f64,
     /// The corrupt study.
     pub corrupt: f64,
 }
@@ -121,9 +125,21 @@ impl PhaseSeconds {
         out
     }
 
-    /// Their sum.
+    /// Adds a recording slot's CPU, allocation and instruction seconds.
+    pub fn add_recordings(&mut self, slot: &PhaseSeconds) {
+        self.cpu += slot.cpu;
+        self.alloc += slot.alloc;
+        self.instructions += slot.instructions;
+    }
+
+    /// The session's wall-clock seconds: verification, timing, the recordings (side by side
+    /// when there are several slots) and the corrupt study.
     pub fn total(&self) -> f64 {
-        self.verify + self.timing + self.cpu + self.alloc + self.instructions + self.corrupt
+        let recordings = match self.recordings > 0.0 {
+            true => self.recordings,
+            false => self.cpu + self.alloc + self.instructions,
+        };
+        self.verify + self.timing + recordings + self.corrupt
     }
 }
 

@@ -130,6 +130,10 @@ pub struct ConfigResult {
     pub compressed: Option<CompressedBytes>,
     /// Whether shared references (`Arc`s) inside an Order survive the round trip.
     pub shares_references: Option<bool>,
+    /// The timed loop copies the payload before each parse, because the engine parses in
+    /// place (simd-json): its time, CPU profile and instructions include that copy.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub copies_input: bool,
     #[serde(default)]
     pub time_ns: Option<TimeStats>,
     #[serde(default)]
@@ -180,6 +184,7 @@ impl ConfigResult {
             payload_bytes: None,
             compressed: None,
             shares_references: None,
+            copies_input: false,
             time_ns: None,
             alloc: None,
             cpu: None,

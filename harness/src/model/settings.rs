@@ -21,6 +21,13 @@ pub struct Settings {
     /// `serprof run` chooses one at start unless `--cpu` says which.
     #[serde(default)]
     pub pin_cpu: Option<usize>,
+    /// Recording slots: the CPU, allocation and instruction recordings of this many
+    /// configurations run side by side, slot `k` pinned to the `k`-th CPU of
+    /// [`Settings::recording_cpus`]. Their figures are shares, counts and a within-recording
+    /// overhead ratio, which a neighbour on another CPU does not change; the timing children
+    /// never run beside anything. Default is 1; `serprof run` sets the CPUs it may use.
+    #[serde(default = "default_jobs")]
+    pub jobs: usize,
     /// Seed of the shuffled order of each round of the timing children.
     #[serde(default)]
     pub seed: u64,
@@ -101,6 +108,7 @@ impl Settings {
             quick: false,
             processes: 12,
             pin_cpu: None,
+            jobs: 1,
             seed: 0,
             warmup_ms: 100,
             rounds: 30,
@@ -141,6 +149,29 @@ impl Settings {
     }
 }
 
+impl Settings {
+    /// The CPU of each recording slot: slot 0 on [`Settings::pin_cpu`], the others on the
+    /// remaining CPUs of `allowed` in turn; all unpinned when `pin_cpu` is `None`.
+    pub fn recording_cpus(&self, allowed: &[usize]) -> Vec<Option<usize>> {
+        let jobs = self.jobs.max(1);
+        let Some(first) = self.pin_cpu else {
+            return vec![None; jobs];
+        };
+        let others: Vec<usize> = allowed.iter().copied().filter(|&c| c != first).collect();
+        (0..jobs)
+            .map(|k| match k {
+                0 => Some(first),
+                _ if others.is_empty() => Some(first),
+                _ => Some(others[(k - 1) % others.len()]),
+            })
+            .collect()
+    }
+}
+
+fn default_jobs() -> usize {
+    1
+}
+
 fn default_instruction_passes() -> u64 {
     2
 }
@@ -172,5 +203,22 @@ fn default_calibrate_ms() -> u64 {
 impl Default for Settings {
     fn default() -> Settings {
         Settings::defaults()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recording_slots_start_on_the_chosen_cpu_and_spread_over_the_others() {
+        let mut s = Settings::defaults();
+        s.jobs = 3;
+        assert_eq!(s.recording_cpus(&[0, 1]), [None, None, None], "unpinned");
+        s.pin_cpu = Some(1);
+        assert_eq!(s.recording_cpus(&[0, 1]), [Some(1), Some(0), Some(0)]);
+        assert_eq!(s.recording_cpus(&[1]), [Some(1), Some(1), Some(1)]);
+        s.jobs = 0;
+        assert_eq!(s.recording_cpus(&[0, 1, 2]), [Some(1)], "at least one slot");
     }
 }

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use crate::model::ConfigResult;
 use crate::render::report_page::esc;
 use crate::render::table::{
-    by_document, mark, mbps, median_text, operation_tables, payload_text, variant,
+    by_document, mark, mbps, median_text, operation_tables, payload_text, variant, COPY_NOTE,
 };
 
 /// The HTML sections, per document.
@@ -16,12 +16,13 @@ pub fn write_html(out: &mut String, results: &[&ConfigResult]) {
         let d = rs[0].document.as_ref().expect("grouped by document");
         let _ = writeln!(
             out,
-            "<h3 id=\"document-{}\">Document <code>{}</code></h3>\n<p class=\"muted\">{} · {} bytes · SHA-256 <code>{}</code>. MB/s counts the document's JSON bytes for every operation; <b>*</b>: the engine changes numbers (see its findings).</p>",
+            "<h3 id=\"document-{}\">Document <code>{}</code></h3>\n<p class=\"muted\">{} · {} bytes · SHA-256 <code>{}</code>. MB/s counts the document's JSON bytes for every operation; <b>*</b>: the engine changes numbers (see its findings); <b>†</b>: {}.</p>",
             esc(&name),
             esc(&name),
             esc(&d.path.display().to_string()),
             d.bytes,
-            esc(&d.sha256)
+            esc(&d.sha256),
+            COPY_NOTE
         );
         out.push_str("<div class=\"corpus-tables\">\n");
         for (op, rows) in operation_tables(&rs) {

@@ -225,6 +225,13 @@ pub fn write_table(out: &mut String, study: &StudyData, reference_ns: Option<f64
             items.join(", ")
         );
     }
+    if study.rows.iter().any(|r| r.result.copies_input) {
+        let _ = writeln!(
+            out,
+            "<p class=\"muted small\">† {}.</p>",
+            crate::render::table::COPY_NOTE
+        );
+    }
     if let Some(re) = study
         .info
         .as_ref()
@@ -314,9 +321,10 @@ fn cell(
         Col::Time => r.time_ns.as_ref().map_or_else(dash, |t| {
             let fastest = reference_ns == Some(t.median);
             format!(
-                "<td{}>{}</td>",
+                "<td{}>{}{}</td>",
                 if fastest { " class=\"fastest\"" } else { "" },
-                format_ns(t.median)
+                format_ns(t.median),
+                if r.copies_input { "†" } else { "" }
             )
         }),
         Col::Ratio => {

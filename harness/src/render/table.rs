@@ -299,7 +299,10 @@ fn study_row(out: &mut String, r: &ConfigResult, cols: &Columns) {
         let _ = writeln!(out, "{:<26} FAILED: {e}", r.config);
         return;
     }
-    let (time, ci, ratio) = time_cells(r, cols);
+    let (mut time, ci, ratio) = time_cells(r, cols);
+    if r.copies_input {
+        time.push('†');
+    }
     let payload = r
         .payload_bytes
         .map(|p| format_thousands(p, 2))
@@ -423,6 +426,9 @@ fn notes_section(out: &mut String, results: &[ConfigResult], study: &str, cols: 
             "  instr/op = instructions per operation under callgrind (exact; valgrind's emulated CPU; work done, not time)"
         );
     }
+    if results.iter().any(|r| r.study == study && r.copies_input) {
+        let _ = writeln!(out, "  † {COPY_NOTE}");
+    }
     if let (Some(re), false) = (cols.match_regex, findings.is_empty()) {
         let _ = writeln!(
             out,
@@ -484,13 +490,20 @@ fn operation_rows<'a>(results: &[&'a ConfigResult], op: Operation) -> Vec<&'a Co
     )
 }
 
+/// `*`: the engine changes numbers; `†`: the timed parse copies the document first (an
+/// in-place parser), and the figure includes the copy.
 pub fn mark(r: &ConfigResult) -> &'static str {
-    if r.changes_numbers() {
-        "*"
-    } else {
-        ""
+    match (r.changes_numbers(), r.copies_input) {
+        (true, true) => "*†",
+        (true, false) => "*",
+        (false, true) => "†",
+        (false, false) => "",
     }
 }
+
+/// The footnote of the `†` mark.
+pub const COPY_NOTE: &str =
+    "the engine parses in place, so each timed parse reads a fresh copy of its input; its figures include the copy";
 
 /// The median time per operation, or `-`.
 pub fn median_text(r: &ConfigResult) -> String {
@@ -568,6 +581,9 @@ pub fn render_documents(results: &[&ConfigResult]) -> String {
         findings.dedup();
         for f in findings {
             let _ = writeln!(out, "  * {f}");
+        }
+        if rs.iter().any(|r| r.copies_input) {
+            let _ = writeln!(out, "  † {COPY_NOTE}");
         }
     }
     out

@@ -55,6 +55,12 @@ pub trait Executor {
         settings: &Settings,
         cpu: Option<usize>,
     ) -> Result<Box<dyn TimingChild>>;
+
+    /// This executor as one several threads may share, when it is one: the recordings of
+    /// different configurations then run side by side ([`Settings::jobs`]).
+    fn shared(&self) -> Option<&(dyn Executor + Sync)> {
+        None
+    }
 }
 
 /// A live lock-step timing child (see [`crate::measure::timing`]): commands in, replies out.
@@ -350,6 +356,10 @@ impl Executor for ChildProcesses {
 
     fn exe(&self) -> Result<PathBuf> {
         Ok(self.exe.clone())
+    }
+
+    fn shared(&self) -> Option<&(dyn Executor + Sync)> {
+        Some(self)
     }
 
     fn timing_child(

@@ -241,30 +241,130 @@ impl<'a> Measuring<'a> {
         self.clock.timing += timing;
         self.clock.verify += start.elapsed().as_secs_f64() - timing;
         self.schedule = schedule;
-        let profiling = Profiling {
-            exec,
-            settings: self.settings,
-            valgrind: self.valgrind.as_deref(),
-            progress: &self.progress,
-        };
-        for (k, &i) in timed.iter().enumerate() {
-            if interrupt::interrupted() {
-                break;
+        let started = std::time::Instant::now();
+        let shared = exec
+            .shared()
+            .filter(|_| self.settings.jobs > 1 && timed.len() > 1);
+        match shared {
+            Some(exec) => self.profile_side_by_side(exec, &timed, timings)?,
+            None => {
+                let profiling = Profiling {
+                    exec,
+                    settings: self.settings,
+                    valgrind: self.valgrind.as_deref(),
+                    progress: &self.progress,
+                };
+                let mut clock = PhaseSeconds::default();
+                for (k, &i) in timed.iter().enumerate() {
+                    let result = std::mem::replace(
+                        &mut timings[k],
+                        ConfigResult::new(&self.configs[i].info),
+                    );
+                    match self.profile_one(&profiling, i, result, &mut clock)? {
+                        Some(result) => self.results[i] = Some(result),
+                        None => break,
+                    }
+                }
+                self.clock.add_recordings(&clock);
             }
-            let config = &self.configs[i];
-            let dir = Self::dir_of(self.run_dir, config);
-            let _span = tracing::info_span!("config", name = %config.info.name()).entered();
-            let mut result = std::mem::replace(&mut timings[k], ConfigResult::new(&config.info));
-            profiling.profile(config, &dir, &mut result, &mut self.clock);
-            if interrupt::interrupted() {
-                // The recording in flight was cut short: its configuration is not finished.
-                break;
-            }
-            write_json(&dir.join(layout::RESULT_JSON), &result)?;
-            self.progress.finish_config(&result);
-            self.results[i] = Some(result);
         }
+        self.clock.recordings += started.elapsed().as_secs_f64();
         Ok(())
+    }
+
+    /// The recordings of configuration `i` after its timing `result`, written as its
+    /// `result.json`; `None` when the run was interrupted (its configuration is not finished).
+    fn profile_one(
+        &self,
+        profiling: &Profiling,
+        i: usize,
+        mut result: ConfigResult,
+        clock: &mut PhaseSeconds,
+    ) -> Result<Option<ConfigResult>> {
+        if interrupt::interrupted() {
+            return Ok(None);
+        }
+        let config = &self.configs[i];
+        let dir = Self::dir_of(self.run_dir, config);
+        let _span = tracing::info_span!("config", name = %config.info.name()).entered();
+        profiling.profile(config, &dir, &mut result, clock);
+        if interrupt::interrupted() {
+            // The recording in flight was cut short.
+            return Ok(None);
+        }
+        write_json(&dir.join(layout::RESULT_JSON), &result)?;
+        self.progress.finish_config(&result);
+        Ok(Some(result))
+    }
+
+    /// The recordings of the timed configurations in `settings.jobs` slots side by side, each
+    /// slot's children pinned to its own CPU ([`Settings::recording_cpus`]); the slots take the
+    /// next configuration as they finish one.
+    fn profile_side_by_side(
+        &mut self,
+        exec: &(dyn Executor + Sync),
+        timed: &[usize],
+        timings: Vec<ConfigResult>,
+    ) -> Result<()> {
+        let cpus = self
+            .settings
+            .recording_cpus(&crate::measure::reference::allowed_cpus());
+        let queue = std::sync::Mutex::new(timed.iter().copied().zip(timings));
+        let this = &*self;
+        let slots: Vec<Slot> = std::thread::scope(|scope| {
+            let handles: Vec<_> = cpus
+                .iter()
+                .map(|&cpu| {
+                    let queue = &queue;
+                    scope.spawn(move || {
+                        let settings = Settings {
+                            pin_cpu: cpu,
+                            ..this.settings.clone()
+                        };
+                        let profiling = Profiling {
+                            exec,
+                            settings: &settings,
+                            valgrind: this.valgrind.as_deref(),
+                            progress: &this.progress,
+                        };
+                        let mut clock = PhaseSeconds::default();
+                        let mut done = Vec::new();
+                        loop {
+                            let next = queue.lock().map(|mut q| q.next()).unwrap_or(None);
+                            let Some((i, result)) = next else { break };
+                            match this.profile_one(&profiling, i, result, &mut clock) {
+                                Ok(Some(result)) => done.push((i, result)),
+                                Ok(None) => break,
+                                Err(e) => return (clock, done, Err(e)),
+                            }
+                        }
+                        (clock, done, Ok(()))
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| match h.join() {
+                    Ok(slot) => slot,
+                    Err(_) => (
+                        PhaseSeconds::default(),
+                        Vec::new(),
+                        Err(anyhow::anyhow!("a recording slot panicked")),
+                    ),
+                })
+                .collect()
+        });
+        let mut first_error = None;
+        for (clock, done, outcome) in slots {
+            self.clock.add_recordings(&clock);
+            for (i, result) in done {
+                self.results[i] = Some(result);
+            }
+            if let Err(e) = outcome {
+                first_error.get_or_insert(e);
+            }
+        }
+        first_error.map_or(Ok(()), Err)
     }
 
     /// The corrupt study's configurations, after every timed one.
@@ -320,6 +420,10 @@ impl<'a> Measuring<'a> {
     }
 }
 
+/// What a recording slot did: its seconds per phase, the configurations it finished (by index)
+/// and how it ended.
+type Slot = (PhaseSeconds, Vec<(usize, ConfigResult)>, Result<()>);
+
 /// The end of a run: its manifest complete (or not), its step comparisons, its report, and
 /// `latest` pointing at it when it finished.
 fn finish_run(
@@ -351,7 +455,8 @@ fn finish_run(
 
 #[cfg(test)]
 mod tests {
-    use std::cell::RefCell;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
 
     use super::*;
     use crate::model::{Failure, Recording, Verdict};
@@ -362,9 +467,11 @@ mod tests {
     /// A stand-in for worker children: canned reports, one configuration crashes its timing
     /// child, and every recording and timing child is remembered.
     struct Canned {
-        calls: RefCell<Vec<(String, Recording)>>,
+        calls: Mutex<Vec<(String, Recording)>>,
         /// Timing children started.
-        children: std::rc::Rc<std::cell::Cell<usize>>,
+        children: AtomicUsize,
+        /// It lets several threads share it (recording slots side by side).
+        shared: bool,
         /// Its sample crashes the timing child.
         crash: &'static str,
         /// It fails verification.
@@ -374,8 +481,9 @@ mod tests {
     impl Canned {
         fn new(crash: &'static str, unverified: &'static str) -> Canned {
             Canned {
-                calls: RefCell::new(Vec::new()),
-                children: Default::default(),
+                calls: Mutex::new(Vec::new()),
+                children: AtomicUsize::new(0),
+                shared: false,
                 crash,
                 unverified,
             }
@@ -391,7 +499,8 @@ mod tests {
             _settings: &Settings,
         ) -> Result<Outcome> {
             self.calls
-                .borrow_mut()
+                .lock()
+                .unwrap()
                 .push((config.to_string(), recording));
             if recording == Recording::Verify && config.to_string() == self.unverified {
                 return Ok(Outcome::Reported(Box::new(WorkerReport {
@@ -415,6 +524,10 @@ mod tests {
             anyhow::bail!("this test starts no process")
         }
 
+        fn shared(&self) -> Option<&(dyn Executor + Sync)> {
+            self.shared.then_some(self as &(dyn Executor + Sync))
+        }
+
         fn timing_child(
             &self,
             configs: &[ConfigId],
@@ -423,13 +536,14 @@ mod tests {
             _: Option<usize>,
         ) -> Result<Box<dyn executor::TimingChild>> {
             // Each child reads 10 ns more than the one started before it.
-            self.children.set(self.children.get() + 1);
+            let started = self.children.fetch_add(1, Ordering::Relaxed) + 1;
             for c in configs {
                 self.calls
-                    .borrow_mut()
+                    .lock()
+                    .unwrap()
                     .push((c.to_string(), Recording::Timing));
             }
-            let ns = 100.0 + 10.0 * (self.children.get() - 1) as f64;
+            let ns = 100.0 + 10.0 * (started - 1) as f64;
             let crash = self.crash;
             let sampler: executor::fake::Sampler =
                 std::rc::Rc::new(move |id: &ConfigId| (id.to_string() != crash).then_some(ns));
@@ -465,7 +579,7 @@ mod tests {
         // Each is verified once, before its timing; bincode crashes the first timing child and
         // is not timed again; the first child is started again without it, and postcard gets
         // its 3 children.
-        let calls = exec.calls.borrow().clone();
+        let calls = exec.calls.lock().unwrap().clone();
         let count = |n: &str, r: Recording| calls.iter().filter(|c| c.0 == n && c.1 == r).count();
         assert_eq!(count("formats/postcard", Recording::Verify), 1);
         assert_eq!(count("formats/bincode", Recording::Verify), 1);
@@ -521,11 +635,11 @@ mod tests {
         );
 
         // Resume: every configuration has its result, so nothing is recorded again.
-        exec.calls.borrow_mut().clear();
+        exec.calls.lock().unwrap().clear();
         let mut again = request(out.path());
         again.resume = Some(done.run_dir.clone());
         let resumed = run_with(&again, &exec).unwrap();
-        assert!(exec.calls.borrow().is_empty());
+        assert!(exec.calls.lock().unwrap().is_empty());
         assert_eq!(resumed.results.len(), 2);
         let sessions = &resumed.manifest.sessions;
         assert_eq!(sessions.len(), 2, "the first run and the resume");
@@ -537,7 +651,7 @@ mod tests {
         let out = tempfile::tempdir().unwrap();
         let exec = Canned::new("", "formats/bincode");
         let done = run_with(&request(out.path()), &exec).unwrap();
-        let calls = exec.calls.borrow().clone();
+        let calls = exec.calls.lock().unwrap().clone();
         let of = |n: &str| {
             calls
                 .iter()
@@ -570,5 +684,40 @@ mod tests {
             })
         ));
         assert_eq!(done.manifest.failed.len(), 1);
+    }
+
+    #[test]
+    fn recording_slots_side_by_side_record_every_configuration_once() {
+        let out = tempfile::tempdir().unwrap();
+        let mut exec = Canned::new("", "");
+        exec.shared = true;
+        let mut req = request(out.path());
+        req.configs = vec![
+            "formats/postcard".into(),
+            "formats/bincode".into(),
+            "formats/bitcode".into(),
+        ];
+        req.settings.cpu = true;
+        req.settings.alloc = true;
+        req.settings.jobs = 2;
+        let done = run_with(&req, &exec).unwrap();
+        let calls = exec.calls.lock().unwrap().clone();
+        for name in &req.configs {
+            for r in [Recording::Cpu, Recording::Alloc] {
+                let n = calls.iter().filter(|c| &c.0 == name && c.1 == r).count();
+                assert_eq!(n, 1, "{name} {r:?}: {calls:?}");
+            }
+            let dir = config_dir(
+                &done.run_dir,
+                "formats",
+                name.trim_start_matches("formats/"),
+            );
+            let on_disk: ConfigResult = read_json(&dir.join(layout::RESULT_JSON)).unwrap();
+            assert_eq!(&on_disk.name(), name);
+        }
+        assert_eq!(done.results.len(), 3);
+        assert!(done.manifest.complete);
+        let seconds = &done.manifest.sessions[0].seconds;
+        assert!(seconds.recordings > 0.0 && seconds.total() >= seconds.recordings);
     }
 }

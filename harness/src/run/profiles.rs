@@ -91,10 +91,12 @@ fn profile_config(
                             cpu.effective_hz, cpu.requested_hz
                         ));
                     }
-                    if cpu.samples < 500 {
+                    // The samples asked for (the study's budget applied) are what the
+                    // shares were sized for; fewer means the recording hit its time cap.
+                    if (cpu.samples as f64) < 0.8 * settings.cpu_samples as f64 {
                         result.warnings.push(format!(
-                            "only {} CPU samples{quick}: shares are rough",
-                            cpu.samples
+                            "only {} of the {} CPU samples asked for{quick}: shares are rough",
+                            cpu.samples, settings.cpu_samples
                         ));
                     }
                     result.cpu = Some(cpu);

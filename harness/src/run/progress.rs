@@ -1,6 +1,7 @@
 //! Progress on stderr: an indicatif bar on a terminal; one plain line per finished
 //! configuration otherwise (so logs stay readable); nothing with `--quiet`.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -13,7 +14,7 @@ pub struct Progress {
     bar: Option<ProgressBar>,
     plain: bool,
     total: u64,
-    done: std::cell::Cell<u64>,
+    done: AtomicU64,
 }
 
 impl Progress {
@@ -34,7 +35,7 @@ impl Progress {
             bar,
             plain: !bars && !quiet,
             total,
-            done: std::cell::Cell::new(0),
+            done: AtomicU64::new(0),
         }
     }
 
@@ -47,21 +48,17 @@ impl Progress {
 
     /// A configuration already finished (resumed run).
     pub fn skip(&self, config: &str) {
-        self.done.set(self.done.get() + 1);
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(b) = &self.bar {
             b.inc(1);
         } else if self.plain {
-            eprintln!(
-                "[{}/{}] {config}: already measured",
-                self.done.get(),
-                self.total
-            );
+            eprintln!("[{done}/{}] {config}: already measured", self.total);
         }
     }
 
     /// A configuration finished.
     pub fn finish_config(&self, r: &ConfigResult) {
-        self.done.set(self.done.get() + 1);
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
         let line = match (&r.error, &r.time_ns) {
             (Some(e), _) => format!("{}: FAILED: {e}", r.name()),
             (None, Some(t)) => format!("{}: {}/op", r.name(), format_ns(t.median)),
@@ -84,7 +81,7 @@ impl Progress {
             b.inc(1);
             b.println(line);
         } else if self.plain {
-            eprintln!("[{}/{}] {line}", self.done.get(), self.total);
+            eprintln!("[{done}/{}] {line}", self.total);
         }
     }
 

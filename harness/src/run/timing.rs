@@ -136,6 +136,7 @@ fn verify_unit(
             result.payload_bytes = r.payload_bytes;
             result.compressed = r.compressed;
             result.shares_references = r.shares_references;
+            result.copies_input = r.copies_input;
             result.findings = r.findings;
             result.error = r.error;
             if result.error.is_none() && !result.verified {

@@ -22,6 +22,9 @@ pub trait Engine: Send + 'static {
     type Value: Serialize + Send + 'static;
     /// Whether the payload is JSON (else a binary transcoding of a serde_json DOM).
     const JSON: bool = true;
+    /// Whether `parse` rewrites its input (simd-json does): the timed parse then copies the
+    /// payload before each parse, and only then.
+    const IN_PLACE: bool = false;
     fn parse(&mut self, input: &mut [u8]) -> Result<Self::Value, CodecError>;
     fn serialize(&mut self, value: &Self::Value, out: &mut Vec<u8>) -> Result<(), CodecError>;
     /// The held value and the payload, from the document's JSON.
@@ -76,6 +79,10 @@ const DUPLICATE_PROBE: &[u8] = br#"{"k":1,"k":2}"#;
 impl<E: Engine> DocumentCodec for Prepared<E> {
     fn payload(&self) -> &[u8] {
         &self.payload
+    }
+
+    fn parses_in_place(&self) -> bool {
+        E::IN_PLACE
     }
 
     fn parse(&mut self, input: &mut [u8]) -> Result<(), CodecError> {
@@ -272,6 +279,7 @@ impl<T: Serialize + DeserializeOwned + Send + 'static> Engine for SonicRs<T> {
 }
 
 impl<T: Serialize + DeserializeOwned + Send + 'static> Engine for SimdSerde<T> {
+    const IN_PLACE: bool = true;
     type Value = T;
     fn parse(&mut self, input: &mut [u8]) -> Result<T, CodecError> {
         simd_json::serde::from_slice_with_buffers(input, &mut self.buffers)
@@ -304,6 +312,7 @@ pub struct SimdOwned {
 
 impl Engine for SimdOwned {
     type Value = simd_json::OwnedValue;
+    const IN_PLACE: bool = true;
     fn parse(&mut self, input: &mut [u8]) -> Result<simd_json::OwnedValue, CodecError> {
         simd_json::to_owned_value_with_buffers(input, &mut self.buffers).map_err(CodecError::decode)
     }
@@ -350,6 +359,7 @@ pub struct BorrowedOwnedCopy(SimdBorrowed);
 
 impl Engine for BorrowedOwnedCopy {
     type Value = simd_json::OwnedValue;
+    const IN_PLACE: bool = true;
     fn parse(&mut self, input: &mut [u8]) -> Result<simd_json::OwnedValue, CodecError> {
         self.0.with(input, |v| simd_json::OwnedValue::from(v))
     }
@@ -381,6 +391,9 @@ impl BorrowedCodec {
 impl DocumentCodec for BorrowedCodec {
     fn payload(&self) -> &[u8] {
         self.inner.payload()
+    }
+    fn parses_in_place(&self) -> bool {
+        true
     }
     fn parse(&mut self, input: &mut [u8]) -> Result<(), CodecError> {
         self.inner
