@@ -9,8 +9,9 @@ result.json without its per-sample lists), and the flame graphs the README shows
 docs/figures/. Without it, reads docs/figures/run/ again.
 
 Then writes docs/figures/formats.md and docs/figures/bytes.md (the tables) and puts the same
-tables into README.md between the lines `<!-- figures:NAME -->` and `<!-- /figures -->`.
-Every number in the README's tables comes from here.
+tables into README.md between the lines `<!-- figures:NAME -->` and `<!-- /figures -->`, and
+docs/figures/rsb.md (the formats study's order next to rust_serialization_benchmark's) into
+docs/guide/studies.md the same way. Every number in those tables comes from here.
 """
 
 import json
@@ -176,6 +177,83 @@ def engines_table(rows, m):
     return text
 
 
+# rust_serialization_benchmark (github.com/djkoloski/rust_serialization_benchmark), commit
+# 60c1cd50, its `log` dataset: the engines it and serprof both have, fastest first, as its
+# published results order them (serialize: "serialize", or protobuf's and prost's
+# "populate + encode"; deserialize: "deserialize", prost's and protobuf's "decode + convert",
+# rkyv's validated one; capnp and flatbuffers have no deserialize column there).
+RSB_COMMIT = "60c1cd50"
+RSB_SERIALIZE = [
+    "bitcode", "wincode", "speedy", "rkyv", "nanoserde", "msgpacker", "bincode", "bilrost",
+    "postcard", "minicbor", "bincode1", "capnp", "borsh", "flatbuffers", "rmp-serde", "prost",
+    "simd-json", "protobuf", "ciborium", "serde_json",
+]
+RSB_DESERIALIZE = [
+    "bitcode", "speedy", "wincode", "rkyv", "bincode1", "borsh", "bincode", "nanoserde",
+    "postcard", "msgpacker", "bilrost", "minicbor", "rmp-serde", "prost", "protobuf",
+    "simd-json", "serde_json", "ciborium",
+]
+
+
+def rsb_table():
+    """Each common engine's rank here and in rsb, per direction. For an engine serprof also runs
+    with serde_bytes (`ENGINE+bytes`), the faster of the two counts (rsb's data has no byte
+    arrays, and serde_bytes is how a serde user writes them)."""
+    rows = load("formats")
+    best = {}
+    for r in rows:
+        engine, op = split(r["config"])
+        base = engine.split("+")[0]
+        t = r.get("time_ns")
+        if op not in ("serialize", "deserialize") or not t:
+            continue
+        cur = best.get((base, op))
+        if cur is None or t["median"] < cur[0]:
+            best[(base, op)] = (t["median"], engine)
+
+    def ranks(order, op):
+        ours = sorted((e for e in order if (e, op) in best), key=lambda e: best[(e, op)][0])
+        return {e: i + 1 for i, e in enumerate(ours)}, {
+            e: i + 1 for i, e in enumerate(x for x in order if (x, op) in best)
+        }
+
+    ser_here, ser_rsb = ranks(RSB_SERIALIZE, "serialize")
+    de_here, de_rsb = ranks(RSB_DESERIALIZE, "deserialize")
+    engines = sorted(set(ser_here) | set(de_here), key=lambda e: (ser_here.get(e, 99), e))
+    out = [
+        "| engine | serialize here | rank here | rank in rsb | deserialize here | rank here | rank in rsb |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for e in engines:
+        def part(op, here, there):
+            if e not in here:
+                return "| | | "
+            ns, name = best[(e, op)]
+            shown = fmt_ns(ns) + ("" if name == e else f" (`{name}`)")
+            return f"| {shown} | {here[e]} | {there[e]} "
+        out.append(f"| `{e}` " + part("serialize", ser_here, ser_rsb) + part("deserialize", de_here, de_rsb) + "|")
+    return (
+        "\n".join(out)
+        + f"\n\nRanks among the engines both have; rsb: commit {RSB_COMMIT}, `log` dataset. "
+        + "Here: the formats study's serialize and deserialize rows of one run (the faster of `ENGINE` and `ENGINE+bytes`).\n"
+    )
+
+
+def splice(path, name, text):
+    """Puts `text` between `<!-- figures:NAME -->` and `<!-- /figures -->` in the file at `path`."""
+    with open(path) as f:
+        doc = f.read()
+    start, end = f"<!-- figures:{name} -->\n", "<!-- /figures -->"
+    a = doc.find(start)
+    if a < 0:
+        return
+    b = doc.find(end, a)
+    if b < 0:
+        die(f"{path} has {start.strip()} without {end}")
+    with open(path, "w") as f:
+        f.write(doc[: a + len(start)] + text + doc[b:])
+
+
 def table(study):
     rows = load(study)
     with open(os.path.join(KEPT, "run.json")) as f:
@@ -222,23 +300,16 @@ def main():
     elif not os.path.isdir(KEPT):
         die(f"no run folder given and no {KEPT}: give the folder of a full `serprof run`")
     readme_path = os.path.join(ROOT, "README.md")
-    with open(readme_path) as f:
-        readme = f.read()
     for study in STUDIES:
         t = table(study)
         with open(os.path.join(FIG, f"{study}.md"), "w") as f:
             f.write(t)
-        start, end = f"<!-- figures:{study} -->\n", "<!-- /figures -->"
-        a = readme.find(start)
-        if a < 0:
-            continue
-        b = readme.find(end, a)
-        if b < 0:
-            die(f"README.md has {start.strip()} without {end}")
-        readme = readme[: a + len(start)] + t + readme[b:]
-    with open(readme_path, "w") as f:
-        f.write(readme)
-    print(f"readme-figures: wrote {FIG}/formats.md, {FIG}/bytes.md and README.md's tables")
+        splice(readme_path, study, t)
+    t = rsb_table()
+    with open(os.path.join(FIG, "rsb.md"), "w") as f:
+        f.write(t)
+    splice(os.path.join(ROOT, "docs", "guide", "studies.md"), "rsb", t)
+    print(f"readme-figures: wrote {FIG}/formats.md, bytes.md, rsb.md, README.md's tables and docs/guide/studies.md's")
     return 0
 
 
