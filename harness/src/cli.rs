@@ -178,7 +178,8 @@ pub enum Command {
         before: PathBuf,
         /// The "after" run or configuration folder.
         after: PathBuf,
-        /// Where to write compare.json and the diff flame graphs (default: AFTER/compare-<name>).
+        /// Where to write compare.json and the diff flame graphs (default: compare/<BEFORE's run
+        /// name>/ in AFTER's run folder, a folder per configuration below it).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
         /// Print one JSON document instead of a table.
@@ -193,9 +194,9 @@ pub enum Command {
         baseline: PathBuf,
         /// The run folder to check.
         current: PathBuf,
-        /// Largest growth that still passes, in percent (default 1).
-        #[arg(long, value_name = "PCT")]
-        max_regression: Option<f64>,
+        /// Largest growth that still passes, in percent.
+        #[arg(long, value_name = "PCT", default_value_t = commands::check::DEFAULT_MAX_REGRESSION)]
+        max_regression: f64,
         /// Also write CURRENT's figures in Bencher's metric format (BMF JSON) to FILE.
         #[arg(long, value_name = "FILE")]
         bmf: Option<PathBuf>,
@@ -215,14 +216,14 @@ pub enum Command {
         /// fill 2 s per child).
         #[arg(long, value_name = "N")]
         rounds: Option<usize>,
-        /// Lock-step timing children, one after another (default 6: the interval is [min, max]
-        /// of their ratios, 96.9%).
-        #[arg(long, value_name = "P")]
-        processes: Option<usize>,
+        /// Lock-step timing children, one after another; the interval is [min, max] of their
+        /// ratios (96.9% for 6).
+        #[arg(long, value_name = "P", default_value_t = commands::ab::DEFAULT_PROCESSES)]
+        processes: usize,
         /// Pin the processes to CPU N (default: the fastest in a short probe; `none`: no pinning).
         #[arg(long, value_name = "N|none")]
         cpu: Option<String>,
-        /// Where to write the ab run folder (default: snapshots).
+        /// Where to write the ab run folder.
         #[arg(long, value_name = "DIR", default_value = "snapshots")]
         out: PathBuf,
         /// Print one JSON document instead of a table.
