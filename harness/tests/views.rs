@@ -359,6 +359,14 @@ fn bad_regexes_and_missing_paths_are_one_line_misuse() {
     assert_eq!(t["total"], 4);
     assert_eq!(t["roots"][0]["frames"][0], "main");
     assert_eq!(t["roots"][0]["children"][0]["total"], 3);
+    // --match: only the stacks through ^b$, each from its outermost match.
+    let t = json_of(&["tree", f, "--match", "^b$", "--json", "--min", "0"]);
+    assert_eq!(
+        (t["focused"].as_u64(), t["total"].as_u64()),
+        (Some(1), Some(4))
+    );
+    assert_eq!(t["roots"][0]["frames"][0], "b");
+    assert_eq!(t["roots"].as_array().unwrap().len(), 1);
     let b = json_of(&["hotspots", f, "--match", "^b$", "--backtraces", "--json"]);
     assert_eq!(
         (b["matched"].as_u64(), b["total"].as_u64()),
