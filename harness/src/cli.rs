@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{ArgAction, Parser, Subcommand};
 
+use crate::analyze::views::Limits;
 use crate::commands;
 use crate::commands::run::RunArgs;
 
@@ -57,16 +58,17 @@ pub enum Command {
         /// Rows to show.
         #[arg(long, default_value_t = 20)]
         top: usize,
-        /// Also print the inclusive share of samples whose stack has a frame matching REGEX
-        /// (with --lines: only lines of functions matching REGEX).
+        /// Frames matching REGEX: also print the inclusive share of samples whose stack has one
+        /// (with --lines: only lines of functions matching REGEX; with --backtraces: their
+        /// callers).
         #[arg(long = "match", value_name = "REGEX")]
         matching: Option<String>,
         #[command(flatten)]
         profile: ProfileArgs,
-        /// The merged caller tree (backtraces) of the frames matching REGEX, each path's share
-        /// of the matched samples.
-        #[arg(long, value_name = "REGEX", conflicts_with_all = ["lines"])]
-        backtraces: Option<String>,
+        /// Instead of the list, the merged caller tree (backtraces) of the frames --match names,
+        /// each path's share of the matched samples.
+        #[arg(long, conflicts_with_all = ["lines"])]
+        backtraces: bool,
         /// Group frames by function, module or crate (from the functions' source files).
         #[arg(long, value_enum, default_value_t = ByArg::Function)]
         by: ByArg,
@@ -78,14 +80,17 @@ pub enum Command {
         #[arg(long, requires = "alloc")]
         sites: bool,
         /// With --backtraces: leave out paths under PCT of the matched samples.
-        #[arg(long, value_name = "PCT", default_value_t = 0.5)]
+        #[arg(long, value_name = "PCT", default_value_t = Limits::DEFAULT_MIN_PERCENT)]
         min: f64,
-        /// With --backtraces: levels of callers shown.
-        #[arg(long, value_name = "N", default_value_t = 30)]
+        /// With --backtraces: levels of callers shown (a folded chain is one level).
+        #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT_DEPTH)]
         depth: usize,
         /// Print one JSON document instead of a table.
         #[arg(long)]
         json: bool,
+        /// A value after --backtraces (which takes none), or a second path: a misuse error.
+        #[arg(hide = true)]
+        stray: Option<String>,
     },
     /// The top-down call tree of a profile: total and self share per node, single-call chains
     /// folded into one line.
@@ -93,13 +98,13 @@ pub enum Command {
         /// A configuration folder or a .folded file.
         path: PathBuf,
         /// Only stacks through a frame matching REGEX, each started at its outermost match.
-        #[arg(long, value_name = "REGEX")]
-        focus: Option<String>,
+        #[arg(long = "match", value_name = "REGEX")]
+        matching: Option<String>,
         /// Levels of nodes shown (a folded chain is one level).
-        #[arg(long, value_name = "N", default_value_t = 12)]
+        #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT_DEPTH)]
         depth: usize,
-        /// Leave out nodes under PCT of the profile.
-        #[arg(long, value_name = "PCT", default_value_t = 1.0)]
+        /// Leave out nodes under PCT of the whole profile (with --match too).
+        #[arg(long, value_name = "PCT", default_value_t = Limits::DEFAULT_MIN_PERCENT)]
         min: f64,
         /// Group frames by function, module or crate (from the functions' source files).
         #[arg(long, value_enum, default_value_t = ByArg::Function)]
@@ -109,15 +114,19 @@ pub enum Command {
         /// Print one JSON document instead of a tree.
         #[arg(long)]
         json: bool,
+        /// Not an option: a misuse error pointing at --match.
+        #[arg(long, hide = true, num_args = 0..=1)]
+        focus: Option<Option<String>>,
     },
     /// Draw a profile's flame graph again, optionally with every stack started at a frame
-    /// (`--from-loop`: the measured loop, leaving out the harness frames under it).
+    /// (`--match REGEX`, or `--from-loop`: the measured loop, leaving out the harness frames
+    /// under it).
     Flame {
         /// A configuration folder or a .folded file.
         path: PathBuf,
         /// Start every stack at its first frame matching REGEX.
-        #[arg(long, value_name = "REGEX", conflicts_with = "from_loop")]
-        from: Option<String>,
+        #[arg(long = "match", value_name = "REGEX", conflicts_with = "from_loop")]
+        matching: Option<String>,
         /// Start every stack at the measured loop (`serprof_engines::workload::*_loop`).
         #[arg(long)]
         from_loop: bool,
@@ -126,6 +135,9 @@ pub enum Command {
         /// Write the SVG to FILE (default: stdout).
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         out: Option<PathBuf>,
+        /// Not an option: a misuse error pointing at --match.
+        #[arg(long, hide = true, num_args = 0..=1)]
+        from: Option<Option<String>>,
     },
     /// The Order dataset as Jackson-mapping JSON (one Order per line), or its facts.
     Dataset {
@@ -166,7 +178,8 @@ pub enum Command {
         before: PathBuf,
         /// The "after" run or configuration folder.
         after: PathBuf,
-        /// Where to write compare.json and the diff flame graphs (default: AFTER/compare-<name>).
+        /// Where to write compare.json and the diff flame graphs (default: compare/<BEFORE's run
+        /// name>/ in AFTER's run folder, a folder per configuration below it).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
         /// Print one JSON document instead of a table.
@@ -181,9 +194,9 @@ pub enum Command {
         baseline: PathBuf,
         /// The run folder to check.
         current: PathBuf,
-        /// Largest growth that still passes, in percent (default 1).
-        #[arg(long, value_name = "PCT")]
-        max_regression: Option<f64>,
+        /// Largest growth that still passes, in percent.
+        #[arg(long, value_name = "PCT", default_value_t = commands::check::DEFAULT_MAX_REGRESSION)]
+        max_regression: f64,
         /// Also write CURRENT's figures in Bencher's metric format (BMF JSON) to FILE.
         #[arg(long, value_name = "FILE")]
         bmf: Option<PathBuf>,
@@ -203,14 +216,14 @@ pub enum Command {
         /// fill 2 s per child).
         #[arg(long, value_name = "N")]
         rounds: Option<usize>,
-        /// Lock-step timing children, one after another (default 6: the interval is [min, max]
-        /// of their ratios, 96.9%).
-        #[arg(long, value_name = "P")]
-        processes: Option<usize>,
+        /// Lock-step timing children, one after another; the interval is [min, max] of their
+        /// ratios (96.9% for 6).
+        #[arg(long, value_name = "P", default_value_t = commands::ab::DEFAULT_PROCESSES)]
+        processes: usize,
         /// Pin the processes to CPU N (default: the fastest in a short probe; `none`: no pinning).
         #[arg(long, value_name = "N|none")]
         cpu: Option<String>,
-        /// Where to write the ab run folder (default: snapshots).
+        /// Where to write the ab run folder.
         #[arg(long, value_name = "DIR", default_value = "snapshots")]
         out: PathBuf,
         /// Print one JSON document instead of a table.
@@ -425,14 +438,14 @@ fn profile_kind(alloc: bool, instructions: bool) -> commands::hotspots::ProfileK
     }
 }
 
-fn limits(min: f64, depth: usize) -> Result<crate::analyze::views::Limits> {
+fn limits(min: f64, depth: usize) -> Result<Limits> {
     if !(0.0..=100.0).contains(&min) {
         crate::misuse!("--min {min} is not a share between 0 and 100");
     }
     if depth == 0 {
         crate::misuse!("--depth 0 shows nothing: give 1 or more");
     }
-    Ok(crate::analyze::views::Limits {
+    Ok(Limits {
         min_percent: min,
         depth,
     })
@@ -459,14 +472,25 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             min,
             depth,
             json,
+            stray,
         } => {
+            if let Some(stray) = stray {
+                match backtraces {
+                    true => crate::misuse!(
+                        "hotspots: unexpected argument {stray:?}: --backtraces takes no value; name frames with --match REGEX"
+                    ),
+                    false => crate::misuse!(
+                        "hotspots: unexpected argument {stray:?}: give one PATH"
+                    ),
+                }
+            }
             let req = commands::hotspots::Request {
                 path: &path,
                 top,
                 matching: matching.as_deref(),
                 kind: profile.kind(lines),
                 by: by.into(),
-                backtraces: backtraces.as_deref(),
+                backtraces,
                 lines,
                 sites,
                 limits: limits(min, depth)?,
@@ -479,33 +503,45 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
         }
         Command::Flame {
             path,
-            from,
+            matching,
             from_loop,
             profile,
             out,
-        } => commands::flame::run(
-            &path,
-            profile.kind(false),
-            from.as_deref(),
-            from_loop,
-            out.as_deref(),
-        ),
+            from,
+        } => {
+            if from.is_some() {
+                crate::misuse!("flame: name frames with --match REGEX");
+            }
+            commands::flame::run(
+                &path,
+                profile.kind(false),
+                matching.as_deref(),
+                from_loop,
+                out.as_deref(),
+            )
+        }
         Command::Tree {
             path,
-            focus,
+            matching,
             depth,
             min,
             by,
             profile,
             json,
-        } => commands::tree::run(&commands::tree::Request {
-            path: &path,
-            focus: focus.as_deref(),
-            kind: profile.kind(false),
-            by: by.into(),
-            limits: limits(min, depth)?,
-            json,
-        }),
+            focus,
+        } => {
+            if focus.is_some() {
+                crate::misuse!("tree: name frames with --match REGEX");
+            }
+            commands::tree::run(&commands::tree::Request {
+                path: &path,
+                matching: matching.as_deref(),
+                kind: profile.kind(false),
+                by: by.into(),
+                limits: limits(min, depth)?,
+                json,
+            })
+        }
         Command::Dataset { order, stats, json } => commands::dataset::run(order, stats, json),
         Command::Encode { config, value } => commands::codec_io::encode(&config, value),
         Command::Decode { config, file } => commands::codec_io::decode(&config, file.as_deref()),

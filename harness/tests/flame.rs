@@ -44,7 +44,7 @@ fn flame_graphs_start_at_the_measured_loop_on_request() {
     serprof()
         .arg("flame")
         .arg(&dir)
-        .args(["--from", "roundtrip_loop", "-o"])
+        .args(["--match", "roundtrip_loop", "-o"])
         .arg(&file)
         .assert()
         .success();
@@ -52,7 +52,7 @@ fn flame_graphs_start_at_the_measured_loop_on_request() {
         .unwrap()
         .contains("roundtrip_loop"));
     for (args, needle) in [
-        (vec!["--from", "("], "invalid --from regex"),
+        (vec!["--match", "("], "invalid --match regex"),
         (vec!["--instructions"], "instructions.folded"),
     ] {
         let o = serprof()

@@ -1,4 +1,4 @@
-//! The investigation views on real recordings: `hotspots --backtraces`, `tree --by crate`,
+//! The investigation views on real recordings: `hotspots --match --backtraces`, `tree --by crate`,
 //! `hotspots --alloc --sites`, `hotspots --lines`, and their misuse errors. Counts are
 //! recomputed here from the folded files on their own, with none of serprof's code.
 
@@ -86,8 +86,9 @@ fn backtraces_tree_by_crate_and_sites_on_real_profiles() {
     let doc = json_of(&[
         "hotspots",
         dir,
-        "--backtraces",
+        "--match",
         "scan_number_text",
+        "--backtraces",
         "--min",
         "0",
         "--depth",
@@ -332,9 +333,15 @@ fn bad_regexes_and_missing_paths_are_one_line_misuse() {
     std::fs::write(&folded, "cfg;main;a 3\ncfg;main;b 1\n").unwrap();
     let f = folded.to_str().unwrap();
     let cases: Vec<Vec<&str>> = vec![
-        vec!["hotspots", f, "--backtraces", "a("],
-        vec!["tree", f, "--focus", "[z"],
-        vec!["hotspots", "/no/such/folder", "--backtraces", "a"],
+        vec!["hotspots", f, "--match", "a(", "--backtraces"],
+        vec!["tree", f, "--match", "[z"],
+        vec![
+            "hotspots",
+            "/no/such/folder",
+            "--match",
+            "a",
+            "--backtraces",
+        ],
         vec!["tree", "/no/such/folder"],
         vec!["hotspots", "/no/such/folder", "--lines"],
         vec!["tree", f, "--min", "200"],
@@ -352,7 +359,15 @@ fn bad_regexes_and_missing_paths_are_one_line_misuse() {
     assert_eq!(t["total"], 4);
     assert_eq!(t["roots"][0]["frames"][0], "main");
     assert_eq!(t["roots"][0]["children"][0]["total"], 3);
-    let b = json_of(&["hotspots", f, "--backtraces", "^b$", "--json"]);
+    // --match: only the stacks through ^b$, each from its outermost match.
+    let t = json_of(&["tree", f, "--match", "^b$", "--json", "--min", "0"]);
+    assert_eq!(
+        (t["focused"].as_u64(), t["total"].as_u64()),
+        (Some(1), Some(4))
+    );
+    assert_eq!(t["roots"][0]["frames"][0], "b");
+    assert_eq!(t["roots"].as_array().unwrap().len(), 1);
+    let b = json_of(&["hotspots", f, "--match", "^b$", "--backtraces", "--json"]);
     assert_eq!(
         (b["matched"].as_u64(), b["total"].as_u64()),
         (Some(1), Some(4))

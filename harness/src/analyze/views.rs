@@ -115,6 +115,13 @@ pub struct Limits {
     pub depth: usize,
 }
 
+impl Limits {
+    /// `--min` of `serprof tree` and `serprof hotspots --backtraces`.
+    pub const DEFAULT_MIN_PERCENT: f64 = 0.5;
+    /// `--depth` of `serprof tree` and `serprof hotspots --backtraces`.
+    pub const DEFAULT_DEPTH: usize = 20;
+}
+
 /// Turns a trie into nodes: children by descending total, single-child chains without self
 /// cost folded into one node, small and deep nodes left out.
 fn nodes(name: &str, t: &Trie, base: u64, limits: Limits, level: usize) -> Option<Node> {

@@ -44,8 +44,8 @@ use crate::run::placement::{self, CpuChoice};
 use crate::run::plan as select;
 use crate::run::{progress::Progress, time_units, Unit};
 
-/// Timing children when `--processes` is not given: [min, max] of 6 child ratios is a 96.9%
-/// interval for their median.
+/// The default `--processes`: [min, max] of 6 child ratios is a 96.9% interval for their
+/// median.
 pub const DEFAULT_PROCESSES: usize = 6;
 /// Measured time per child when `--rounds` is not given, in ms: a child runs as many rounds
 /// as fill it.
@@ -57,7 +57,7 @@ pub struct AbRequest {
     pub a: String,
     pub b: String,
     pub rounds: Option<usize>,
-    pub processes: Option<usize>,
+    pub processes: usize,
     pub cpu: CpuChoice,
     pub out: PathBuf,
     pub json: bool,
@@ -65,7 +65,7 @@ pub struct AbRequest {
 
 pub fn run(req: &AbRequest) -> Result<ExitCode> {
     let (a, b) = (req.a.as_str(), req.b.as_str());
-    let processes = req.processes.unwrap_or(DEFAULT_PROCESSES);
+    let processes = req.processes;
     let [side_a_dir, side_b_dir] = layout::AB_SIDES;
     if req.rounds == Some(0) {
         misuse!("--rounds must be at least 1");

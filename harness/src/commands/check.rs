@@ -42,11 +42,10 @@ fn results_of(run_dir: &Path) -> Result<Vec<ConfigResult>> {
 pub fn run(
     baseline: &Path,
     current: &Path,
-    max_regression: Option<f64>,
+    threshold: f64,
     json: bool,
     bmf_file: Option<&Path>,
 ) -> Result<ExitCode> {
-    let threshold = max_regression.unwrap_or(DEFAULT_MAX_REGRESSION);
     if !(threshold.is_finite() && threshold >= 0.0) {
         misuse!("--max-regression {threshold}: give a percentage of 0 or more");
     }

@@ -1,4 +1,4 @@
-//! `serprof flame PATH [--alloc | --instructions] [--from REGEX | --from-loop] [--out FILE]`:
+//! `serprof flame PATH [--alloc | --instructions] [--match REGEX | --from-loop] [-o FILE]`:
 //! draws a profile's flame graph again, optionally with every stack started at a frame (the
 //! measured loop, with `--from-loop`), so the harness frames under every engine
 //! (`_start`, `main`, the worker, ...) do not take the graph's bottom rows.
@@ -25,7 +25,7 @@ fn loop_pattern() -> String {
 pub fn run(
     path: &Path,
     kind: ProfileKind,
-    from: Option<&str>,
+    matching: Option<&str>,
     from_loop: bool,
     out: Option<&Path>,
 ) -> Result<ExitCode> {
@@ -34,9 +34,9 @@ pub fn run(
     let pattern = if from_loop {
         Some(loop_pattern())
     } else {
-        from.map(str::to_string)
+        matching.map(str::to_string)
     };
-    let from_re = regex_arg("--from", pattern.as_deref())?;
+    let from_re = regex_arg("--match", pattern.as_deref())?;
     let folded = match &from_re {
         Some(re) => folded.starting_at(re),
         None => folded,

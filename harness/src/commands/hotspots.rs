@@ -105,8 +105,9 @@ pub struct Request<'a> {
     pub matching: Option<&'a str>,
     pub kind: ProfileKind,
     pub by: By,
-    /// `--backtraces REGEX`: the merged caller tree of the matching frames instead of the list.
-    pub backtraces: Option<&'a str>,
+    /// `--backtraces` (with `--match`): the merged caller tree of the matching frames instead
+    /// of the list.
+    pub backtraces: bool,
     /// `--lines`: the hottest source lines of the instructions recording instead (run by
     /// `commands::lines`).
     pub lines: bool,
@@ -168,12 +169,14 @@ pub fn open(path: &Path, kind: ProfileKind, by: By, sites: bool) -> Result<Opene
 
 pub fn run(req: &Request) -> Result<ExitCode> {
     let matching = regex_arg("--match", req.matching)?;
-    let backtrace_re = regex_arg("--backtraces", req.backtraces)?;
+    if req.backtraces && matching.is_none() {
+        misuse!("hotspots --backtraces: name frames with --match REGEX");
+    }
     let kind = req.kind;
     let opened = open(req.path, kind, req.by, req.sites)?;
     let (file, dir, folded) = (opened.file, opened.dir, opened.folded);
-    if let Some(re) = backtrace_re {
-        let b = backtraces(&folded, &re, req.limits);
+    if let Some(re) = matching.as_ref().filter(|_| req.backtraces) {
+        let b = backtraces(&folded, re, req.limits);
         if req.json {
             println!("{}", serde_json::to_string_pretty(&b)?);
         } else {

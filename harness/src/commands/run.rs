@@ -24,8 +24,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR", default_value = "snapshots")]
     pub out: PathBuf,
     /// Requested CPU sampling rate in Hz (the kernel tick caps it near 250 Hz here).
-    #[arg(long, value_name = "HZ")]
-    pub frequency: Option<u32>,
+    #[arg(long, value_name = "HZ", default_value_t = Settings::DEFAULT_FREQUENCY_HZ)]
+    pub frequency: u32,
     /// CPU samples to collect per configuration (default 1,000; --quick 300).
     #[arg(long, value_name = "N")]
     pub cpu_samples: Option<u64>,
@@ -39,9 +39,9 @@ pub struct RunArgs {
     /// Skip the allocation recording.
     #[arg(long)]
     pub no_alloc: bool,
-    /// Sample one allocation stack every N allocated bytes (default 65536).
-    #[arg(long, value_name = "N")]
-    pub alloc_sample_bytes: Option<u64>,
+    /// Sample one allocation stack every N allocated bytes.
+    #[arg(long, value_name = "N", default_value_t = Settings::DEFAULT_ALLOC_SAMPLE_BYTES)]
+    pub alloc_sample_bytes: u64,
     /// Lock-step timing children, one after another, each holding every configuration
     /// (default 12: the interval from the 3rd smallest to the 3rd largest child covers 96.1%;
     /// --quick 5: [min, max], 93.8%).
@@ -52,9 +52,9 @@ pub struct RunArgs {
     /// measures for 2 s, --quick 0.6 s).
     #[arg(long, value_name = "N")]
     pub rounds: Option<usize>,
-    /// Target length of one timing sample in ms (default 3; a sample is at least one operation).
-    #[arg(long, value_name = "MS")]
-    pub sample_ms: Option<u64>,
+    /// Target length of one timing sample in ms (a sample is at least one operation).
+    #[arg(long, value_name = "MS", default_value_t = Settings::DEFAULT_SAMPLE_MS)]
+    pub sample_ms: u64,
     /// Pin every timing and CPU child to CPU N (default: the fastest CPU of a short probe at
     /// start; `--cpu none` pins nothing).
     #[arg(long, value_name = "N|none")]
@@ -68,10 +68,11 @@ pub struct RunArgs {
     /// clock; recorded in run.json).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// Kill a worker child after this many seconds (default 300).
+    /// Kill a worker child after this many seconds (default 300; with --resume, the run's own).
     #[arg(long, value_name = "SECONDS")]
     pub child_timeout: Option<u64>,
-    /// Address-space cap of a worker child in MiB (default 4096; 0 for none).
+    /// Address-space cap of a worker child in MiB, 0 for none (default 4096; with --resume, the
+    /// run's own).
     #[arg(long, value_name = "MIB")]
     pub memory_cap: Option<u64>,
     /// A JSON document for the corpus study, or a folder of them (every `.json` in it); repeat
@@ -100,21 +101,18 @@ impl RunArgs {
         } else {
             Settings::defaults()
         };
-        if let Some(hz) = self.frequency {
-            if !(1..=10_000).contains(&hz) {
-                crate::misuse!("--frequency {hz}: give a rate between 1 and 10000 Hz");
-            }
-            s.frequency_hz = hz;
+        let hz = self.frequency;
+        if !(1..=10_000).contains(&hz) {
+            crate::misuse!("--frequency {hz}: give a rate between 1 and 10000 Hz");
         }
+        s.frequency_hz = hz;
         if let Some(n) = self.cpu_samples {
             if n == 0 {
                 crate::misuse!("--cpu-samples must be at least 1");
             }
             s.cpu_samples = n;
         }
-        if let Some(n) = self.alloc_sample_bytes {
-            s.alloc_sample_bytes = n;
-        }
+        s.alloc_sample_bytes = self.alloc_sample_bytes;
         if let Some(n) = self.rounds {
             if !(1..=100_000).contains(&n) {
                 crate::misuse!("--rounds {n}: give between 1 and 100000 rounds");
@@ -122,12 +120,11 @@ impl RunArgs {
             s.rounds = n;
             s.child_ms = 0;
         }
-        if let Some(ms) = self.sample_ms {
-            if !(1..=10_000).contains(&ms) {
-                crate::misuse!("--sample-ms {ms}: give between 1 and 10000 ms");
-            }
-            s.sample_ms = ms;
+        let ms = self.sample_ms;
+        if !(1..=10_000).contains(&ms) {
+            crate::misuse!("--sample-ms {ms}: give between 1 and 10000 ms");
         }
+        s.sample_ms = ms;
         if let Some(t) = self.child_timeout {
             s.child_time_cap_s = t.max(1);
         }

@@ -15,7 +15,8 @@ use crate::render::tree::{tree_text, Chain};
 #[derive(Debug, Clone)]
 pub struct Request<'a> {
     pub path: &'a Path,
-    pub focus: Option<&'a str>,
+    /// `--match`: only stacks through a matching frame, each from its outermost match.
+    pub matching: Option<&'a str>,
     pub kind: ProfileKind,
     pub by: By,
     pub limits: Limits,
@@ -23,9 +24,9 @@ pub struct Request<'a> {
 }
 
 pub fn run(req: &Request) -> Result<ExitCode> {
-    let focus = regex_arg("--focus", req.focus)?;
+    let matching = regex_arg("--match", req.matching)?;
     let opened = open(req.path, req.kind, req.by, false)?;
-    let tree = call_tree(&opened.folded, focus.as_ref(), req.limits);
+    let tree = call_tree(&opened.folded, matching.as_ref(), req.limits);
     if req.json {
         println!("{}", serde_json::to_string_pretty(&tree)?);
     } else {
@@ -45,7 +46,7 @@ fn render(t: &CallTree, file: &Path, req: &Request) -> String {
     );
     if let Some(f) = &t.focus {
         s.push_str(&format!(
-            "focus /{f}/: {:.1}% of the {unit} ({}), each stack from its outermost match\n",
+            "stacks through /{f}/: {:.1}% of the {unit} ({}), each from its outermost match\n",
             100.0 * t.focused as f64 / t.total.max(1) as f64,
             format_thousands(t.focused as f64, 0)
         ));

@@ -102,6 +102,14 @@ pub const OVERHEAD_PAIRS: usize = 24;
 pub const QUICK_OVERHEAD_PAIRS: usize = 8;
 
 impl Settings {
+    /// [`Settings::frequency_hz`] unless `--frequency` says otherwise (full and quick runs).
+    pub const DEFAULT_FREQUENCY_HZ: u32 = 199;
+    /// [`Settings::sample_ms`] unless `--sample-ms` says otherwise (full and quick runs).
+    pub const DEFAULT_SAMPLE_MS: u64 = 3;
+    /// [`Settings::alloc_sample_bytes`] unless `--alloc-sample-bytes` says otherwise (full and
+    /// quick runs).
+    pub const DEFAULT_ALLOC_SAMPLE_BYTES: u64 = 64 * 1024;
+
     /// The defaults of a full run.
     pub fn defaults() -> Settings {
         Settings {
@@ -112,18 +120,18 @@ impl Settings {
             seed: 0,
             warmup_ms: 100,
             rounds: 30,
-            sample_ms: 3,
+            sample_ms: Self::DEFAULT_SAMPLE_MS,
             child_ms: 2000,
             calibrate_ms: 20,
             cpu: true,
-            frequency_hz: 199,
+            frequency_hz: Self::DEFAULT_FREQUENCY_HZ,
             cpu_samples: 1000,
             cpu_time_cap_s: 60,
             overhead_pairs: OVERHEAD_PAIRS,
             instructions: false,
             instruction_passes: 2,
             alloc: true,
-            alloc_sample_bytes: 64 * 1024,
+            alloc_sample_bytes: Self::DEFAULT_ALLOC_SAMPLE_BYTES,
             alloc_min_ms: 500,
             child_time_cap_s: 300,
             memory_cap_mib: 4096,

@@ -1,5 +1,5 @@
-//! Text of the tree views (`serprof tree`, `hotspots --backtraces`): one line per node,
-//! indented by level, with its shares and count.
+//! Text of the tree views (`serprof tree`, `serprof hotspots --match REGEX --backtraces`): one
+//! line per node, indented by level, with its shares and count.
 
 use crate::analyze::views::Node;
 use crate::render::table::format_thousands;
