@@ -9,9 +9,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::analyze::before_after::{Side, SideRecord};
-use crate::commands::run::RunArgs;
+use crate::commands::run::MeasureArgs;
 use crate::layout;
-use crate::misuse;
 use crate::model::Binary;
 use crate::run::before_after::{self, Request};
 use crate::run::sides::{self, BuildTarget, Patch, SideSpec, Source};
@@ -45,7 +44,16 @@ pub struct BeforeAfterArgs {
     #[arg(long, value_enum, default_value_t = PlacementArg::SameCpu)]
     pub placement: PlacementArg,
     #[command(flatten)]
-    pub run: RunArgs,
+    pub measure: MeasureArgs,
+    /// The folder the before-after folders go in.
+    #[arg(long, value_name = "DIR", default_value = "snapshots/before-after")]
+    pub out: PathBuf,
+    /// Print the record as one JSON document on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress output on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// `--placement`.
@@ -56,10 +64,7 @@ pub enum PlacementArg {
 }
 
 pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
-    if args.run.resume.is_some() {
-        misuse!("before-after cannot --resume; run it again (both builds are cached)");
-    }
-    let mut settings = args.run.settings()?;
+    let mut settings = args.measure.settings()?;
     settings.instructions = !args.no_instructions;
     let cwd = std::env::current_dir()?;
     let binary = crate::model::binary::get();
@@ -70,9 +75,9 @@ pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
     // sides' workers (they come with the settings).
     serprof_engines::studies::corpus::register(settings.corpus.clone())?;
     // The selection is checked before anything is built.
-    let (configs, _) = before_after::select(&args.run.studies, &args.run.configs)?;
+    let (configs, _) = before_after::select(&args.measure.studies, &args.measure.configs)?;
     let specs = side_specs(args, &repo, build_target(&binary, &repo, &configs)?)?;
-    let quiet = args.run.quiet;
+    let quiet = args.quiet;
     let [before, after] = build_sides(&repo, &cache, &specs, quiet)?;
     let mut notes = Vec::new();
     if before.key == after.key {
@@ -81,22 +86,17 @@ pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
             before.describe
         ));
     }
-    let out = if args.run.out == std::path::Path::new("snapshots") {
-        args.run.out.join(layout::BEFORE_AFTER_DIR)
-    } else {
-        args.run.out.clone()
-    };
     let req = Request {
-        studies: args.run.studies.clone(),
-        configs: args.run.configs.clone(),
+        studies: args.measure.studies.clone(),
+        configs: args.measure.configs.clone(),
         settings,
-        cpu: crate::run::placement::CpuChoice::parse(args.run.cpu.as_deref())?,
+        cpu: crate::run::placement::CpuChoice::parse(args.measure.cpu.as_deref())?,
         split: args.placement == PlacementArg::Split,
-        out,
+        out: args.out.clone(),
         quiet,
     };
     let record = before_after::measure(&req, &before, &after, notes)?;
-    if args.run.json {
+    if args.json {
         println!("{}", serde_json::to_string_pretty(&record)?);
     } else {
         print!("{}", crate::render::before_after::table(&record));

@@ -8,8 +8,35 @@ use anyhow::Result;
 use crate::model::Settings;
 use crate::run;
 
+/// `serprof run`'s flags: what to measure and how ([`MeasureArgs`], which `before-after`
+/// shares), and where the run folder goes.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+    /// Parent folder of run folders.
+    #[arg(long, value_name = "DIR", default_value = "snapshots")]
+    pub out: PathBuf,
+    /// Also count instructions per operation under valgrind's callgrind (exact, repeatable;
+    /// needs valgrind).
+    #[arg(long)]
+    pub instructions: bool,
+    /// Finish an interrupted run folder: measure only the configurations it is missing (with
+    /// the run's own --child-timeout and --memory-cap unless given).
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["studies", "configs", "quick", "corpus"])]
+    pub resume: Option<PathBuf>,
+    /// Print the results as one JSON document on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress output on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// What to measure and how: the selection and the measurement settings, shared by `run` and
+/// `before-after`.
+#[derive(Debug, clap::Args)]
+pub struct MeasureArgs {
     /// Run this study (repeat to add more). Default: every study.
     #[arg(long = "study", value_name = "NAME")]
     pub studies: Vec<String>,
@@ -20,9 +47,6 @@ pub struct RunArgs {
     /// A smoke run: a few seconds per configuration and recording (~300 CPU samples).
     #[arg(long)]
     pub quick: bool,
-    /// Parent folder of run folders.
-    #[arg(long, value_name = "DIR", default_value = "snapshots")]
-    pub out: PathBuf,
     /// Requested CPU sampling rate in Hz (the kernel tick caps it near 250 Hz here).
     #[arg(long, value_name = "HZ", default_value_t = Settings::DEFAULT_FREQUENCY_HZ)]
     pub frequency: u32,
@@ -32,10 +56,6 @@ pub struct RunArgs {
     /// Skip the CPU recording.
     #[arg(long)]
     pub no_cpu: bool,
-    /// Also count instructions per operation under valgrind's callgrind (exact, repeatable;
-    /// needs valgrind).
-    #[arg(long)]
-    pub instructions: bool,
     /// Skip the allocation recording.
     #[arg(long)]
     pub no_alloc: bool,
@@ -68,11 +88,12 @@ pub struct RunArgs {
     /// clock; recorded in run.json).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// Kill a worker child after this many seconds (default 300; with --resume, the run's own).
+    /// Kill a worker child after this many seconds (default 300; `run --resume` keeps the run's
+    /// own).
     #[arg(long, value_name = "SECONDS")]
     pub child_timeout: Option<u64>,
-    /// Address-space cap of a worker child in MiB, 0 for none (default 4096; with --resume, the
-    /// run's own).
+    /// Address-space cap of a worker child in MiB, 0 for none (default 4096; `run --resume`
+    /// keeps the run's own).
     #[arg(long, value_name = "MIB")]
     pub memory_cap: Option<u64>,
     /// A JSON document for the corpus study, or a folder of them (every `.json` in it); repeat
@@ -82,19 +103,19 @@ pub struct RunArgs {
     /// Largest document --corpus accepts, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = serprof_engines::studies::corpus::DEFAULT_MAX_MIB)]
     pub corpus_max_mib: u64,
-    /// Finish an interrupted run folder: measure only the configurations it is missing.
-    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["studies", "configs", "quick", "corpus"])]
-    pub resume: Option<PathBuf>,
-    /// Print the results as one JSON document on stdout.
-    #[arg(long)]
-    pub json: bool,
-    /// No progress output on stderr.
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
 impl RunArgs {
     /// The settings these flags ask for.
+    pub fn settings(&self) -> Result<Settings> {
+        let mut s = self.measure.settings()?;
+        s.instructions = self.instructions;
+        Ok(s)
+    }
+}
+
+impl MeasureArgs {
+    /// The settings these flags ask for (instructions not counted).
     pub fn settings(&self) -> Result<Settings> {
         let mut s = if self.quick {
             Settings::quick()
@@ -133,7 +154,6 @@ impl RunArgs {
         }
         s.cpu = !self.no_cpu;
         s.alloc = !self.no_alloc;
-        s.instructions = self.instructions;
         if let Some(n) = self.processes {
             if !(1..=1000).contains(&n) {
                 crate::misuse!("--processes {n}: give between 1 and 1000 processes");
@@ -173,15 +193,16 @@ pub fn corpus_documents(
 
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let settings = args.settings()?;
+    let m = &args.measure;
     let req = run::RunRequest {
-        studies: args.studies.clone(),
-        configs: args.configs.clone(),
+        studies: m.studies.clone(),
+        configs: m.configs.clone(),
         out: args.out.clone(),
         settings,
-        cpu: crate::run::placement::CpuChoice::parse(args.cpu.as_deref())?,
+        cpu: crate::run::placement::CpuChoice::parse(m.cpu.as_deref())?,
         resume: args.resume.clone(),
-        resume_child_timeout: args.child_timeout.map(|t| t.max(1)),
-        resume_memory_cap: args.memory_cap,
+        resume_child_timeout: m.child_timeout.map(|t| t.max(1)),
+        resume_memory_cap: m.memory_cap,
         quiet: args.quiet,
     };
     let outcome = run::run(&req)?;
