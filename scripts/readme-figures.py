@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Regenerates the README's tables and pictures from a run folder.
 
-    scripts/readme-figures.py [RUN_DIR]
+    scripts/readme-figures.py [RUN_DIR] [--corpus CORPUS_RUN_DIR]
 
 With RUN_DIR (a folder `serprof run` wrote, e.g. snapshots/latest): copies what the figures are
 made of into docs/figures/run/ (run.json, and each formats and bytes configuration's
 result.json without its per-sample lists), and the flame graphs the README shows into
-docs/figures/. Without it, reads docs/figures/run/ again.
+docs/figures/. With CORPUS_RUN_DIR (a run of `--study corpus --corpus DIR` with twitter.json):
+the same for the twitter parse rows the README shows, into docs/figures/run/corpus/, with each
+row's share of CPU samples in malloc and free (from its cpu.folded) in malloc.json. Without
+them, reads docs/figures/run/ again.
 
 Then writes docs/figures/formats.md and docs/figures/bytes.md (the tables) and puts the same
 tables into README.md between the lines `<!-- figures:NAME -->` and `<!-- /figures -->`, and
@@ -72,6 +75,98 @@ def keep(run):
             shutil.copy(src, os.path.join(FIG, out))
         else:
             print(f"readme-figures: {src} is missing; {out} is left as it was", file=sys.stderr)
+
+
+# The corpus rows the README shows: twitter.json parsed into DOMs and into typed structs.
+CORPUS_ROWS = [
+    "twitter.parse.dom-sonic-rs",
+    "twitter.parse.dom-simd-json-borrowed",
+    "twitter.parse.typed-simd-json",
+    "twitter.parse.typed-sonic-rs",
+    "twitter.parse.typed-serde_json",
+]
+CORPUS_PICTURES = [
+    ("twitter.parse.typed-sonic-rs", "corpus-twitter-typed-sonic-rs.svg"),
+    ("twitter.parse.dom-sonic-rs", "corpus-twitter-dom-sonic-rs.svg"),
+]
+# Frames of the allocator (glibc malloc and free).
+MALLOC_FRAMES = ("malloc", "_int_free", "libc_free", "cfree", "unlink_chunk", "realloc")
+
+
+def malloc_percent(folded_path):
+    """The share of samples in `folded_path` whose stack has an allocator frame."""
+    total = hit = 0
+    with open(folded_path) as f:
+        for line in f:
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            if not count.isdigit():
+                continue
+            n = int(count)
+            total += n
+            if any(m in frame for frame in stack.split(";") for m in MALLOC_FRAMES):
+                hit += n
+    return 100.0 * hit / total if total else None
+
+
+def keep_corpus(run):
+    sdir = os.path.join(run, "corpus")
+    if not os.path.isdir(sdir):
+        die(f"{run} has no corpus study: run `serprof run --study corpus --corpus DIR` with twitter.json in DIR")
+    out = os.path.join(KEPT, "corpus")
+    if os.path.isdir(out):
+        shutil.rmtree(out)
+    shares = {}
+    for config in CORPUS_ROWS:
+        src = os.path.join(sdir, config, "result.json")
+        if not os.path.isfile(src):
+            die(f"{src} is missing: the corpus run needs twitter.json")
+        os.makedirs(os.path.join(out, config))
+        with open(src) as f:
+            r = slim(json.load(f))
+        with open(os.path.join(out, config, "result.json"), "w") as f:
+            json.dump(r, f, indent=1)
+        folded = os.path.join(sdir, config, "cpu.folded")
+        if os.path.isfile(folded):
+            shares[config] = malloc_percent(folded)
+    with open(os.path.join(out, "malloc.json"), "w") as f:
+        json.dump(shares, f, indent=1)
+    for config, name in CORPUS_PICTURES:
+        src = os.path.join(sdir, config, "cpu.svg")
+        if os.path.isfile(src):
+            shutil.copy(src, os.path.join(FIG, name))
+
+
+def corpus_table():
+    cdir = os.path.join(KEPT, "corpus")
+    if not os.path.isdir(cdir):
+        return None
+    with open(os.path.join(cdir, "malloc.json")) as f:
+        shares = json.load(f)
+    out = [
+        "| twitter.json parse | time [95% CI] | MB/s | allocs/op | CPU samples in malloc and free |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for config in CORPUS_ROWS:
+        with open(os.path.join(cdir, config, "result.json")) as f:
+            r = json.load(f)
+        t = r.get("time_ns")
+        doc = r.get("document") or {}
+        if not t:
+            out.append(f"| `{config}` | not timed: see its result.json | | | |")
+            continue
+        mbps = doc.get("bytes", 0) / t["median"] * 1e3
+        share = shares.get(config)
+        mark = "†" if r.get("copies_input") else ""
+        out.append(
+            f"| `{config}` | {fmt_ns(t['median'])}{mark} [{fmt_ns(t['ci95'][0])}, {fmt_ns(t['ci95'][1])}] "
+            f"| {mbps:,.0f} | {num((r.get('alloc') or {}).get('allocs_per_op'))} "
+            f"| {'' if share is None else f'{share:.1f}%'} |"
+        )
+    return (
+        "\n".join(out)
+        + "\n\n† simd-json parses in place: each timed parse reads a fresh copy of the document, "
+        + "and its figures include the copy.\n"
+    )
 
 
 def fmt_ns(ns):
@@ -293,18 +388,34 @@ def main():
     if args and args[0] in ("-h", "--help"):
         print(__doc__)
         return 0
+    corpus = None
+    if "--corpus" in args:
+        i = args.index("--corpus")
+        if i + 1 >= len(args):
+            die("--corpus needs the folder of a corpus run")
+        corpus = args[i + 1]
+        del args[i : i + 2]
     if len(args) > 1:
         die("give one run folder at most")
     if args:
         keep(os.path.realpath(args[0]))
     elif not os.path.isdir(KEPT):
         die(f"no run folder given and no {KEPT}: give the folder of a full `serprof run`")
+    if corpus:
+        keep_corpus(os.path.realpath(corpus))
     readme_path = os.path.join(ROOT, "README.md")
     for study in STUDIES:
         t = table(study)
         with open(os.path.join(FIG, f"{study}.md"), "w") as f:
             f.write(t)
         splice(readme_path, study, t)
+    t = corpus_table()
+    if t is None:
+        print(f"readme-figures: no {KEPT}/corpus: the corpus table is left as it was", file=sys.stderr)
+    else:
+        with open(os.path.join(FIG, "corpus.md"), "w") as f:
+            f.write(t)
+        splice(readme_path, "corpus", t)
     t = rsb_table()
     with open(os.path.join(FIG, "rsb.md"), "w") as f:
         f.write(t)
