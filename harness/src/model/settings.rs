@@ -155,9 +155,7 @@ impl Settings {
             ..Settings::defaults()
         }
     }
-}
 
-impl Settings {
     /// The CPU of each recording slot: slot 0 on [`Settings::pin_cpu`], the others on the
     /// remaining CPUs of `allowed` in turn; all unpinned when `pin_cpu` is `None`.
     pub fn recording_cpus(&self, allowed: &[usize]) -> Vec<Option<usize>> {

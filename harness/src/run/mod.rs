@@ -235,7 +235,7 @@ impl<'a> Measuring<'a> {
         let timed = self.pending_of(false);
         let configs: Vec<&Config> = timed.iter().map(|&i| &self.configs[i]).collect();
         let start = std::time::Instant::now();
-        let (mut timings, schedule) =
+        let (timings, schedule) =
             time_configs(exec, &configs, self.run_dir, self.settings, &self.progress);
         let timing = schedule.as_ref().map_or(0.0, |s| s.seconds);
         self.clock.timing += timing;
@@ -255,11 +255,7 @@ impl<'a> Measuring<'a> {
                     progress: &self.progress,
                 };
                 let mut clock = PhaseSeconds::default();
-                for (k, &i) in timed.iter().enumerate() {
-                    let result = std::mem::replace(
-                        &mut timings[k],
-                        ConfigResult::new(&self.configs[i].info),
-                    );
+                for (&i, result) in timed.iter().zip(timings) {
                     match self.profile_one(&profiling, i, result, &mut clock)? {
                         Some(result) => self.results[i] = Some(result),
                         None => break,
