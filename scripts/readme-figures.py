@@ -218,6 +218,22 @@ def note(m):
     )
 
 
+def method():
+    """The README's "How it measures, in short": the settings are the kept run's own."""
+    with open(os.path.join(KEPT, "run.json")) as f:
+        s = json.load(f).get("settings", {})
+    return f"""- **Lock-step timing.** Timing children hold every configuration of the run and take one sample
+  of a few milliseconds of each in a shuffled round-robin, so every configuration is measured
+  moments after every other, in the same states of the machine; the state shared by
+  neighbouring samples is taken out. A figure is the median over {s.get('processes', '?')} children, its interval
+  across them; a ratio is the median of the children's ratios.
+- **Thread CPU time**, children pinned to one CPU (chosen by a probe), wall time beside it.
+- **CPU profiles**: pprof-rs at {s.get('frequency_hz', '?')} Hz, DWARF unwinding, {num(s.get('cpu_samples'))} samples; **allocations**: a
+  counting global allocator gated around the measured loop; **instructions**: callgrind, exact
+  and repeatable for one build.
+"""
+
+
 def engines_table(rows, m):
     """The formats study: one line per engine, its operations side by side."""
     by = {}
@@ -409,6 +425,10 @@ def main():
         with open(os.path.join(FIG, f"{study}.md"), "w") as f:
             f.write(t)
         splice(readme_path, study, t)
+    t = method()
+    with open(os.path.join(FIG, "method.md"), "w") as f:
+        f.write(t)
+    splice(readme_path, "method", t)
     t = corpus_table()
     if t is None:
         print(f"readme-figures: no {KEPT}/corpus: the corpus table is left as it was", file=sys.stderr)
@@ -420,7 +440,7 @@ def main():
     with open(os.path.join(FIG, "rsb.md"), "w") as f:
         f.write(t)
     splice(os.path.join(ROOT, "docs", "guide", "studies.md"), "rsb", t)
-    print(f"readme-figures: wrote {FIG}/formats.md, bytes.md, rsb.md, README.md's tables and docs/guide/studies.md's")
+    print(f"readme-figures: wrote {FIG}/formats.md, bytes.md, method.md, rsb.md, README.md's tables and docs/guide/studies.md's")
     return 0
 
 

@@ -118,6 +118,64 @@ fn the_readme_is_a_front_door() {
     }
 }
 
+/// The README's prose outside code and outside the blocks `scripts/readme-figures.py` writes
+/// (`<!-- figures:NAME -->` ... `<!-- /figures -->`, each a copy of `docs/figures/NAME.md`).
+fn readme_prose(text: &str) -> String {
+    let code = regex::Regex::new(r"(?s)```.*?```|`[^`\n]*`|\]\([^)]*\)").unwrap();
+    let blocks = regex::Regex::new(r"(?s)<!-- figures:\w+ -->.*?<!-- /figures -->").unwrap();
+    code.replace_all(&blocks.replace_all(text, ""), "")
+        .into_owned()
+}
+
+/// A measured figure: a number with a unit of time, size, rate or count.
+fn figures_in(prose: &str) -> Vec<String> {
+    let figure = regex::Regex::new(
+        r"\b\d[\d,.]*\s?(µs|ns|ms|s|%|x|Hz|MB/s|B|KiB|MiB|samples|children|orders|configurations)\b",
+    )
+    .unwrap();
+    figure
+        .find_iter(prose)
+        .map(|m| m.as_str().to_string())
+        .collect()
+}
+
+#[test]
+fn every_readme_figure_is_written_by_the_figure_script() {
+    let text = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let found = figures_in(&readme_prose(&text));
+    assert!(
+        found.is_empty(),
+        "README.md states figures outside the blocks scripts/readme-figures.py writes: {found:?}"
+    );
+    let block = regex::Regex::new(r"(?s)<!-- figures:(\w+) -->\n(.*?)<!-- /figures -->").unwrap();
+    let mut names = Vec::new();
+    for c in block.captures_iter(&text) {
+        let name = &c[1];
+        let file = root().join("docs/figures").join(format!("{name}.md"));
+        let written = std::fs::read_to_string(&file)
+            .unwrap_or_else(|e| panic!("README.md has a {name} block but {}: {e}", file.display()));
+        assert_eq!(
+            &c[2], written,
+            "README.md's {name} block is not docs/figures/{name}.md: run scripts/readme-figures.py"
+        );
+        names.push(name.to_string());
+    }
+    for name in ["formats", "bytes", "corpus", "method"] {
+        assert!(
+            names.iter().any(|n| n == name),
+            "README.md has no {name} block"
+        );
+    }
+}
+
+#[test]
+fn the_figure_finder_finds_figures_outside_code_and_blocks() {
+    let prose = readme_prose(
+        "runs 12 children at 199 Hz\n`9 µs`\n```\n5 ms\n```\n<!-- figures:x -->\n3.5 µs\n<!-- /figures -->\nexits 2, Job 1",
+    );
+    assert_eq!(figures_in(&prose), ["12 children", "199 Hz"]);
+}
+
 #[test]
 fn the_link_finder_finds_links_and_skips_code() {
     let found = links("see [a](a.md) and `[b](b.md)`\n```\n[c](c.md)\n```\n![d](d.png)");
