@@ -282,31 +282,86 @@ impl Folder {
 }
 
 /// Each unit's CPU, allocation and instructions recordings (each by its own side's binary),
-/// and its `result.json`.
+/// and its `result.json`; in `settings.jobs` slots side by side when both sides' executors may
+/// be shared ([`super::in_slots`]), else one after another.
 fn profile_units(
     units: &[Unit],
     results: &mut [ConfigResult],
     profiling: &super::Profiling,
     clock: &mut PhaseSeconds,
 ) -> Result<()> {
-    for (unit, result) in units.iter().zip(results.iter_mut()) {
-        if interrupt::interrupted() {
-            break;
+    let started = Instant::now();
+    let shared: Option<Vec<&(dyn super::Executor + Sync)>> =
+        units.iter().map(|unit| unit.exec.shared()).collect();
+    let outcome = match shared.filter(|_| profiling.settings.jobs > 1 && units.len() > 1) {
+        Some(execs) => {
+            let items: Vec<_> = units
+                .iter()
+                .map(|unit| (unit.config, unit.dir.as_path()))
+                .zip(execs)
+                .zip(results.iter_mut())
+                .collect();
+            // Only what may be shared goes into the slots (not `profiling`'s own executor).
+            let (valgrind, progress) = (profiling.valgrind, profiling.progress);
+            let (slots, _, outcome) = super::in_slots(
+                profiling.settings,
+                items.into_iter(),
+                |settings, (((config, dir), exec), result), slot| {
+                    let side = super::Profiling {
+                        exec,
+                        settings,
+                        valgrind,
+                        progress,
+                    };
+                    profile_unit(&side, config, dir, result, slot)
+                },
+            );
+            clock.add_recordings(&slots);
+            outcome
         }
-        let side = super::Profiling {
-            exec: unit.exec,
-            ..*profiling
-        };
-        side.profile(unit.config, &unit.dir, result, clock);
-        if interrupt::interrupted() {
-            break;
+        None => {
+            let mut outcome = Ok(());
+            for (unit, result) in units.iter().zip(results.iter_mut()) {
+                let side = super::Profiling {
+                    exec: unit.exec,
+                    ..*profiling
+                };
+                match profile_unit(&side, unit.config, &unit.dir, result, clock) {
+                    Ok(Some(())) => {}
+                    Ok(None) => break,
+                    Err(e) => {
+                        outcome = Err(e);
+                        break;
+                    }
+                }
+            }
+            outcome
         }
-        std::fs::create_dir_all(&unit.dir)
-            .with_context(|| format!("cannot create {}", unit.dir.display()))?;
-        write_json(&unit.dir.join(layout::RESULT_JSON), &*result)?;
-        profiling.progress.finish_config(result);
+    };
+    clock.recordings += started.elapsed().as_secs_f64();
+    outcome
+}
+
+/// One unit's recordings by `side`'s executor and its `result.json`; `None` when the run was
+/// interrupted.
+fn profile_unit(
+    side: &super::Profiling,
+    config: &Config,
+    dir: &Path,
+    result: &mut ConfigResult,
+    clock: &mut PhaseSeconds,
+) -> Result<Option<()>> {
+    if interrupt::interrupted() {
+        return Ok(None);
     }
-    Ok(())
+    side.profile(config, dir, result, clock);
+    if interrupt::interrupted() {
+        return Ok(None);
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    write_json(&dir.join(layout::RESULT_JSON), &*result)?;
+    side.progress.finish_config(result);
+    Ok(Some(()))
 }
 
 /// The rows of the configurations both sides finished (compared with `compare_runs`), and why

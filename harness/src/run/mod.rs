@@ -293,74 +293,33 @@ impl<'a> Measuring<'a> {
         Ok(Some(result))
     }
 
-    /// The recordings of the timed configurations in `settings.jobs` slots side by side, each
-    /// slot's children pinned to its own CPU ([`Settings::recording_cpus`]); the slots take the
-    /// next configuration as they finish one.
+    /// The recordings of the timed configurations in `settings.jobs` slots side by side
+    /// ([`in_slots`]).
     fn profile_side_by_side(
         &mut self,
         exec: &(dyn Executor + Sync),
         timed: &[usize],
         timings: Vec<ConfigResult>,
     ) -> Result<()> {
-        let cpus = self
-            .settings
-            .recording_cpus(&crate::measure::reference::allowed_cpus());
-        let queue = std::sync::Mutex::new(timed.iter().copied().zip(timings));
         let this = &*self;
-        let slots: Vec<Slot> = std::thread::scope(|scope| {
-            let handles: Vec<_> = cpus
-                .iter()
-                .map(|&cpu| {
-                    let queue = &queue;
-                    scope.spawn(move || {
-                        let settings = Settings {
-                            pin_cpu: cpu,
-                            ..this.settings.clone()
-                        };
-                        let profiling = Profiling {
-                            exec,
-                            settings: &settings,
-                            valgrind: this.valgrind.as_deref(),
-                            progress: &this.progress,
-                        };
-                        let mut clock = PhaseSeconds::default();
-                        let mut done = Vec::new();
-                        loop {
-                            let next = queue.lock().map(|mut q| q.next()).unwrap_or(None);
-                            let Some((i, result)) = next else { break };
-                            match this.profile_one(&profiling, i, result, &mut clock) {
-                                Ok(Some(result)) => done.push((i, result)),
-                                Ok(None) => break,
-                                Err(e) => return (clock, done, Err(e)),
-                            }
-                        }
-                        (clock, done, Ok(()))
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| match h.join() {
-                    Ok(slot) => slot,
-                    Err(_) => (
-                        PhaseSeconds::default(),
-                        Vec::new(),
-                        Err(anyhow::anyhow!("a recording slot panicked")),
-                    ),
-                })
-                .collect()
-        });
-        let mut first_error = None;
-        for (clock, done, outcome) in slots {
-            self.clock.add_recordings(&clock);
-            for (i, result) in done {
-                self.results[i] = Some(result);
-            }
-            if let Err(e) = outcome {
-                first_error.get_or_insert(e);
-            }
+        let items = timed.iter().copied().zip(timings);
+        let (clock, done, outcome) =
+            in_slots(self.settings, items, |settings, (i, result), clock| {
+                let profiling = Profiling {
+                    exec,
+                    settings,
+                    valgrind: this.valgrind.as_deref(),
+                    progress: &this.progress,
+                };
+                Ok(this
+                    .profile_one(&profiling, i, result, clock)?
+                    .map(|r| (i, r)))
+            });
+        self.clock.add_recordings(&clock);
+        for (i, result) in done {
+            self.results[i] = Some(result);
         }
-        first_error.map_or(Ok(()), Err)
+        outcome
     }
 
     /// The corrupt study's configurations, after every timed one.
@@ -416,9 +375,67 @@ impl<'a> Measuring<'a> {
     }
 }
 
-/// What a recording slot did: its seconds per phase, the configurations it finished (by index)
-/// and how it ended.
-type Slot = (PhaseSeconds, Vec<(usize, ConfigResult)>, Result<()>);
+/// Runs `work` over `items` in `settings.jobs` slots side by side, each slot's children pinned to
+/// its own CPU ([`Settings::recording_cpus`]: the settings `work` is given); a slot takes the next
+/// item when it finishes one and stops when `work` returns `Ok(None)` (the run was interrupted)
+/// or an error. Returns the slots' recording seconds summed, what they finished and the first
+/// error.
+pub(crate) fn in_slots<T: Send, R: Send>(
+    settings: &Settings,
+    items: impl Iterator<Item = T> + Send,
+    work: impl Fn(&Settings, T, &mut PhaseSeconds) -> Result<Option<R>> + Sync,
+) -> (PhaseSeconds, Vec<R>, Result<()>) {
+    let cpus = settings.recording_cpus(&crate::measure::reference::allowed_cpus());
+    let queue = std::sync::Mutex::new(items);
+    let (queue, work) = (&queue, &work);
+    let slots: Vec<(PhaseSeconds, Vec<R>, Result<()>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = cpus
+            .iter()
+            .map(|&cpu| {
+                scope.spawn(move || {
+                    let settings = Settings {
+                        pin_cpu: cpu,
+                        ..settings.clone()
+                    };
+                    let mut clock = PhaseSeconds::default();
+                    let mut done = Vec::new();
+                    loop {
+                        let next = queue.lock().map(|mut q| q.next()).unwrap_or(None);
+                        let Some(item) = next else { break };
+                        match work(&settings, item, &mut clock) {
+                            Ok(Some(r)) => done.push(r),
+                            Ok(None) => break,
+                            Err(e) => return (clock, done, Err(e)),
+                        }
+                    }
+                    (clock, done, Ok(()))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h.join() {
+                Ok(slot) => slot,
+                Err(_) => (
+                    PhaseSeconds::default(),
+                    Vec::new(),
+                    Err(anyhow::anyhow!("a recording slot panicked")),
+                ),
+            })
+            .collect()
+    });
+    let mut total = PhaseSeconds::default();
+    let mut finished = Vec::new();
+    let mut first_error = None;
+    for (clock, done, outcome) in slots {
+        total.add_recordings(&clock);
+        finished.extend(done);
+        if let Err(e) = outcome {
+            first_error.get_or_insert(e);
+        }
+    }
+    (total, finished, first_error.map_or(Ok(()), Err))
+}
 
 /// The end of a run: its manifest complete (or not), its step comparisons, its report, and
 /// `latest` pointing at it when it finished.
@@ -715,5 +732,52 @@ mod tests {
         assert!(done.manifest.complete);
         let seconds = &done.manifest.sessions[0].seconds;
         assert!(seconds.recordings > 0.0 && seconds.total() >= seconds.recordings);
+    }
+
+    #[test]
+    fn slots_take_every_item_once_each_pinned_to_its_cpu() {
+        let settings = Settings {
+            jobs: 3,
+            pin_cpu: Some(0),
+            ..Settings::default()
+        };
+        let (clock, mut done, outcome) = in_slots(&settings, 0..20u32, |s, i, clock| {
+            clock.cpu += 1.0;
+            Ok(Some((i, s.pin_cpu)))
+        });
+        outcome.unwrap();
+        done.sort();
+        assert_eq!(
+            done.iter().map(|d| d.0).collect::<Vec<_>>(),
+            (0..20).collect::<Vec<_>>()
+        );
+        let cpus = settings.recording_cpus(&crate::measure::reference::allowed_cpus());
+        assert!(
+            done.iter().all(|d| cpus.contains(&d.1)),
+            "{done:?} not on {cpus:?}"
+        );
+        assert_eq!(clock.cpu, 20.0, "every slot's seconds are summed");
+    }
+
+    #[test]
+    fn a_slot_that_is_interrupted_or_fails_stops_and_the_first_error_is_kept() {
+        let settings = Settings {
+            jobs: 2,
+            ..Settings::default()
+        };
+        let (_, done, outcome) = in_slots(&settings, 0..10u32, |_, i, _| match i {
+            3 => Err(anyhow::anyhow!("item 3 failed")),
+            _ => Ok(Some(i)),
+        });
+        assert_eq!(outcome.unwrap_err().to_string(), "item 3 failed");
+        assert!(!done.contains(&3));
+        // A slot whose work returns None (interrupted) takes nothing more.
+        let settings = Settings {
+            jobs: 1,
+            ..Settings::default()
+        };
+        let (_, done, outcome) = in_slots(&settings, 0..10u32, |_, i, _| Ok((i < 4).then_some(i)));
+        outcome.unwrap();
+        assert_eq!(done, [0, 1, 2, 3]);
     }
 }
