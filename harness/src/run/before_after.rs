@@ -319,24 +319,18 @@ fn profile_units(
             clock.add_recordings(&slots);
             outcome
         }
-        None => {
-            let mut outcome = Ok(());
+        None => (|| {
             for (unit, result) in units.iter().zip(results.iter_mut()) {
                 let side = super::Profiling {
                     exec: unit.exec,
                     ..*profiling
                 };
-                match profile_unit(&side, unit.config, &unit.dir, result, clock) {
-                    Ok(Some(())) => {}
-                    Ok(None) => break,
-                    Err(e) => {
-                        outcome = Err(e);
-                        break;
-                    }
+                if profile_unit(&side, unit.config, &unit.dir, result, clock)?.is_none() {
+                    break;
                 }
             }
-            outcome
-        }
+            Ok(())
+        })(),
     };
     clock.recordings += started.elapsed().as_secs_f64();
     outcome
