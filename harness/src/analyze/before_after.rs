@@ -79,6 +79,30 @@ pub struct SideRecord {
     pub build_seconds: f64,
     /// What the user should know (relaxed pins, a patched crate serprof itself uses).
     pub notes: Vec<String>,
+    /// The folder of the kept link its layouts are linked from (`link/<key>/` in the cache);
+    /// null when the side cannot be linked again (`layouts_note` says why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+    /// Why the side was timed as cargo linked it, in one layout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layouts_note: Option<String>,
+    /// The layouts it was timed in: set `k` of timing children ran `layouts[k % len]`.
+    /// Empty: the binary as cargo linked it.
+    #[serde(default)]
+    pub layouts: Vec<Layout>,
+}
+
+/// One layout of a side: its binary linked again, by `mode` with `seed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Layout {
+    /// `shift` (code, read-only data and data moved by `shifts` bytes) or `shuffle` (every
+    /// section in the order the linker's shuffle with `seed` gives).
+    pub mode: String,
+    pub seed: u64,
+    /// The bytes of padding before the code, the read-only data and the data (`shift`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shifts: Option<[u64; 3]>,
+    pub exe: String,
 }
 
 /// A time verdict.
@@ -89,18 +113,24 @@ pub enum Verdict {
     Faster,
     /// The whole interval is above 1.
     Slower,
-    /// The interval holds 1.
+    /// The interval holds 1, across processes of one layout per side.
     WithinNoise,
+    /// The interval holds 1, and it spans layouts: the time moved less than where the linker
+    /// puts functions and data moves it.
+    Layout,
     /// A side has no timing (it failed).
     NotTimed,
 }
 
 impl Verdict {
-    pub fn of(time: Option<&TimeComparison>) -> Verdict {
+    /// The verdict of a ratio's interval; `layouts`: its sets of children ran different
+    /// layouts of each side, so the interval spans them.
+    pub fn of(time: Option<&TimeComparison>, layouts: bool) -> Verdict {
         match time {
             None => Verdict::NotTimed,
             Some(t) if t.ci95[1] < 1.0 => Verdict::Faster,
             Some(t) if t.ci95[0] > 1.0 => Verdict::Slower,
+            Some(_) if layouts => Verdict::Layout,
             Some(_) => Verdict::WithinNoise,
         }
     }
@@ -110,6 +140,7 @@ impl Verdict {
             Verdict::Faster => "faster",
             Verdict::Slower => "slower",
             Verdict::WithinNoise => "within noise",
+            Verdict::Layout => "layout",
             Verdict::NotTimed => "not timed",
         }
     }
@@ -121,6 +152,10 @@ pub struct Row {
     /// `STUDY/CONFIG`.
     pub config: String,
     pub verdict: Verdict,
+    /// Both sides ran exactly as many instructions per operation (null without both counts):
+    /// with a `faster` or `slower` time, the code's work did not change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions_equal: Option<bool>,
     /// The CPU-share moves (`comparison.moved`, by `compare`'s rule).
     pub cpu_alarms: Vec<MovedFunction>,
     /// Everything `compare` says (ratio, deltas, instruction moves, flame graph paths).
@@ -128,10 +163,15 @@ pub struct Row {
 }
 
 impl Row {
-    pub fn new(comparison: ConfigComparison) -> Row {
+    /// `layouts`: the timing sampled layouts on both sides.
+    pub fn new(comparison: ConfigComparison, layouts: bool) -> Row {
         Row {
             config: comparison.after.clone(),
-            verdict: Verdict::of(comparison.time.as_ref()),
+            verdict: Verdict::of(comparison.time.as_ref(), layouts),
+            instructions_equal: comparison
+                .instructions
+                .as_ref()
+                .map(|i| i.delta_per_op == 0.0),
             cpu_alarms: comparison.moved.clone().unwrap_or_default(),
             comparison,
         }
@@ -169,6 +209,10 @@ pub struct BeforeAfterRecord {
     /// Where they went.
     #[serde(default)]
     pub seconds: crate::model::manifest::PhaseSeconds,
+    /// Which sections of the two binaries cargo linked differ (null when both sides are one
+    /// build, or a binary could not be read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary_diff: Option<super::sections::BinaryDiff>,
     /// The lock-step timing schedule of both sides.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<crate::model::lockstep::Schedule>,
@@ -192,11 +236,31 @@ mod tests {
 
     #[test]
     fn verdicts_follow_the_interval() {
-        assert_eq!(Verdict::of(Some(&time(0.8, 0.95))), Verdict::Faster);
-        assert_eq!(Verdict::of(Some(&time(1.01, 1.2))), Verdict::Slower);
-        assert_eq!(Verdict::of(Some(&time(0.98, 1.02))), Verdict::WithinNoise);
-        assert_eq!(Verdict::of(Some(&time(1.0, 1.1))), Verdict::WithinNoise);
-        assert_eq!(Verdict::of(None), Verdict::NotTimed);
+        for layouts in [false, true] {
+            assert_eq!(
+                Verdict::of(Some(&time(0.8, 0.95)), layouts),
+                Verdict::Faster
+            );
+            assert_eq!(
+                Verdict::of(Some(&time(1.01, 1.2)), layouts),
+                Verdict::Slower
+            );
+            assert_eq!(Verdict::of(None, layouts), Verdict::NotTimed);
+        }
+        assert_eq!(
+            Verdict::of(Some(&time(0.98, 1.02)), false),
+            Verdict::WithinNoise
+        );
+        assert_eq!(
+            Verdict::of(Some(&time(1.0, 1.1)), false),
+            Verdict::WithinNoise
+        );
+        // An interval across layouts that holds 1 is labelled a layout effect.
+        assert_eq!(Verdict::of(Some(&time(0.97, 1.02)), true), Verdict::Layout);
+        assert_eq!(
+            serde_json::to_string(&Verdict::Layout).unwrap(),
+            "\"layout\""
+        );
         assert_eq!(
             serde_json::to_string(&Verdict::WithinNoise).unwrap(),
             "\"within-noise\""

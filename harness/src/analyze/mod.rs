@@ -7,5 +7,6 @@ pub mod compare;
 pub mod folded;
 pub mod hotspots;
 pub mod parse_error;
+pub mod sections;
 pub mod sources;
 pub mod views;

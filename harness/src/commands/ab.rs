@@ -132,7 +132,7 @@ pub fn run(req: &AbRequest) -> Result<ExitCode> {
             .map_or("not pinned".to_string(), |c| format!("pinned to CPU {c}"))
     );
     let progress = Progress::new(2, false, true);
-    let (mut results, schedule) = time_units(&units, 1, None, &settings, &progress);
+    let (mut results, schedule) = time_units(&units, 1, None, &[], &settings, &progress);
     if interrupt::interrupted() {
         let _ = fs::remove_dir_all(&tmp);
         anyhow::bail!("interrupted; nothing written");

@@ -13,7 +13,7 @@ use crate::commands::run::MeasureArgs;
 use crate::layout;
 use crate::model::Binary;
 use crate::run::before_after::{self, Request};
-use crate::run::sides::{self, BuildTarget, Patch, SideSpec, Source};
+use crate::run::sides::{self, BuildTarget, LayoutMode, Patch, SideSpec, Source};
 use serprof_engines::studies::Config;
 
 #[derive(Debug, clap::Args)]
@@ -43,6 +43,24 @@ pub struct BeforeAfterArgs {
     /// sample; `split` runs both at once, one on each of two CPUs, swapping CPUs every round.
     #[arg(long, value_enum, default_value_t = PlacementArg::SameCpu)]
     pub placement: PlacementArg,
+    /// Layouts per side: each side's binary is linked again N times with its sections in
+    /// another order (a link each, no build), and each set of timing children runs another
+    /// pair of layouts, so a verdict holds across layouts (default: one per set of children,
+    /// --processes; 0: time the binaries as cargo linked them, whose verdicts may be layout
+    /// effects).
+    #[arg(long, value_name = "N")]
+    pub layouts: Option<usize>,
+    /// How layouts differ: `shift` moves code, read-only data and data by random multiples of
+    /// 16 bytes below 4 KiB, keeping their order (what an edit above the measured code does);
+    /// `shuffle` puts every section in a random order (LLD or mold only; a far wider spread).
+    #[arg(long, value_enum, default_value_t = LayoutMode::Shift)]
+    pub layout_mode: LayoutMode,
+    /// Compile the workspace's own crates (where generic engine code is instantiated for your
+    /// types) with every function on a 64-byte boundary (`-C llvm-args=-align-all-functions=6`,
+    /// through serprof's workspace wrapper: dependencies are not rebuilt; std as shipped). A
+    /// build you do not ship, whose layouts move the time less.
+    #[arg(long)]
+    pub align: bool,
     #[command(flatten)]
     pub measure: MeasureArgs,
     /// The folder the before-after folders go in.
@@ -76,7 +94,9 @@ pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
     serprof_engines::studies::corpus::register(settings.corpus.clone())?;
     // The selection is checked before anything is built.
     let (configs, _) = before_after::select(&args.measure.studies, &args.measure.configs)?;
-    let specs = side_specs(args, &repo, build_target(&binary, &repo, &configs)?)?;
+    let mut target = build_target(&binary, &repo, &configs)?;
+    target.align = args.align;
+    let specs = side_specs(args, &repo, target)?;
     let quiet = args.quiet;
     let [before, after] = build_sides(&repo, &cache, &specs, quiet)?;
     let mut notes = Vec::new();
@@ -94,6 +114,8 @@ pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
         split: args.placement == PlacementArg::Split,
         out: args.out.clone(),
         quiet,
+        layouts: args.layouts,
+        layout_mode: args.layout_mode,
     };
     let record = before_after::measure(&req, &before, &after, notes)?;
     if args.json {
@@ -178,6 +200,7 @@ fn build_target(binary: &Binary, repo: &Path, configs: &[Config]) -> Result<Buil
         bin: binary.bin.into(),
         dir,
         features,
+        align: false,
     })
 }
 

@@ -114,6 +114,9 @@ pub struct PhaseSeconds {
     pub recordings: f64,
     /// The corrupt study.
     pub corrupt: f64,
+    /// Linking a before-after's sides again in other layouts.
+    #[serde(default)]
+    pub layouts: f64,
 }
 
 impl PhaseSeconds {

@@ -36,6 +36,9 @@ fn instructions_text(row: &Row) -> String {
 
 fn side_line(s: &SideRecord) -> String {
     let mut line = format!("{:<6} {}  [{}]", s.label, s.describe, s.git_rev);
+    if !s.layouts.is_empty() {
+        let _ = write!(line, "  {} layouts", s.layouts.len());
+    }
     for n in &s.notes {
         let _ = write!(line, "\n       note: {n}");
     }
@@ -104,6 +107,9 @@ pub fn table(r: &BeforeAfterRecord) -> String {
         for n in &row.comparison.notes {
             let _ = writeln!(s, "note ({}): {n}", row.config);
         }
+        if let Some(n) = instructions_note(row) {
+            let _ = writeln!(s, "note ({}): {n}", row.config);
+        }
     }
     let moved_any = r
         .rows
@@ -121,6 +127,7 @@ pub fn table(r: &BeforeAfterRecord) -> String {
     if let Some(t) = r.rows.iter().find_map(|x| x.comparison.time.as_ref()) {
         let _ = writeln!(s, "\nratio: {}", t.method);
     }
+    let _ = writeln!(s, "verdicts: {}", verdict_rule(r));
     let _ = writeln!(
         s,
         "moved: {}; {}",
@@ -128,6 +135,31 @@ pub fn table(r: &BeforeAfterRecord) -> String {
     );
     let _ = writeln!(s, "measured in {:.0} s", r.measure_seconds);
     s
+}
+
+/// What a row's equal instruction counts say about its time verdict.
+fn instructions_note(row: &Row) -> Option<&'static str> {
+    match (row.instructions_equal, row.verdict) {
+        (Some(true), Verdict::Faster | Verdict::Slower) => Some("instructions per operation are equal on both sides: the time moved without more or less work (a layout, data placement or machine effect the layouts did not cover)"),
+        (Some(true), _) => Some("instructions per operation are equal on both sides"),
+        _ => None,
+    }
+}
+
+/// What the verdicts of this record mean.
+pub fn verdict_rule(r: &BeforeAfterRecord) -> String {
+    let layouts = r.before.layouts.len().min(r.after.layouts.len());
+    let how = match r.before.layouts.first().map(|l| l.mode.as_str()) {
+        Some("shuffle") => "every section in another order",
+        _ => "code, read-only data and data moved by random multiples of 16 bytes",
+    };
+    if layouts > 1 {
+        format!(
+            "faster or slower when the whole 95% interval of the ratio is on one side of 1; the interval is across sets of children, each timing another pair of the sides' {layouts} layouts ({how}), so `layout` says the time moved less than layouts alone move it"
+        )
+    } else {
+        "faster or slower when the whole 95% interval of the ratio is on one side of 1; the interval is across processes of one binary per side, not across layouts, so a verdict can be a layout effect".into()
+    }
 }
 
 /// `path` relative to `dir`, for a link (`None` when it is not inside).
@@ -148,7 +180,7 @@ fn verdict_badge(v: Verdict) -> &'static str {
     match v {
         Verdict::Faster => "badge ok",
         Verdict::Slower => "badge bad",
-        Verdict::WithinNoise => "badge",
+        Verdict::WithinNoise | Verdict::Layout => "badge",
         Verdict::NotTimed => "badge warn",
     }
 }
@@ -248,6 +280,15 @@ fn sides(out: &mut String, r: &BeforeAfterRecord, dir: &Path) {
             rel(dir, run).map(|p| format!("{p}/{}", layout::REPORT_HTML)),
             "report",
         );
+        if !s.layouts.is_empty() {
+            let seeds: Vec<String> = s.layouts.iter().map(|l| l.seed.to_string()).collect();
+            let _ = write!(
+                out,
+                "<br><span class=\"small\">timed in {} layouts (section shuffle seeds {})</span>",
+                s.layouts.len(),
+                esc(&seeds.join(", "))
+            );
+        }
         for n in &s.notes {
             let _ = write!(out, "<br><span class=\"small\">{}</span>", esc(n));
         }
@@ -263,6 +304,11 @@ fn verdict_table(out: &mut String, r: &BeforeAfterRecord) {
         verdict_row(out, row);
     }
     out.push_str("</tbody></table></div>\n");
+    let _ = writeln!(
+        out,
+        "<p class=\"muted small\">verdicts: {}</p>",
+        esc(&verdict_rule(r))
+    );
 }
 
 /// One configuration's times, ratio, verdict, instructions and deltas.
@@ -296,13 +342,20 @@ fn verdict_row(out: &mut String, row: &Row) {
 /// when it has none of them).
 fn row_details(out: &mut String, row: &Row) {
     let moved = row.instruction_moves();
-    if moved.is_empty() && row.cpu_alarms.is_empty() && row.comparison.notes.is_empty() {
+    let notes: Vec<String> = row
+        .comparison
+        .notes
+        .iter()
+        .cloned()
+        .chain(instructions_note(row).map(str::to_string))
+        .collect();
+    if moved.is_empty() && row.cpu_alarms.is_empty() && notes.is_empty() {
         return;
     }
     let _ = writeln!(out, "<h3>{}</h3>", esc(&row.config));
     instruction_moves_table(out, moved);
     cpu_alarms_list(out, &row.cpu_alarms);
-    warnings_list(out, &row.comparison.notes);
+    warnings_list(out, &notes);
 }
 
 /// The first [`MOVED_SHOWN`] functions whose instructions moved (nothing without any).

@@ -26,9 +26,9 @@ use anyhow::{Context, Result};
 use serprof_engines::studies::{self, Config};
 
 use super::executor::ChildProcesses;
-use super::{placement, plan, progress, Unit};
+use super::{placement, plan, progress, sides, Unit};
 use crate::analyze::before_after::{
-    cpu_alarm_rule, BeforeAfterRecord, Row, Side, SideRecord, INSTRUCTION_MOVE_RULE,
+    cpu_alarm_rule, BeforeAfterRecord, Layout, Row, Side, SideRecord, INSTRUCTION_MOVE_RULE,
 };
 use crate::layout::{self, config_dir, utc_rfc3339, write_atomic, write_json};
 use crate::misuse;
@@ -50,6 +50,10 @@ pub struct Request {
     /// The parent folder of the before-after folder.
     pub out: PathBuf,
     pub quiet: bool,
+    /// Layouts per side: `None`, one per set of timing children; 0 or 1, the binaries as cargo
+    /// linked them.
+    pub layouts: Option<usize>,
+    pub layout_mode: sides::LayoutMode,
 }
 
 /// The selection of a before-after: measured studies only (the corrupt study has no timing to
@@ -103,8 +107,38 @@ pub fn measure(
     let valgrind = valgrind_or_note(&mut settings, &mut notes);
     interrupt::install();
     let started = Instant::now();
-    let sides = [before, after];
-    let folder = Folder::open(req, &sides, &configs, &mut settings)?;
+    let (mut before, mut after) = (before.clone(), after.clone());
+    let folder = Folder::open(req, &[&before, &after], &configs, &mut settings)?;
+    let mut clock = PhaseSeconds::default();
+    let wanted = req.layouts.unwrap_or(settings.processes);
+    clock.time(
+        |c| &mut c.layouts,
+        || {
+            let seeds = (wanted, settings.seed);
+            link_layouts(
+                [&mut before, &mut after],
+                req.layout_mode,
+                seeds,
+                &mut notes,
+                req.quiet,
+            )
+        },
+    );
+    let layout_execs: Vec<Vec<ChildProcesses>> = [&before, &after]
+        .iter()
+        .map(|side| {
+            side.layouts
+                .iter()
+                .map(|l| ChildProcesses::of(Path::new(&l.exe)))
+                .collect::<Result<Vec<_>>>()
+        })
+        .collect::<Result<_>>()?;
+    let layout_refs: Vec<Vec<&dyn super::Executor>> = layout_execs
+        .iter()
+        .map(|l| l.iter().map(|e| e as &dyn super::Executor).collect())
+        .collect();
+    let sampled = layout_refs.iter().all(|l| l.len() > 1);
+    let sides = [&before, &after];
     let session_start = utc_rfc3339(SystemTime::now());
     let show_bars = !req.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let progress = progress::Progress::new(2 * configs.len() as u64, show_bars, req.quiet);
@@ -121,13 +155,13 @@ pub fn measure(
             });
         }
     }
-    let mut clock = PhaseSeconds::default();
     let timing_start = Instant::now();
     let placement = match req.split {
         true => Some(split_placement(settings.pin_cpu)?),
         false => None,
     };
-    let (mut results, schedule) = super::time_units(&units, 2, placement, &settings, &progress);
+    let (mut results, schedule) =
+        super::time_units(&units, 2, placement, &layout_refs, &settings, &progress);
     clock.timing = schedule.as_ref().map_or(0.0, |s| s.seconds);
     clock.verify = timing_start.elapsed().as_secs_f64() - clock.timing;
     let profiling = super::Profiling {
@@ -152,7 +186,24 @@ pub fn measure(
     if !finished {
         notes.push("interrupted: the configurations not finished are not compared".into());
     }
-    let (rows, not_compared) = compare_sides(&folder, &configs, &units, &results, &sides)?;
+    let (rows, not_compared) = compare_sides(&folder, &configs, &units, &results, &sides, sampled)?;
+    let binary_diff = match before.key == after.key {
+        true => None,
+        false => {
+            let d =
+                crate::analyze::sections::diff_files(Path::new(&before.exe), Path::new(&after.exe));
+            match d {
+                Ok(d) => {
+                    notes.push(d.summary());
+                    Some(d)
+                }
+                Err(why) => {
+                    notes.push(format!("the two binaries were not compared: {why}"));
+                    None
+                }
+            }
+        }
+    };
     let record = BeforeAfterRecord {
         before: before.clone(),
         after: after.clone(),
@@ -166,6 +217,7 @@ pub fn measure(
         instruction_move_rule: INSTRUCTION_MOVE_RULE.into(),
         measure_seconds: started.elapsed().as_secs_f64(),
         seconds: clock,
+        binary_diff,
         schedule,
         notes,
     };
@@ -175,8 +227,84 @@ pub fn measure(
     Ok(record)
 }
 
-/// `valgrind --version` when instructions are to be counted; without valgrind, no counts and a
-/// note saying so.
+/// Links each side again in `wanted` layouts (seeds from `seed`, distinct per side and set)
+/// into its `layouts`. Layouts are sampled on both sides or on neither: a side that cannot be
+/// linked again (its `layouts_note`), or a link that fails, leaves both as cargo linked them,
+/// and `notes` says why.
+fn link_layouts(
+    sides: [&mut SideRecord; 2],
+    mode: sides::LayoutMode,
+    (wanted, seed): (usize, u64),
+    notes: &mut Vec<String>,
+    quiet: bool,
+) {
+    if wanted < 2 {
+        notes.push("layouts not sampled (--layouts below 2): each side is timed as cargo linked it, and a time verdict may be a layout effect".into());
+        return;
+    }
+    let mut why = None;
+    for side in sides.iter() {
+        if let Some(note) = &side.layouts_note {
+            why = Some(format!("the {} side: {note}", side.label));
+            break;
+        }
+    }
+    let mut linked: [Vec<Layout>; 2] = [Vec::new(), Vec::new()];
+    for (i, side) in sides.iter().enumerate() {
+        if why.is_some() {
+            break;
+        }
+        let Some(kept) = side
+            .link
+            .as_deref()
+            .and_then(|d| sides::KeptLink::read(Path::new(d)))
+        else {
+            why = Some(format!("the {} side's kept link is gone", side.label));
+            break;
+        };
+        let exe = Path::new(&side.exe);
+        let (Some(dir), Some(name)) = (exe.parent(), exe.file_name()) else {
+            why = Some(format!("the {} side's binary has no folder", side.label));
+            break;
+        };
+        for set in 0..wanted {
+            let s = sides::seed_for(seed, i, set);
+            let out = dir.join("layouts").join(s.to_string()).join(name);
+            if let Err(e) = sides::relink(&kept, mode, s, &out) {
+                why = Some(format!(
+                    "the {} side: {}",
+                    side.label,
+                    crate::error::one_line(&e)
+                ));
+                break;
+            }
+            linked[i].push(Layout {
+                mode: mode.as_str().into(),
+                seed: s,
+                shifts: (mode == sides::LayoutMode::Shift).then(|| sides::shifts(s)),
+                exe: out.display().to_string(),
+            });
+        }
+    }
+    match why {
+        Some(why) => notes.push(format!(
+            "layouts not sampled: {why}; each side is timed as cargo linked it, and a time verdict may be a layout effect"
+        )),
+        None => {
+            if !quiet {
+                sides::stderr_line(&format!(
+                    "{wanted} layouts per side linked ({}; seeds in before-after.json)",
+                    mode.as_str()
+                ));
+            }
+            let [b, a] = sides;
+            let [lb, la] = linked;
+            b.layouts = lb;
+            a.layouts = la;
+        }
+    }
+}
+
 /// Both CPUs of a split placement: the chosen one first, then another this process may use.
 fn split_placement(chosen: Option<usize>) -> Result<Placement> {
     let allowed = crate::measure::reference::allowed_cpus();
@@ -190,6 +318,8 @@ fn split_placement(chosen: Option<usize>) -> Result<Placement> {
     }
 }
 
+/// `valgrind --version` when instructions are to be counted; without valgrind, no counts and a
+/// note saying so.
 fn valgrind_or_note(settings: &mut Settings, notes: &mut Vec<String>) -> Option<String> {
     if !settings.instructions {
         return None;
@@ -366,6 +496,7 @@ fn compare_sides(
     units: &[Unit],
     results: &[ConfigResult],
     sides: &[&SideRecord; 2],
+    layouts: bool,
 ) -> Result<(Vec<Row>, Vec<String>)> {
     let complete = |i: usize| {
         [2 * i, 2 * i + 1].iter().all(|&u| {
@@ -404,7 +535,7 @@ fn compare_sides(
     let rows = report
         .comparisons
         .into_iter()
-        .map(Row::new)
+        .map(|c| Row::new(c, layouts))
         .filter(|r| both.contains(&r.config))
         .collect();
     Ok((rows, not_compared))

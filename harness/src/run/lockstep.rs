@@ -35,9 +35,18 @@ use crate::protocol::{TimingCommand, TimingReply};
 
 /// One build taking part.
 pub struct Lane<'a> {
-    pub exec: &'a dyn Executor,
+    /// The binaries the lane's children are of: set `k` of children runs `execs[k % len]` (one
+    /// binary, or one per layout of a before-after side).
+    pub execs: Vec<&'a dyn Executor>,
     /// Its name in the schedule (`this`, `before`, `after`).
     pub build: String,
+}
+
+impl Lane<'_> {
+    /// The binary of set `k`'s child.
+    fn exec(&self, k: usize) -> &dyn Executor {
+        self.execs[k % self.execs.len()]
+    }
 }
 
 /// What to time.
@@ -196,7 +205,7 @@ impl<'j> Set<'j> {
                 Placement::Split { cpus } => Some(cpus[lane % 2]),
             };
             match job.lanes[lane]
-                .exec
+                .exec(k)
                 .timing_child(&ids, ops, &job.settings, cpu)
             {
                 Ok(child) => {

@@ -34,7 +34,7 @@ pub fn time_configs(
             label: config.info.name(),
         })
         .collect();
-    time_units(&units, 1, None, settings, progress)
+    time_units(&units, 1, None, &[], settings, progress)
 }
 
 /// One thing to time: a configuration as one executor's children run it, into one folder.
@@ -48,11 +48,14 @@ pub struct Unit<'a> {
 
 /// Verifies and times `units`, which are `lanes` builds' units of each configuration in turn
 /// (`units[c * lanes + lane]`: for a before-after, before then after). Every build's units of
-/// one configuration must share it.
+/// one configuration must share it. Verification runs in the units' executors; the timing
+/// children of set `k` in `layouts[lane][k % len]` where a lane has layouts (a before-after
+/// side linked again in other layouts), else in the units'.
 pub fn time_units(
     units: &[Unit],
     lanes: usize,
     placement: Option<Placement>,
+    layouts: &[Vec<&dyn Executor>],
     settings: &Settings,
     progress: &progress::Progress,
 ) -> (Vec<ConfigResult>, Option<Schedule>) {
@@ -73,7 +76,10 @@ pub fn time_units(
     }
     let configs: Vec<&Config> = units.iter().step_by(lanes).map(|u| u.config).collect();
     let lane_of = |lane: usize| Lane {
-        exec: units[lane].exec,
+        execs: match layouts.get(lane) {
+            Some(l) if !l.is_empty() => l.clone(),
+            _ => vec![units[lane].exec],
+        },
         build: match lanes {
             1 => "this".into(),
             _ => crate::analyze::before_after::Side::BOTH[lane % 2]
@@ -355,7 +361,7 @@ mod tests {
         settings.child_ms = 0;
         let progress = progress::Progress::new(2, false, true);
         let placement = Placement::Split { cpus: [1, 0] };
-        let (results, schedule) = time_units(&units, 2, Some(placement), &settings, &progress);
+        let (results, schedule) = time_units(&units, 2, Some(placement), &[], &settings, &progress);
         let schedule = schedule.unwrap();
         assert_eq!(schedule.placement, placement);
         assert_eq!((before.started.get(), after.started.get()), (3, 3));

@@ -16,9 +16,11 @@
 //!   build (the next side's build overwrites `target/release/serprof`), under a lock on the
 //!   cache so that two invocations cannot swap each other's binaries.
 //!
-//! The key names the source and the patches, so two sides of one revision and no patch are one
-//! build (an A/A comparison), and a test's scratch clone at the same commit finds the build of
-//! that commit made by another.
+//! The key names the source and the patches (a hash of one length, so both sides' paths are as
+//! long), so two sides of one revision and no patch are one build (an A/A comparison, timed in
+//! two disjoint sets of layouts), and a test's scratch clone at the same commit finds the build
+//! of that commit made by another. `link/<key>/` keeps the link of a side's binary, from which
+//! [`layouts`] links it again in other layouts.
 //!
 //! A patch is applied without touching the user's files: in the side's own source copy, with
 //! `cargo --config 'patch.crates-io.CRATE.path="PATH"'`. Cargo on its own rewrites that copy's
@@ -28,6 +30,7 @@
 //! to the checkout's version when they differ, and the side says so.
 
 mod cache;
+mod layouts;
 mod patches;
 mod source;
 
@@ -40,6 +43,8 @@ use anyhow::{Context, Result};
 
 pub use cache::{check_cache, default_cache, side_target};
 use cache::{prune_targets, seed_target, CacheLock};
+use layouts::Tools;
+pub use layouts::{relink, seed_for, shifts, KeptLink, LayoutMode};
 use patches::{apply_patch, check_patches_used, metadata};
 pub use patches::{relax_pin, Patch};
 use source::{absolute_paths, extract_revision, git, rewrite_paths, sync_working_tree};
@@ -72,6 +77,9 @@ pub struct BuildTarget {
     /// Only these features (`--no-default-features --features ...`): the engines the selected
     /// configurations need, for serprof's own package; `None`: the package's defaults.
     pub features: Option<Vec<String>>,
+    /// The workspace's crates compiled with every function on a 64-byte boundary
+    /// (`before-after --align`): a build the user does not ship, whose layouts move less.
+    pub align: bool,
 }
 
 impl BuildTarget {
@@ -82,6 +90,7 @@ impl BuildTarget {
             bin: "serprof".into(),
             dir: PathBuf::new(),
             features,
+            align: false,
         }
     }
 }
@@ -141,8 +150,16 @@ fn short(sha: &str) -> &str {
 }
 
 impl SideSpec {
-    /// The cache key of this side's source and binary.
+    /// The cache key of this side's source and binary: `side-` and 16 hex digits of its
+    /// [`Self::name`]. Every side's folders (`src/<key>`, `target/<key>`) have paths of one
+    /// length, so the paths a binary embeds (panic locations, `file!()`,
+    /// `CARGO_MANIFEST_DIR`, debug info) are as long on both sides and move no address.
     fn key(&self, repo: &Path) -> String {
+        format!("side-{:016x}", fnv(&self.name(repo)))
+    }
+
+    /// What the key stands for, in words: the source, the patches, the build target.
+    fn name(&self, repo: &Path) -> String {
         let base = match &self.source {
             Source::Revision { sha, .. } => format!("rev-{}", &sha[..sha.len().min(12)]),
             Source::WorkingTree { .. } => {
@@ -170,6 +187,9 @@ impl SideSpec {
         }
         if let Some(features) = &b.features {
             key.push_str(&format!("-feat-{:08x}", fnv(&features.join(",")) as u32));
+        }
+        if b.align {
+            key.push_str("-align");
         }
         key
     }
@@ -370,39 +390,42 @@ pub fn build(
         target.display()
     ));
     let started = Instant::now();
-    let mut cmd = Command::new("cargo");
-    cmd.current_dir(staged.src.join(&b.dir))
-        .env("CARGO_TARGET_DIR", &target)
-        .env("SERPROF_BUILD_REV", build_rev(spec))
-        // A revision whose build script does not read SERPROF_BUILD_REV asks git for its
-        // revision: keep git from finding the repository the cache may sit in (it would name
-        // that one's HEAD).
-        .env("GIT_CEILING_DIRECTORIES", cache.join("src"))
-        .args(&args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null());
-    if show_cargo {
-        cmd.stderr(Stdio::inherit());
-    }
-    for p in &spec.patches {
-        cmd.arg("--config").arg(p.cargo_config());
-    }
-    let out = cmd.output().context("cannot run cargo")?;
-    let build_seconds = started.elapsed().as_secs_f64();
-    if !out.status.success() {
-        let text = String::from_utf8_lossy(&out.stderr);
-        let first = text
-            .lines()
-            .find(|l| l.starts_with("error"))
-            .unwrap_or("see cargo's output above");
-        anyhow::bail!(
-            "the {} side ({}) does not build: {first} (source in {})",
-            spec.label,
-            spec.describe(),
-            staged.src.display()
-        );
-    }
+    let keep = cache.join("link").join(&staged.key);
     let built = target.join("release").join(&b.bin);
+    let tools = match std::env::var_os("RUSTC_WORKSPACE_WRAPPER").filter(|w| !w.is_empty()) {
+        Some(_) if b.align => misuse!(
+            "--align compiles the workspace through serprof's RUSTC_WORKSPACE_WRAPPER: unset yours for before-after"
+        ),
+        Some(_) => None,
+        None => Some(Tools::install(cache)?),
+    };
+    let cargo = || {
+        cargo_build(
+            staged,
+            cache,
+            &args,
+            &target,
+            tools.as_ref(),
+            &keep,
+            show_cargo,
+        )
+    };
+    cargo()?;
+    // The link is kept when the binary was linked by this build; a binary cargo found fresh
+    // but whose link is not kept (an older cache) is linked again.
+    if tools.is_some() && !KeptLink::read(&keep).is_some_and(|k| k.made(&built)) {
+        let _ = std::fs::remove_file(&built);
+        if let Some(k) = KeptLink::read(&keep) {
+            let _ = std::fs::remove_file(&k.output);
+        }
+        cargo()?;
+    }
+    let link = match (&tools, KeptLink::read(&keep)) {
+        (None, _) => Err("RUSTC_WORKSPACE_WRAPPER is set, and serprof keeps the link through its own".to_string()),
+        (Some(_), Some(k)) if k.made(&built) => Ok(keep.display().to_string()),
+        (Some(_), _) => Err("the link was not kept (rustc passed its arguments in a file, or the linker failed to keep them)".to_string()),
+    };
+    let build_seconds = started.elapsed().as_secs_f64();
     // Its modification time says when it was last built, for pruning.
     let _ = std::fs::File::open(&target).and_then(|f| f.set_modified(std::time::SystemTime::now()));
     prune_targets(cache, &target);
@@ -419,12 +442,13 @@ pub fn build(
         spec.label,
         exe.display()
     ));
-    // Its protocol, and what the binary says of its revision, unless it could not know (a build
-    // script without git says `nogit`): then the revision it was built from.
-    let identity = check_protocol(&exe, &spec.describe())?;
-    let git_rev = Some(identity.git_rev)
-        .filter(|rev| !rev.is_empty() && !rev.starts_with("nogit"))
-        .unwrap_or_else(|| build_rev(spec));
+    // Its protocol; the revision is the one it was built from (the binary embeds it without
+    // `+dirty`, so that both sides' binaries hold strings of one length).
+    check_protocol(&exe, &spec.describe())?;
+    let (link, layouts_note) = match link {
+        Ok(dir) => (Some(dir), None),
+        Err(why) => (None, Some(why)),
+    };
     Ok(SideRecord {
         label: spec.label,
         describe: spec.describe(),
@@ -432,24 +456,88 @@ pub fn build(
         key: staged.key.clone(),
         source_dir: staged.src.display().to_string(),
         exe: exe.display().to_string(),
-        git_rev,
+        git_rev: side_rev(spec),
         patches: staged.patches.clone(),
         build_seconds,
         notes: staged.notes.clone(),
+        link,
+        layouts_note,
+        layouts: Vec::new(),
     })
 }
 
-/// The revision a side's binary reports (`SERPROF_BUILD_REV`, read by the build script: the
-/// copy has no `.git` of its own).
+/// One `cargo build` of a side in its target folder, keeping the measured binary's link in
+/// `keep` when `tools` are given.
+fn cargo_build(
+    staged: &Staged,
+    cache: &Path,
+    args: &[String],
+    target: &Path,
+    tools: Option<&Tools>,
+    keep: &Path,
+    show_cargo: bool,
+) -> Result<()> {
+    let spec = &staged.spec;
+    let b = &spec.build;
+    let mut cmd = Command::new("cargo");
+    cmd.current_dir(staged.src.join(&b.dir))
+        .env("CARGO_TARGET_DIR", target)
+        .env("SERPROF_BUILD_REV", build_rev(spec))
+        // A revision whose build script does not read SERPROF_BUILD_REV asks git for its
+        // revision: keep git from finding the repository the cache may sit in (it would name
+        // that one's HEAD).
+        .env("GIT_CEILING_DIRECTORIES", cache.join("src"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null());
+    if show_cargo {
+        cmd.stderr(Stdio::inherit());
+    }
+    for p in &spec.patches {
+        cmd.arg("--config").arg(p.cargo_config());
+    }
+    if let Some(tools) = tools {
+        cmd.envs(tools.env(&b.bin, keep, target, b.align));
+    }
+    let out = cmd.output().context("cannot run cargo")?;
+    if !out.status.success() {
+        let text = String::from_utf8_lossy(&out.stderr);
+        let first = text
+            .lines()
+            .find(|l| l.starts_with("error"))
+            .unwrap_or("see cargo's output above");
+        anyhow::bail!(
+            "the {} side ({}) does not build: {first} (source in {})",
+            spec.label,
+            spec.describe(),
+            staged.src.display()
+        );
+    }
+    Ok(())
+}
+
+/// The revision a side's binary embeds (`SERPROF_BUILD_REV`, read by the build script: the
+/// copy has no `.git` of its own): the commit and `+patched`, never `+dirty`, so that a
+/// working tree and its HEAD embed strings of one length.
 fn build_rev(spec: &SideSpec) -> String {
-    let dirty = matches!(spec.source, Source::WorkingTree { .. });
     let patched = !spec.patches.is_empty();
     format!(
-        "{}{}{}",
+        "{}{}",
         short(spec.commit()),
-        if dirty { "+dirty" } else { "" },
         if patched { "+patched" } else { "" }
     )
+}
+
+/// The revision the record names a side by: the built revision, `+dirty` for the working tree.
+fn side_rev(spec: &SideSpec) -> String {
+    let rev = build_rev(spec);
+    match spec.source {
+        Source::WorkingTree { .. } => match rev.split_once('+') {
+            Some((commit, rest)) => format!("{commit}+dirty+{rest}"),
+            None => format!("{rev}+dirty"),
+        },
+        Source::Revision { .. } => rev,
+    }
 }
 
 /// The identity of a side's built binary: its worker protocol must be this serprof's (a
@@ -529,27 +617,43 @@ mod tests {
             build: BuildTarget::serprof(None),
         };
         let a = rev("0123456789abcdef0123");
-        assert_eq!(a.key(repo), "rev-0123456789ab");
+        assert_eq!(a.name(repo), "rev-0123456789ab");
         assert_eq!(a.key(repo), rev("0123456789abcdef0123").key(repo));
+        // Every key has one length: a side's paths are as long as any other side's.
+        let tree = SideSpec {
+            source: Source::WorkingTree {
+                head: "0123456789abcdef0123".into(),
+            },
+            ..rev("0123456789abcdef0123")
+        };
+        assert_ne!(tree.key(repo), a.key(repo));
+        assert_eq!(tree.key(repo).len(), a.key(repo).len());
+        assert!(tree.name(repo).starts_with("worktree-"));
         let mut patched = rev("0123456789abcdef0123");
         patched.patches.push(Patch {
             krate: "base64".into(),
             path: "/x".into(),
         });
-        assert!(patched.key(repo).starts_with("rev-0123456789ab-patch-"));
+        assert!(patched.name(repo).starts_with("rev-0123456789ab-patch-"));
         assert_ne!(patched.key(repo), a.key(repo));
+        assert_eq!(patched.key(repo).len(), a.key(repo).len());
         assert_eq!(a.describe(), "HEAD (0123456)");
         let mut lean = rev("0123456789abcdef0123");
         lean.build.features = Some(vec!["postcard".into()]);
-        assert!(lean.key(repo).starts_with("rev-0123456789ab-feat-"));
+        assert!(lean.name(repo).starts_with("rev-0123456789ab-feat-"));
         let mut theirs = rev("0123456789abcdef0123");
         theirs.build = BuildTarget {
             package: "mine".into(),
             bin: "mine".into(),
             dir: "crates/mine".into(),
             features: None,
+            align: false,
         };
-        assert!(theirs.key(repo).starts_with("rev-0123456789ab-bin-"));
+        assert!(theirs.name(repo).starts_with("rev-0123456789ab-bin-"));
+        let mut aligned = rev("0123456789abcdef0123");
+        aligned.build.align = true;
+        assert!(aligned.name(repo).ends_with("-align"));
+        assert_ne!(aligned.key(repo), a.key(repo));
         assert_eq!(patched.describe(), "HEAD (0123456) + base64 from /x");
     }
 }

@@ -1,0 +1,589 @@
+//! Layouts of one build: the measured binary linked again with its functions and data in
+//! another order, at the cost of a link.
+//!
+//! A binary is one sample from the space of program layouts: where each function, constant and
+//! table lands decides cache-set and branch-predictor conflicts, which move a configuration's
+//! time by a few percent for no reason in the code. Any change moves every address after it,
+//! so a before-after that times one layout per side cannot tell a change from its layout
+//! effect. So each side is timed over several layouts ([`relink`]), and the interval of a
+//! ratio spans them.
+//!
+//! How a relink costs a link and not a build:
+//! - the side's `cargo build` runs with `RUSTC_WORKSPACE_WRAPPER` = [`RUSTC_WRAP`] (a script in
+//!   the cache, at a fixed path: cargo hashes the wrapper into the workspace members' units,
+//!   never into the dependencies', so the seeded dependencies stay fresh). For the measured
+//!   binary's crate alone it adds `-C linker=` [`LINK_KEEP`]; every other invocation runs as
+//!   cargo made it, and no flag of any crate changes (`RUSTFLAGS` would replace the user's
+//!   `.cargo/config.toml` flags and rebuild every dependency).
+//! - [`LINK_KEEP`] runs the real linker (the one cargo configured, else `cc`) with rustc's
+//!   arguments, and keeps them with hard links to every input inside the target folder (rustc
+//!   deletes its object files after linking; a rebuilt rlib is a new file, so the kept link
+//!   holds the old one) in `link/<key>/`;
+//! - [`relink`] runs that command again with the output moved and the linker's section
+//!   shuffle added: LLD (`-fuse-ld=lld`, the default of Rust's x86_64 Linux target since 1.90,
+//!   or `ld.lld`) as `--shuffle-sections=*=SEED`, mold as `--shuffle-sections=SEED`. GNU ld and
+//!   gold have no such option: such a side is timed as cargo linked it, and the record says
+//!   so. Seeds are nonzero (0 asks LLD for a random one) and recorded. The layouts are linked
+//!   with `--strip-debug`: debug sections are not loaded, so the code and data layout is the
+//!   same, and the links are smaller and quicker (profiles come from the binary cargo linked).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result};
+
+/// The workspace wrapper: the measured crate links through [`LINK_KEEP`]; `@ALIGN@` is `yes` in
+/// the aligned wrapper ([`Tools::rustc_wrap_align`]), which compiles every workspace crate with
+/// each function on a 64-byte boundary.
+const RUSTC_WRAP: &str = r#"#!/bin/sh
+# serprof before-after: cargo's RUSTC_WORKSPACE_WRAPPER for a side's build. The measured
+# binary's crate (SERPROF_LINK_CRATE) links through serprof-link, which keeps what the link
+# read. With align=yes every workspace crate puts each function on a 64-byte boundary.
+align=@ALIGN@
+rustc="$1"; shift
+extra=
+if [ $align = yes ]; then
+  case " $* " in
+    *" -vV "*|*" --print"*) ;;
+    *) extra="-Cllvm-args=-align-all-functions=6" ;;
+  esac
+fi
+if [ -n "$SERPROF_LINK_KEEP" ]; then
+  name=no; bin=no; prev=; linker=
+  for a in "$@"; do
+    case "$prev" in
+      --crate-name) [ "$a" = "$SERPROF_LINK_CRATE" ] && name=yes ;;
+      --crate-type) [ "$a" = bin ] && bin=yes ;;
+      -C) case "$a" in linker=*) linker="${a#linker=}" ;; esac ;;
+    esac
+    case "$a" in -Clinker=*) linker="${a#-Clinker=}" ;; esac
+    prev="$a"
+  done
+  if [ $name = yes ] && [ $bin = yes ]; then
+    SERPROF_LINK_REAL="${linker:-cc}"
+    export SERPROF_LINK_REAL
+    exec "$rustc" "$@" $extra -C "linker=$SERPROF_LINK_TOOL"
+  fi
+fi
+exec "$rustc" "$@" $extra
+"#;
+
+/// The linker of the measured crate: links as asked, then keeps the command and its inputs.
+const LINK_KEEP: &str = r#"#!/bin/sh
+# serprof before-after: the linker of the measured binary. Links with the real linker
+# (SERPROF_LINK_REAL), then keeps the arguments and hard links to every input inside the
+# target folder (SERPROF_LINK_TARGET) in SERPROF_LINK_KEEP, so that serprof can link the same
+# inputs again with another layout. A link whose arguments come in a response file is not kept.
+keep="$SERPROF_LINK_KEEP"
+new="$keep.new.$$"
+rm -rf "$new" && mkdir -p "$new/in" || exit 1
+n=0; prev=; out=; whole=yes
+for a in "$@"; do
+  [ "$prev" = -o ] && out="$a"
+  prev="$a"
+  case "$a" in
+    @*) whole=no ;;
+    "$SERPROF_LINK_TARGET"/*)
+      if [ -f "$a" ]; then
+        n=$((n+1)); k="in/$n-${a##*/}"
+        ln "$a" "$new/$k" 2>/dev/null || cp "$a" "$new/$k" || whole=no
+        a="$k"
+      fi ;;
+  esac
+  printf '%s\n' "$a"
+done > "$new/args" || whole=no
+"$SERPROF_LINK_REAL" "$@" || { status=$?; rm -rf "$new"; exit $status; }
+if [ $whole = yes ]; then
+  printf '%s\n' "$SERPROF_LINK_REAL" > "$new/linker"
+  printf '%s\n' "$out" > "$new/output"
+  rm -rf "$keep" && mv "$new" "$keep"
+else
+  rm -rf "$new" "$keep"
+fi
+"#;
+
+/// The wrapper scripts, written into `<cache>/tools/` (rewritten only when their text
+/// differs, so that cargo sees the same wrapper from one invocation to the next).
+pub struct Tools {
+    pub rustc_wrap: PathBuf,
+    /// The same, compiling the workspace's crates with functions on 64-byte boundaries
+    /// (`-C llvm-args=-align-all-functions=6`). A wrapper of its own: cargo hashes the wrapper
+    /// into the units it wraps, so aligned and unaligned units never pass for each other.
+    pub rustc_wrap_align: PathBuf,
+    pub link_keep: PathBuf,
+}
+
+impl Tools {
+    pub fn install(cache: &Path) -> Result<Tools> {
+        let dir = cache.join("tools");
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let tools = Tools {
+            rustc_wrap: dir.join("rustc-wrap"),
+            rustc_wrap_align: dir.join("rustc-wrap-align"),
+            link_keep: dir.join("serprof-link"),
+        };
+        write_script(&tools.rustc_wrap, &RUSTC_WRAP.replace("@ALIGN@", "no"))?;
+        write_script(
+            &tools.rustc_wrap_align,
+            &RUSTC_WRAP.replace("@ALIGN@", "yes"),
+        )?;
+        write_script(&tools.link_keep, LINK_KEEP)?;
+        Ok(tools)
+    }
+
+    /// The environment of a side's `cargo build` that keeps the link of `bin` in `keep`, with
+    /// the workspace's functions aligned when `align`.
+    pub fn env(&self, bin: &str, keep: &Path, target: &Path, align: bool) -> Vec<(String, String)> {
+        let s = |p: &Path| p.display().to_string();
+        let wrap = match align {
+            true => &self.rustc_wrap_align,
+            false => &self.rustc_wrap,
+        };
+        vec![
+            ("RUSTC_WORKSPACE_WRAPPER".into(), s(wrap)),
+            ("SERPROF_LINK_TOOL".into(), s(&self.link_keep)),
+            ("SERPROF_LINK_CRATE".into(), bin.replace('-', "_")),
+            ("SERPROF_LINK_KEEP".into(), s(keep)),
+            ("SERPROF_LINK_TARGET".into(), s(target)),
+        ]
+    }
+}
+
+fn write_script(path: &Path, text: &str) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    if std::fs::read_to_string(path).is_ok_and(|t| t == text) {
+        return Ok(());
+    }
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// A kept link: the command that linked a side's binary, with its inputs.
+#[derive(Debug, Clone)]
+pub struct KeptLink {
+    pub dir: PathBuf,
+    pub linker: String,
+    pub args: Vec<String>,
+    /// Where rustc wrote the binary (`target/release/deps/<crate>-<hash>`).
+    pub output: PathBuf,
+}
+
+/// How a side's layouts differ from the binary cargo linked.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum LayoutMode {
+    /// Code, read-only data and data each moved by a random multiple of 16 bytes below 4 KiB
+    /// (a padding object linked first), the order of everything kept: what an edit above the
+    /// measured code does to it. Needs only an assembler (`cc -c`); any linker.
+    #[default]
+    Shift,
+    /// Every section in a random order (the linker's `--shuffle-sections`): layouts far apart,
+    /// hot functions split up; a wider null than any edit makes. LLD or mold only.
+    Shuffle,
+}
+
+impl LayoutMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LayoutMode::Shift => "shift",
+            LayoutMode::Shuffle => "shuffle",
+        }
+    }
+}
+
+/// The padding of a shifted layout: bytes before the code, the read-only data and the data,
+/// each a multiple of 16 below 4096, from `seed`.
+pub fn shifts(seed: u64) -> [u64; 3] {
+    let mut rng = crate::model::stats::SplitMix64(seed);
+    [0; 3].map(|_| (rng.next_u64() % 256) * 16)
+}
+
+/// The assembly of a padding object: sections kept by the linker's garbage collection
+/// (`R`, SHF_GNU_RETAIN), placed where the object stands in the link order.
+fn padding_asm(seed: u64) -> String {
+    let [text, rodata, data] = shifts(seed);
+    format!(
+        "# serprof before-after: layout {seed}, everything after it moved\n\
+         .section .text.serprof_pad,\"axR\",@progbits\n.fill {},1,0xcc\n\
+         .section .rodata.serprof_pad,\"aR\",@progbits\n.fill {},1,0\n\
+         .section .data.serprof_pad,\"awR\",@progbits\n.fill {},1,0\n\
+         .section .note.GNU-stack,\"\",@progbits\n",
+        text.max(1),
+        rodata.max(1),
+        data.max(1)
+    )
+}
+
+/// How a linker shuffles sections, from its arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shuffle {
+    /// LLD through a compiler driver (`-fuse-ld=lld`): `-Wl,--shuffle-sections=*=SEED`.
+    LldDriver,
+    /// LLD called directly.
+    Lld,
+    /// mold through a compiler driver: `-Wl,--shuffle-sections=SEED`.
+    MoldDriver,
+}
+
+impl KeptLink {
+    /// The link kept in `dir`, if a whole one is there.
+    pub fn read(dir: &Path) -> Option<KeptLink> {
+        let line = |name: &str| {
+            std::fs::read_to_string(dir.join(name))
+                .ok()
+                .map(|t| t.trim_end_matches('\n').to_string())
+        };
+        Some(KeptLink {
+            dir: dir.to_path_buf(),
+            linker: line("linker")?,
+            args: line("args")?.lines().map(str::to_string).collect(),
+            output: PathBuf::from(line("output")?),
+        })
+    }
+
+    /// Whether this link made `binary` (cargo's copy or hard link of the output): the same
+    /// length and the output not modified since the link was kept.
+    pub fn made(&self, binary: &Path) -> bool {
+        let (Ok(out), Ok(bin), Ok(kept)) = (
+            std::fs::metadata(&self.output),
+            std::fs::metadata(binary),
+            std::fs::metadata(self.dir.join("output")),
+        ) else {
+            return false;
+        };
+        let modified = |m: &std::fs::Metadata| m.modified().ok();
+        out.len() == bin.len() && modified(&out) <= modified(&kept) && modified(&out).is_some()
+    }
+
+    /// How this link's linker shuffles sections, or why it cannot.
+    pub fn shuffle(&self) -> Result<Shuffle, String> {
+        let name = Path::new(&self.linker)
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let fuse = self
+            .args
+            .iter()
+            .rev()
+            .find_map(|a| a.strip_prefix("-fuse-ld="));
+        match fuse {
+            Some(ld) if ld.ends_with("lld") => return Ok(Shuffle::LldDriver),
+            Some(ld) if ld.ends_with("mold") => return Ok(Shuffle::MoldDriver),
+            Some(ld) => {
+                return Err(format!(
+                    "the binary is linked with {ld} (-fuse-ld={ld}), which cannot shuffle sections"
+                ))
+            }
+            None => {}
+        }
+        if name.contains("lld") {
+            return Ok(Shuffle::Lld);
+        }
+        Err(format!(
+            "the binary is linked by {name} with the system linker (GNU ld has no --shuffle-sections; LLD and mold have)"
+        ))
+    }
+
+    /// The command that links these inputs again into `out` in layout `seed` (nonzero) of
+    /// `mode`, without debug sections; a shifted layout links `padding` (an object) first.
+    pub fn command(
+        &self,
+        mode: LayoutMode,
+        seed: u64,
+        out: &Path,
+        padding: &Path,
+    ) -> Result<Command, String> {
+        assert_ne!(seed, 0, "seed 0 asks the linker for a random layout");
+        let mut args = self.args.clone();
+        let Some(o) = args.iter().position(|a| a == "-o") else {
+            return Err("the kept link names no output (-o)".into());
+        };
+        if o + 1 >= args.len() {
+            return Err("the kept link's -o has no path".into());
+        }
+        args[o + 1] = out.display().to_string();
+        if mode == LayoutMode::Shift {
+            // Before the first input of rustc's: after the C runtime's start files, which the
+            // compiler driver puts first, before all of Rust's code and data.
+            let first = args
+                .iter()
+                .position(|a| a.starts_with("in/"))
+                .ok_or("the kept link has no input of the target folder")?;
+            args.insert(first, padding.display().to_string());
+            let strip = match self.shuffle() {
+                Ok(Shuffle::Lld) => "--strip-debug",
+                _ => "-Wl,--strip-debug",
+            };
+            args.push(strip.into());
+            return Ok(self.linker_command(args));
+        }
+        match self.shuffle()? {
+            Shuffle::LldDriver => {
+                args.push(format!("-Wl,--shuffle-sections=*={seed}"));
+                args.push("-Wl,--strip-debug".into());
+            }
+            Shuffle::MoldDriver => {
+                args.push(format!("-Wl,--shuffle-sections={seed}"));
+                args.push("-Wl,--strip-debug".into());
+            }
+            Shuffle::Lld => {
+                args.push(format!("--shuffle-sections=*={seed}"));
+                args.push("--strip-debug".into());
+            }
+        }
+        Ok(self.linker_command(args))
+    }
+
+    fn linker_command(&self, args: Vec<String>) -> Command {
+        let mut cmd = Command::new(&self.linker);
+        cmd.args(args)
+            .current_dir(&self.dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        cmd
+    }
+}
+
+/// Links `kept` again in layout `seed` of `mode` into `out` (kept when it is newer than the
+/// link: a layout is linked once per build).
+pub fn relink(kept: &KeptLink, mode: LayoutMode, seed: u64, out: &Path) -> Result<()> {
+    let newer = |a: &Path, b: &Path| {
+        let m = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        m(a).zip(m(b)).is_some_and(|(a, b)| a >= b)
+    };
+    if newer(out, &kept.dir.join("output")) {
+        return Ok(());
+    }
+    let dir = out.parent().context("a layout's path has a folder")?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let tmp = dir.join(format!(".link.tmp{}", std::process::id()));
+    let padding = dir.join("padding.o");
+    if mode == LayoutMode::Shift {
+        assemble(&padding_asm(seed), &padding)?;
+    }
+    let mut cmd = kept
+        .command(mode, seed, &tmp, &padding)
+        .map_err(|why| anyhow::anyhow!("cannot link layout {seed}: {why}"))?;
+    let done = cmd.output().context("cannot run the linker")?;
+    if !done.status.success() {
+        let text = String::from_utf8_lossy(&done.stderr);
+        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        anyhow::bail!("linking layout {seed} failed: {first}");
+    }
+    std::fs::rename(&tmp, out).with_context(|| format!("cannot write {}", out.display()))
+}
+
+/// Assembles `asm` into the object `out` with the C compiler driver.
+fn assemble(asm: &str, out: &Path) -> Result<()> {
+    let src = out.with_extension("s");
+    std::fs::write(&src, asm).with_context(|| format!("cannot write {}", src.display()))?;
+    let done = Command::new("cc")
+        .arg("-c")
+        .arg(&src)
+        .arg("-o")
+        .arg(out)
+        .stdin(Stdio::null())
+        .output()
+        .context("cannot run cc to assemble a layout's padding")?;
+    if !done.status.success() {
+        anyhow::bail!(
+            "cc cannot assemble a layout's padding: {}",
+            String::from_utf8_lossy(&done.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
+        );
+    }
+    Ok(())
+}
+
+/// The seed of set `set`'s layout of side `side` (0 before, 1 after) in a before-after whose
+/// settings' seed is `seed`: distinct for every side and set, never 0, below 2^31.
+pub fn seed_for(seed: u64, side: usize, set: usize) -> u64 {
+    let mix = crate::model::stats::SplitMix64(
+        seed ^ ((side as u64) << 32) ^ (set as u64).wrapping_mul(0x9e37_79b9),
+    )
+    .next_u64();
+    // Odd seeds for the before side, even for the after side: never the same layout on both.
+    let base = (mix >> 34) << 1;
+    (base | (1 - side as u64 % 2)).max(2 - side as u64 % 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(linker: &str, args: &[&str]) -> KeptLink {
+        KeptLink {
+            dir: PathBuf::from("/k"),
+            linker: linker.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            output: PathBuf::from("/t/release/deps/x-1"),
+        }
+    }
+
+    #[test]
+    fn each_linker_gets_its_own_shuffle_or_a_reason() {
+        let lld = kept("cc", &["in/1-a.o", "-fuse-ld=lld", "-o", "/t/x-1"]);
+        assert_eq!(lld.shuffle(), Ok(Shuffle::LldDriver));
+        let pad = Path::new("/p.o");
+        let args_of = |link: &KeptLink, mode| {
+            let cmd = link.command(mode, 7, Path::new("/out/x"), pad).unwrap();
+            assert_eq!(cmd.get_current_dir(), Some(Path::new("/k")));
+            let args: Vec<String> = cmd
+                .get_args()
+                .map(|a| a.to_string_lossy().to_string())
+                .collect();
+            args
+        };
+        assert_eq!(
+            args_of(&lld, LayoutMode::Shuffle),
+            [
+                "in/1-a.o",
+                "-fuse-ld=lld",
+                "-o",
+                "/out/x",
+                "-Wl,--shuffle-sections=*=7",
+                "-Wl,--strip-debug"
+            ]
+        );
+        // A shifted layout links the padding before rustc's first input, with any linker.
+        let gnu = kept("cc", &["crt1.o", "in/1-a.o", "-o", "/t/x-1"]);
+        assert_eq!(
+            args_of(&gnu, LayoutMode::Shift),
+            [
+                "crt1.o",
+                "/p.o",
+                "in/1-a.o",
+                "-o",
+                "/out/x",
+                "-Wl,--strip-debug"
+            ]
+        );
+        let mold = kept("clang", &["-fuse-ld=mold", "-o", "x"]);
+        assert_eq!(mold.shuffle(), Ok(Shuffle::MoldDriver));
+        let direct = kept("/usr/bin/ld.lld", &["-o", "x"]);
+        assert_eq!(direct.shuffle(), Ok(Shuffle::Lld));
+        let gnu = kept("cc", &["-o", "x"]);
+        assert!(gnu.shuffle().unwrap_err().contains("GNU ld"));
+        let gold = kept("cc", &["-fuse-ld=gold", "-o", "x"]);
+        assert!(gold.shuffle().unwrap_err().contains("gold"));
+        let no_out = kept("cc", &["-fuse-ld=lld"]);
+        assert!(no_out
+            .command(LayoutMode::Shuffle, 3, Path::new("y"), pad)
+            .is_err());
+        assert!(gnu
+            .command(LayoutMode::Shuffle, 3, Path::new("y"), pad)
+            .is_err());
+    }
+
+    /// A crate of one function, built as a side is (the wrappers, a target folder of its own),
+    /// then linked again in two layouts of each mode: two binaries of one code that differ in
+    /// layout, and both run.
+    #[test]
+    fn a_kept_link_relinks_into_binaries_of_other_layouts() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("toy");
+        std::fs::create_dir_all(src.join("src")).unwrap();
+        std::fs::write(
+            src.join("Cargo.toml"),
+            "[package]\nname = \"toy-bin\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
+        )
+        .unwrap();
+        std::fs::write(
+            src.join("src/main.rs"),
+            "#[inline(never)] fn f(x: u64) -> u64 { x.wrapping_mul(31) ^ 7 }\n\
+             fn main() { println!(\"{}\", f(std::env::args().count() as u64)); }\n",
+        )
+        .unwrap();
+        let cache = dir.path().join("cache");
+        let tools = Tools::install(&cache).unwrap();
+        let target = cache.join("target");
+        let keep = cache.join("link").join("toy");
+        let build = || {
+            let status = Command::new("cargo")
+                .args(["build", "--release", "--quiet"])
+                .current_dir(&src)
+                .env("CARGO_TARGET_DIR", &target)
+                .env_remove("RUSTFLAGS")
+                .envs(tools.env("toy-bin", &keep, &target, false))
+                .status()
+                .unwrap();
+            assert!(status.success());
+        };
+        build();
+        let binary = target.join("release").join("toy-bin");
+        let kept = KeptLink::read(&keep).expect("the link is kept");
+        assert!(kept.made(&binary), "{kept:?}");
+        assert!(kept.args.iter().any(|a| a.starts_with("in/")), "{kept:?}");
+        let run = |exe: &Path| {
+            let out = Command::new(exe).output().unwrap();
+            assert!(out.status.success(), "{}", exe.display());
+            String::from_utf8(out.stdout).unwrap()
+        };
+        let expected = run(&binary);
+        let mut modes = vec![LayoutMode::Shift];
+        if kept.shuffle().is_ok() {
+            modes.push(LayoutMode::Shuffle);
+        }
+        for mode in modes {
+            let outs: Vec<PathBuf> = [1, 2]
+                .map(|seed| {
+                    let out = cache.join(format!("{}-{seed}/toy-bin", mode.as_str()));
+                    relink(&kept, mode, seed, &out).unwrap();
+                    out
+                })
+                .into();
+            let [a, b] = [&outs[0], &outs[1]].map(|p| std::fs::read(p).unwrap());
+            assert_ne!(a, b, "{mode:?}: two layouts, two different binaries");
+            for out in &outs {
+                assert_eq!(run(out), expected, "{}", out.display());
+            }
+        }
+        // A build that changes nothing keeps the link; cargo's binary is still the one it made.
+        build();
+        assert!(KeptLink::read(&keep).unwrap().made(&binary));
+    }
+
+    #[test]
+    fn shifts_are_multiples_of_16_below_a_page() {
+        let mut distinct = std::collections::BTreeSet::new();
+        for seed in 1..200 {
+            let s = shifts(seed);
+            assert!(s.iter().all(|&x| x % 16 == 0 && x < 4096), "{s:?}");
+            distinct.insert(s[0]);
+        }
+        assert!(distinct.len() > 100, "{}", distinct.len());
+        assert!(padding_asm(5).contains(".section .text.serprof_pad,\"axR\""));
+    }
+
+    #[test]
+    fn seeds_differ_by_side_and_set_and_are_never_zero() {
+        let mut seen = std::collections::BTreeSet::new();
+        for side in 0..2 {
+            for set in 0..64 {
+                let s = seed_for(42, side, set);
+                assert!(s > 0 && s < 1 << 31, "{s}");
+                assert_eq!(s % 2, 1 - side as u64, "odd before, even after: {s}");
+                seen.insert(s);
+            }
+        }
+        assert_eq!(seen.len(), 128);
+        assert_eq!(seed_for(42, 0, 3), seed_for(42, 0, 3));
+        assert_ne!(seed_for(42, 0, 3), seed_for(43, 0, 3));
+    }
+}
