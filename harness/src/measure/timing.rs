@@ -40,29 +40,21 @@ struct Unit {
 }
 
 impl Unit {
-    /// Builds `id`'s workload and warms it up: for `settings.calibrate_ms` when `ops` is not
-    /// known yet (sizing the sample), else for one sample's worth of operations.
+    /// Builds `id`'s workload and warms it up for `settings.calibrate_ms`, which sizes the
+    /// sample when `ops` is not known yet. A child given `ops` (the other build's in a
+    /// before-after) warms up just as long, so that no side starts timing with a process that
+    /// has run fewer operations (allocator state, caches, page faults taken).
     fn prepare(id: &ConfigId, ops: Option<u64>, settings: &Settings) -> Result<Unit, Failure> {
         let config = serprof_engines::studies::find(&id.to_string())
             .ok_or_else(|| Failure::harness(format_args!("unknown configuration {id}")))?;
         guarded(|| {
             let mut work = config.workload().map_err(engine)?;
-            let (ops, ns_per_op) = match ops {
-                Some(ops) => {
-                    let start = Instant::now();
-                    work.run(ops.max(1)).map_err(engine)?;
-                    (ops, start.elapsed().as_nanos() as f64 / ops.max(1) as f64)
-                }
-                None => {
-                    let (n, took) =
-                        warm_up(work.as_mut(), Duration::from_millis(settings.calibrate_ms))
-                            .map_err(engine)?;
-                    let ns = took.as_nanos() as f64 / n as f64;
-                    (
-                        ops_per_batch(ns, Duration::from_millis(settings.sample_ms)),
-                        ns,
-                    )
-                }
+            let (n, took) = warm_up(work.as_mut(), Duration::from_millis(settings.calibrate_ms))
+                .map_err(engine)?;
+            let ns_per_op = took.as_nanos() as f64 / n as f64;
+            let ops = match ops {
+                Some(ops) => ops,
+                None => ops_per_batch(ns_per_op, Duration::from_millis(settings.sample_ms)),
             };
             Ok(Unit {
                 work,

@@ -186,7 +186,11 @@ impl<'j> Set<'j> {
             in_flight: vec![None; lanes],
             cap: Duration::from_secs(job.settings.child_time_cap_s.max(1)),
         };
-        for lane in 0..lanes {
+        // The lane that starts first and calibrates takes turns from set to set, so that
+        // neither build is always the one whose child started first or sized the samples.
+        let first = k % lanes;
+        let order: Vec<usize> = (0..lanes).map(|i| (first + i) % lanes).collect();
+        for &lane in &order {
             let units: Vec<usize> = (0..job.configs.len())
                 .filter(|&c| state.standing(job, lane, c, k))
                 .collect();
@@ -198,8 +202,8 @@ impl<'j> Set<'j> {
             // (and whatever they do to a configuration's time) differ between children and
             // show in the interval; the other lanes use the first's, so that two builds run
             // samples of one size.
-            let known = lane > 0 && units.iter().all(|&c| state.ops[0][c] > 0);
-            let ops = known.then(|| units.iter().map(|&c| state.ops[0][c]).collect());
+            let known = lane != first && units.iter().all(|&c| state.ops[first][c] > 0);
+            let ops = known.then(|| units.iter().map(|&c| state.ops[first][c]).collect());
             let cpu = match job.placement {
                 Placement::SameCpu { cpu } => cpu,
                 Placement::Split { cpus } => Some(cpus[lane % 2]),
@@ -211,8 +215,8 @@ impl<'j> Set<'j> {
                 Ok(child) => {
                     set.children[lane] = Some(child);
                     set.units[lane] = units;
-                    if lane == 0 {
-                        set.wait_ready(0, k, state)?;
+                    if lane == first {
+                        set.wait_ready(lane, k, state)?;
                     }
                     continue;
                 }
@@ -226,7 +230,7 @@ impl<'j> Set<'j> {
                 }
             }
         }
-        for lane in 1..lanes {
+        for &lane in &order[1..] {
             set.wait_ready(lane, k, state)?;
         }
         Ok(set)

@@ -80,9 +80,12 @@ pub(super) fn seed_target(
     repo: &Path,
     cache: &Path,
     target: &Path,
-    units: &[String],
+    (units, build): (&[String], &str),
     say: &dyn Fn(&str),
 ) {
+    // What the folder builds, for the next side's choice of a folder to seed from.
+    let _ = std::fs::create_dir_all(target)
+        .and_then(|()| std::fs::write(target.join(BUILD_FILE), build_part(build)));
     let to = target.join("release");
     if to.join(".fingerprint").exists() {
         return;
@@ -111,8 +114,8 @@ pub(super) fn seed_target(
     // (features unify across them): it comes first.
     let same_build = |d: &PathBuf| {
         d.parent()
-            .and_then(|k| k.file_name())
-            .is_some_and(|k| build_part(&k.to_string_lossy()) == build_part(&key_of(target)))
+            .and_then(|k| std::fs::read_to_string(k.join(BUILD_FILE)).ok())
+            .is_some_and(|b| b == build_part(build))
     };
     let (alike, unlike): (Vec<_>, Vec<_>) = others
         .into_iter()
@@ -165,18 +168,13 @@ pub(super) fn seed_target(
     }
 }
 
-/// The key of a side's target folder (its name).
-fn key_of(target: &Path) -> String {
-    target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
+/// The file in a side's target folder that holds the [`build_part`] of its side's name.
+const BUILD_FILE: &str = ".serprof-build";
 
-/// The part of a key that says what is built (`-bin-...`, `-feat-...`), not from which source
-/// or with which patches.
+/// The part of a side's name (`SideSpec::name`) that says what is built (`-bin-...`,
+/// `-feat-...`, `-align`), not from which source or with which patches.
 fn build_part(key: &str) -> &str {
-    [key.find("-bin-"), key.find("-feat-")]
+    [key.find("-bin-"), key.find("-feat-"), key.find("-align")]
         .into_iter()
         .flatten()
         .min()

@@ -222,6 +222,8 @@ impl SideSpec {
 pub struct Staged {
     spec: SideSpec,
     key: String,
+    /// What the key stands for ([`SideSpec::name`]).
+    name: String,
     src: PathBuf,
     patches: Vec<AppliedPatch>,
     notes: Vec<String>,
@@ -290,6 +292,7 @@ pub fn stage(repo: &Path, cache: &Path, spec: &SideSpec, say: &dyn Fn(&str)) -> 
             ..spec.clone()
         },
         key,
+        name: spec.name(repo),
         src,
         patches: applied,
         notes,
@@ -372,7 +375,13 @@ pub fn build(
     // The source too: a concurrent stage of the same key must not rewrite it mid-build.
     let _source = CacheLock::take(&cache.join("src").join(format!(".{}.lock", staged.key)))?;
     let target = side_target(cache, &staged.key);
-    seed_target(repo, cache, &target, &staged.workspace_units, say);
+    seed_target(
+        repo,
+        cache,
+        &target,
+        (&staged.workspace_units, &staged.name),
+        say,
+    );
     let b = &spec.build;
     let mut args: Vec<String> = ["build", "--release", "-p", &b.package, "--bin", &b.bin]
         .map(String::from)
