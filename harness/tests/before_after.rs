@@ -7,8 +7,10 @@
 //!   patched by a copy of its pinned source whose decoder does extra work and whose version is
 //!   past the pin. The instruction growth shows in those two configurations, each with its
 //!   function at the top of the moved list, the pin is relaxed and said, and a configuration
-//!   that uses neither does not move. (One comparison, not one per change: every side is a
-//!   release build of the workspace, the longest part of the test.)
+//!   that uses neither does not move; each side was timed in its own layouts (seeds the other
+//!   side does not use), the two binaries' code differs, and no verdict is `within-noise`.
+//!   (One comparison, not one per change: every side is a release build of the workspace, the
+//!   longest part of the test.)
 //!
 //! The builds share one cache (`$SERPROF_BA_CACHE`, default
 //! `$TMPDIR/serprof-before-after-tests`), seeded from the workspace's release build when there
@@ -392,6 +394,36 @@ fn extra_work_in_a_commit_and_in_a_patched_crate_moves_those_functions_only() {
                 "no engine function's own count moves: {same}"
             );
         }
+    }
+
+    // Each side was timed in layouts of its own build, one per set of children, on seeds the
+    // other side does not use; the two binaries cargo linked differ in their code.
+    let seeds = |side: &str| -> Vec<u64> {
+        record[side]["layouts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["seed"].as_u64().unwrap())
+            .collect()
+    };
+    let (b, a) = (seeds("before"), seeds("after"));
+    assert_eq!(
+        b.len() as u64,
+        record["settings"]["processes"].as_u64().unwrap()
+    );
+    assert_eq!(a.len(), b.len());
+    assert!(b.iter().all(|s| *s != 0 && !a.contains(s)), "{b:?} {a:?}");
+    let differ = record["binary_diff"]["differ"].as_array().unwrap();
+    assert!(
+        differ.iter().any(|d| d["name"] == ".text"),
+        "the code differs: {differ:?}"
+    );
+    for row in record["rows"].as_array().unwrap() {
+        let verdict = row["verdict"].as_str().unwrap();
+        assert!(
+            ["faster", "slower", "layout"].contains(&verdict),
+            "with layouts, no `within-noise`: {row}"
+        );
     }
 
     // The folder holds the record, the page and each configuration's comparison.

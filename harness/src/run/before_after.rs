@@ -174,15 +174,13 @@ pub fn measure(
     progress.done();
     let mut folder = folder;
     let finished = !interrupt::interrupted();
-    folder.finish(
-        &results,
-        &session_start,
+    let closing = Closing {
+        session_start: &session_start,
         finished,
-        &sides,
-        &mut notes,
-        &clock,
-        schedule.as_ref(),
-    )?;
+        clock: &clock,
+        schedule: schedule.as_ref(),
+    };
+    folder.finish(&results, &closing, &sides, &mut notes)?;
     if !finished {
         notes.push("interrupted: the configurations not finished are not compared".into());
     }
@@ -334,6 +332,15 @@ fn valgrind_or_note(settings: &mut Settings, notes: &mut Vec<String>) -> Option<
     }
 }
 
+/// How the measuring ended, for both sides' manifests.
+struct Closing<'a> {
+    session_start: &'a str,
+    /// Not interrupted.
+    finished: bool,
+    clock: &'a PhaseSeconds,
+    schedule: Option<&'a Schedule>,
+}
+
 /// The before-after folder and its two run folders with their manifests.
 struct Folder {
     dir: PathBuf,
@@ -383,21 +390,23 @@ impl Folder {
     }
 
     /// Closes both sides' manifests and writes their reports.
-    #[allow(clippy::too_many_arguments)]
     fn finish(
         &mut self,
         results: &[ConfigResult],
-        session_start: &str,
-        finished: bool,
+        closing: &Closing,
         sides: &[&SideRecord; 2],
         notes: &mut Vec<String>,
-        clock: &PhaseSeconds,
-        schedule: Option<&Schedule>,
     ) -> Result<()> {
         for (k, m) in self.manifests.iter_mut().enumerate() {
             let mine: Vec<&ConfigResult> = results.iter().skip(k).step_by(2).collect();
-            finish_manifest(m, &mine, session_start, finished, clock);
-            m.schedules.extend(schedule.cloned());
+            finish_manifest(
+                m,
+                &mine,
+                closing.session_start,
+                closing.finished,
+                closing.clock,
+            );
+            m.schedules.extend(closing.schedule.cloned());
             write_json(&self.runs[k].join(layout::RUN_JSON), m)?;
             if let Err(e) = crate::render::report::write(&self.runs[k]) {
                 notes.push(format!(
