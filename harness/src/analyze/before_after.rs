@@ -87,7 +87,8 @@ pub struct SideRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layouts_note: Option<String>,
     /// The layouts it was timed in: set `k` of timing children ran `layouts[k % len]`.
-    /// Empty: the binary as cargo linked it.
+    /// Empty: the binary as cargo linked it. Their binaries are removed once timed (each is a
+    /// link of the kept inputs with its seed).
     #[serde(default)]
     pub layouts: Vec<Layout>,
 }

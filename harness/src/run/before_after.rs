@@ -164,6 +164,9 @@ pub fn measure(
         super::time_units(&units, 2, placement, &layout_refs, &settings, &progress);
     clock.timing = schedule.as_ref().map_or(0.0, |s| s.seconds);
     clock.verify = timing_start.elapsed().as_secs_f64() - clock.timing;
+    drop(layout_refs);
+    drop(layout_execs);
+    remove_layouts(&[&before, &after]);
     let profiling = super::Profiling {
         exec: &execs[0],
         settings: &settings,
@@ -299,6 +302,17 @@ fn link_layouts(
             let [lb, la] = linked;
             b.layouts = lb;
             a.layouts = la;
+        }
+    }
+}
+
+/// Removes the layouts' binaries once they are timed: a layout is a few seconds' link from its
+/// seed and the kept link, and a cache that kept every invocation's layouts would grow by
+/// dozens of binaries each time.
+fn remove_layouts(sides: &[&SideRecord; 2]) {
+    for layout in sides.iter().flat_map(|s| &s.layouts) {
+        if let Some(dir) = Path::new(&layout.exe).parent() {
+            let _ = std::fs::remove_dir_all(dir);
         }
     }
 }

@@ -358,8 +358,8 @@ impl KeptLink {
     }
 }
 
-/// Links `kept` again in layout `seed` of `mode` into `out` (kept when it is newer than the
-/// link: a layout is linked once per build).
+/// Links `kept` again in layout `seed` of `mode` into `out` (an `out` newer than the kept link
+/// is that layout already, and is kept).
 pub fn relink(kept: &KeptLink, mode: LayoutMode, seed: u64, out: &Path) -> Result<()> {
     let newer = |a: &Path, b: &Path| {
         let m = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
