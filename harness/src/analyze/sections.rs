@@ -72,7 +72,8 @@ impl BinaryDiff {
     }
 }
 
-fn fnv(bytes: &[u8]) -> u64 {
+/// A stable 64-bit FNV-1a hash (section contents here, cache keys in `run::sides`).
+pub(crate) fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })

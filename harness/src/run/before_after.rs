@@ -243,13 +243,10 @@ fn link_layouts(
         notes.push("layouts not sampled (--layouts below 2): each side is timed as cargo linked it, and a time verdict may be a layout effect".into());
         return;
     }
-    let mut why = None;
-    for side in sides.iter() {
-        if let Some(note) = &side.layouts_note {
-            why = Some(format!("the {} side: {note}", side.label));
-            break;
-        }
-    }
+    let mut why = sides.iter().find_map(|side| {
+        let note = side.layouts_note.as_ref()?;
+        Some(format!("the {} side: {note}", side.label))
+    });
     let mut linked: [Vec<Layout>; 2] = [Vec::new(), Vec::new()];
     for (i, side) in sides.iter().enumerate() {
         if why.is_some() {

@@ -358,16 +358,8 @@ impl KeptLink {
     }
 }
 
-/// Links `kept` again in layout `seed` of `mode` into `out` (an `out` newer than the kept link
-/// is that layout already, and is kept).
+/// Links `kept` again in layout `seed` of `mode` into `out`.
 pub fn relink(kept: &KeptLink, mode: LayoutMode, seed: u64, out: &Path) -> Result<()> {
-    let newer = |a: &Path, b: &Path| {
-        let m = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-        m(a).zip(m(b)).is_some_and(|(a, b)| a >= b)
-    };
-    if newer(out, &kept.dir.join("output")) {
-        return Ok(());
-    }
     let dir = out.parent().context("a layout's path has a folder")?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let tmp = dir.join(format!(".link.tmp{}", std::process::id()));

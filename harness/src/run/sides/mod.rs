@@ -138,11 +138,9 @@ pub struct SideSpec {
     pub build: BuildTarget,
 }
 
-/// A stable 64-bit FNV-1a hash, for cache keys.
+/// A stable 64-bit FNV-1a hash of `text`, for cache keys.
 fn fnv(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+    crate::analyze::sections::fnv(text.as_bytes())
 }
 
 fn short(sha: &str) -> &str {
