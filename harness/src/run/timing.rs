@@ -191,6 +191,8 @@ mod tests {
     struct Fake {
         sampler: Sampler,
         started: Cell<usize>,
+        /// Children started without a sample size: the ones that sized the samples.
+        calibrated: Cell<usize>,
     }
 
     impl Executor for Fake {
@@ -211,6 +213,8 @@ mod tests {
             _: Option<usize>,
         ) -> Result<Box<dyn TimingChild>> {
             self.started.set(self.started.get() + 1);
+            self.calibrated
+                .set(self.calibrated.get() + usize::from(ops.is_none()));
             Ok(Box::new(FakeChild::new(configs, ops, self.sampler.clone())))
         }
     }
@@ -235,6 +239,7 @@ mod tests {
         let exec = Fake {
             sampler,
             started: Cell::new(0),
+            calibrated: Cell::new(0),
         };
         let all = configs(&["formats/postcard", "formats/bincode", "formats/bitcode"]);
         let refs: Vec<&Config> = all.iter().collect();
@@ -287,6 +292,7 @@ mod tests {
         let exec = Fake {
             sampler,
             started: Cell::new(0),
+            calibrated: Cell::new(0),
         };
         let all = configs(&["formats/postcard", "formats/bincode"]);
         let refs: Vec<&Config> = all.iter().collect();
@@ -338,10 +344,12 @@ mod tests {
         let before = Fake {
             sampler: machine(1.0),
             started: Cell::new(0),
+            calibrated: Cell::new(0),
         };
         let after = Fake {
             sampler: machine(1.1),
             started: Cell::new(0),
+            calibrated: Cell::new(0),
         };
         let all = configs(&["formats/postcard"]);
         let dir = tempfile::tempdir().unwrap();
@@ -365,6 +373,9 @@ mod tests {
         let schedule = schedule.unwrap();
         assert_eq!(schedule.placement, placement);
         assert_eq!((before.started.get(), after.started.get()), (3, 3));
+        // The side that sizes the samples takes turns: sets 0 and 2 the before side, set 1 the
+        // after side.
+        assert_eq!((before.calibrated.get(), after.calibrated.get()), (2, 1));
         let t: Vec<&TimeStats> = results
             .iter()
             .map(|r| r.time_ns.as_ref().unwrap())
