@@ -35,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 
-LOOP = re.compile(r"serprof_engines::workload::(roundtrip_loop|serialize_loop)")
+LOOP = re.compile(r"serprof_api::workload::values::(roundtrip_loop|serialize_loop)")
 
 
 def worker(exe, config, recording, wdir, settings):

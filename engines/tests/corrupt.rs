@@ -6,8 +6,8 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use serprof_api::workload::Damaged;
 use serprof_engines::studies::corrupt::{corrupt_input, study, Mutation, INPUTS_FULL};
-use serprof_engines::workload::Damaged;
 
 #[test]
 fn our_decoders_return_an_error_or_a_value_for_every_damaged_input() {

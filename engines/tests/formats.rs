@@ -8,10 +8,10 @@ use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
+use serprof_api::workload::Operation;
 use serprof_engines::dataset::orders;
 use serprof_engines::model::Order;
 use serprof_engines::studies::{formats, Config};
-use serprof_engines::workload::Operation;
 use serprof_engines::{Codec, Engine};
 
 /// JSON bytes per Order under the Jackson mapping, nulls written, base64: 9,814.14, where Ingo

@@ -11,9 +11,8 @@ use std::time::Duration;
 
 use criterion::profiler::Profiler;
 use criterion::{criterion_group, criterion_main, Criterion};
-use serprof::measure::cpu::{fold_report, BLOCKLIST};
-use serprof::render::flame::{flame_svg, Kind};
-use serprof_engines::studies::{self, StudyKind};
+use serprof::testing::{flame_svg, fold_report, Kind, BLOCKLIST};
+use serprof_api::study::StudyKind;
 
 /// Samples a benchmark with pprof-rs at 199 Hz and writes its flame graph.
 struct FlameProfiler {
@@ -63,7 +62,8 @@ impl Profiler for FlameProfiler {
 
 fn benches(c: &mut Criterion) {
     // Timed studies only: not the hidden test doubles, not the corrupt study's decoders.
-    let timed = studies::all()
+    let all = serprof::builtin_studies();
+    let timed = all
         .iter()
         .filter(|s| !s.info().hidden && s.info().kind == StudyKind::Measured);
     for config in timed.flat_map(|s| s.configs()) {

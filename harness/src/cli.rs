@@ -17,7 +17,7 @@ use crate::commands::run::RunArgs;
 /// with timing, payload size and allocation figures.
 #[derive(Debug, Parser)]
 #[command(name = "serprof", version, about, long_about = None)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// More log output on stderr (-v info, -vv debug); RUST_LOG overrides.
     #[arg(short, long, action = ArgAction::Count, global = true)]
     pub verbose: u8,
@@ -30,19 +30,12 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// List studies and their configurations.
     List {
         /// Print one JSON document instead of a table.
         #[arg(long)]
         json: bool,
-        /// Also list the corpus study's configurations for these documents (a .json file or a
-        /// folder of them; repeatable).
-        #[arg(long = "corpus", value_name = "PATH")]
-        corpus: Vec<PathBuf>,
-        /// Largest document --corpus accepts, in MiB.
-        #[arg(long, value_name = "MIB", default_value_t = serprof_engines::studies::corpus::DEFAULT_MAX_MIB)]
-        corpus_max_mib: u64,
     },
     /// Measure configurations: verify, time, sample CPU, count allocations; write a run folder.
     Run(RunArgs),
@@ -127,7 +120,7 @@ pub enum Command {
         /// Start every stack at its first frame matching REGEX.
         #[arg(long = "match", value_name = "REGEX", conflicts_with = "from_loop")]
         matching: Option<String>,
-        /// Start every stack at the measured loop (`serprof_engines::workload::*_loop`).
+        /// Start every stack at the measured loop (`serprof_api::workload::*_loop`).
         #[arg(long)]
         from_loop: bool,
         #[command(flatten)]
@@ -302,7 +295,7 @@ fn init_tracing(verbose: u8, trace_json: Option<&std::path::Path>) -> Result<()>
 /// one line on stderr and exit code 1 or 2 (see [`crate::error`]).
 pub fn main_with(
     binary: crate::model::Binary,
-    studies: fn() -> Vec<serprof_engines::Study>,
+    studies: fn() -> Vec<serprof_api::Study>,
 ) -> ExitCode {
     // Like other Unix tools, end quietly when stdout is closed early (`serprof list | head`)
     // instead of panicking on EPIPE.
@@ -314,18 +307,18 @@ pub fn main_with(
         eprintln!("serprof: error: {line}");
         return ExitCode::from(2);
     }
-    crate::model::binary::set(binary);
-    serprof_engines::study::set_studies(studies);
-    main()
+    let program = crate::model::Program::new(binary, studies());
+    main(&program)
 }
 
-/// Parses the command line and runs it, on the studies and binary set before.
-fn main() -> ExitCode {
+/// Parses the command line and runs it on `program`'s studies.
+fn main(program: &crate::model::Program) -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
-    let outcome = init_tracing(cli.verbose, cli.trace_json.as_deref()).and_then(|()| dispatch(cli));
+    let outcome =
+        init_tracing(cli.verbose, cli.trace_json.as_deref()).and_then(|()| dispatch(cli, program));
     match outcome {
         Ok(code) => code,
         Err(e) => {
@@ -394,7 +387,7 @@ fn missing_command_line(help: &str) -> String {
 /// Which profile of a configuration folder a command reads: the CPU profile unless one flag
 /// says otherwise.
 #[derive(Debug, Clone, Copy, clap::Args)]
-pub struct ProfileArgs {
+pub(crate) struct ProfileArgs {
     /// Use the allocation profile (alloc.folded, bytes) instead of the CPU profile.
     #[arg(long, conflicts_with = "instructions")]
     alloc: bool,
@@ -412,7 +405,7 @@ impl ProfileArgs {
 
 /// `--by` on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ByArg {
+pub(crate) enum ByArg {
     Function,
     Module,
     Crate,
@@ -451,15 +444,11 @@ fn limits(min: f64, depth: usize) -> Result<Limits> {
     })
 }
 
-fn dispatch(cli: Cli) -> Result<ExitCode> {
+fn dispatch(cli: Cli, program: &crate::model::Program) -> Result<ExitCode> {
     match cli.command {
-        Command::List {
-            json,
-            corpus,
-            corpus_max_mib,
-        } => commands::list::run(json, &corpus, corpus_max_mib),
-        Command::Run(args) => commands::run::run(&args),
-        Command::BeforeAfter(args) => commands::before_after::run(&args),
+        Command::List { json } => commands::list::run(program, json),
+        Command::Run(args) => commands::run::run(program, &args),
+        Command::BeforeAfter(args) => commands::before_after::run(program, &args),
         Command::Hotspots {
             path,
             top,
@@ -491,7 +480,6 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
                 kind: profile.kind(lines),
                 by: by.into(),
                 backtraces,
-                lines,
                 sites,
                 limits: limits(min, depth)?,
                 json,
@@ -543,9 +531,11 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             })
         }
         Command::Dataset { order, stats, json } => commands::dataset::run(order, stats, json),
-        Command::Encode { config, value } => commands::codec_io::encode(&config, value),
-        Command::Decode { config, file } => commands::codec_io::decode(&config, file.as_deref()),
-        Command::Report { run_dir } => commands::report::run(&run_dir),
+        Command::Encode { config, value } => commands::codec_io::encode(program, &config, value),
+        Command::Decode { config, file } => {
+            commands::codec_io::decode(program, &config, file.as_deref())
+        }
+        Command::Report { run_dir } => commands::report::run(program, &run_dir),
         Command::Compare {
             before,
             after,
@@ -560,15 +550,18 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             cpu,
             out,
             json,
-        } => commands::ab::run(&commands::ab::AbRequest {
-            a: config_a,
-            b: config_b,
-            rounds,
-            processes,
-            cpu: crate::run::placement::CpuChoice::parse(cpu.as_deref())?,
-            out,
-            json,
-        }),
+        } => commands::ab::run(
+            program,
+            &commands::ab::AbRequest {
+                a: config_a,
+                b: config_b,
+                rounds,
+                processes,
+                cpu: crate::run::placement::CpuChoice::parse(cpu.as_deref())?,
+                out,
+                json,
+            },
+        ),
         Command::Doctor { json } => commands::doctor::run(json),
         Command::Check {
             baseline,
@@ -577,11 +570,11 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             bmf,
             json,
         } => commands::check::run(&baseline, &current, max_regression, json, bmf.as_deref()),
-        Command::Worker(args) => worker(&args),
+        Command::Worker(args) => worker(program, &args),
         Command::Identity => {
             println!(
                 "{}",
-                serde_json::to_string(&crate::protocol::Identity::this())?
+                serde_json::to_string(&crate::protocol::Identity::this(program.git_rev()))?
             );
             Ok(ExitCode::SUCCESS)
         }
@@ -589,12 +582,12 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
 }
 
 /// A worker child: the request its parent sent, done.
-fn worker(args: &crate::protocol::WorkerArgs) -> Result<ExitCode> {
+fn worker(program: &crate::model::Program, args: &crate::protocol::WorkerArgs) -> Result<ExitCode> {
     use crate::protocol::Request;
     match args.request()? {
-        Request::Record(r) => crate::measure::run(&r)?,
-        Request::Corrupt(r) => crate::measure::corrupt::run(&r)?,
-        Request::Timing(r) => crate::measure::timing::serve(&r)?,
+        Request::Record(r) => crate::measure::run(program, &r)?,
+        Request::Corrupt(r) => crate::measure::corrupt::run(program, &r)?,
+        Request::Timing(r) => crate::measure::timing::serve(program, &r)?,
         Request::Probe { batches } => crate::measure::reference::probe_process(batches)?,
     }
     Ok(ExitCode::SUCCESS)

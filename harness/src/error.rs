@@ -6,7 +6,7 @@ use std::fmt;
 
 /// An error the user must fix: exit code 2.
 #[derive(Debug)]
-pub struct Misuse(pub String);
+pub(crate) struct Misuse(pub String);
 
 impl fmt::Display for Misuse {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -25,12 +25,12 @@ macro_rules! misuse {
 }
 
 /// Wraps any error as a [`Misuse`] with context, for input the user gave us.
-pub fn misuse_err(e: impl fmt::Display) -> anyhow::Error {
+pub(crate) fn misuse_err(e: impl fmt::Display) -> anyhow::Error {
     anyhow::Error::new(Misuse(e.to_string()))
 }
 
 /// The exit code for an error that ended a command.
-pub fn exit_code_of(e: &anyhow::Error) -> u8 {
+pub(crate) fn exit_code_of(e: &anyhow::Error) -> u8 {
     if e.chain().any(|c| c.is::<Misuse>()) {
         2
     } else {
@@ -39,7 +39,7 @@ pub fn exit_code_of(e: &anyhow::Error) -> u8 {
 }
 
 /// One line for a user: the error and its causes, joined.
-pub fn one_line(e: &anyhow::Error) -> String {
+pub(crate) fn one_line(e: &anyhow::Error) -> String {
     let mut parts: Vec<String> = Vec::new();
     for cause in e.chain() {
         let s = cause.to_string();

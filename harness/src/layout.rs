@@ -26,86 +26,86 @@ use serde::Serialize;
 use crate::error::misuse_err;
 
 /// The run manifest, in a run folder.
-pub const RUN_JSON: &str = "run.json";
+pub(crate) const RUN_JSON: &str = "run.json";
 /// A configuration's figures, in its folder.
-pub const RESULT_JSON: &str = "result.json";
+pub(crate) const RESULT_JSON: &str = "result.json";
 /// The report of a run.
-pub const REPORT_HTML: &str = "report.html";
+pub(crate) const REPORT_HTML: &str = "report.html";
 /// The CPU profile: folded stacks, flame graph, pprof protobuf.
-pub const CPU_FOLDED: &str = "cpu.folded";
-pub const CPU_SVG: &str = "cpu.svg";
-pub const CPU_PB: &str = "cpu.pb";
+pub(crate) const CPU_FOLDED: &str = "cpu.folded";
+pub(crate) const CPU_SVG: &str = "cpu.svg";
+pub(crate) const CPU_PB: &str = "cpu.pb";
 /// Where each function of a profile is: `function<TAB>source file<TAB>library` per line, next to
 /// its folded stacks (`analyze::sources`).
-pub const CPU_SOURCES: &str = "cpu.sources";
-pub const ALLOC_SOURCES: &str = "alloc.sources";
-pub const INSTRUCTIONS_SOURCES: &str = "instructions.sources";
+pub(crate) const CPU_SOURCES: &str = "cpu.sources";
+pub(crate) const ALLOC_SOURCES: &str = "alloc.sources";
+pub(crate) const INSTRUCTIONS_SOURCES: &str = "instructions.sources";
 /// A configuration's CPU profile views (hot spots, backtraces, call trees), linked from the
 /// report.
-pub const VIEWS_HTML: &str = "views.html";
+pub(crate) const VIEWS_HTML: &str = "views.html";
 /// Each profile in speedscope's file format.
-pub const CPU_SPEEDSCOPE: &str = "cpu.speedscope.json";
-pub const ALLOC_SPEEDSCOPE: &str = "alloc.speedscope.json";
-pub const INSTRUCTIONS_SPEEDSCOPE: &str = "instructions.speedscope.json";
+pub(crate) const CPU_SPEEDSCOPE: &str = "cpu.speedscope.json";
+pub(crate) const ALLOC_SPEEDSCOPE: &str = "alloc.speedscope.json";
+pub(crate) const INSTRUCTIONS_SPEEDSCOPE: &str = "instructions.speedscope.json";
 /// The allocation profile: folded stacks (bytes) and flame graph.
-pub const ALLOC_FOLDED: &str = "alloc.folded";
-pub const ALLOC_SVG: &str = "alloc.svg";
+pub(crate) const ALLOC_FOLDED: &str = "alloc.folded";
+pub(crate) const ALLOC_SVG: &str = "alloc.svg";
 /// The instruction profile: folded stacks (instructions), flame graph, and the counted
 /// callgrind dump (for callgrind_annotate or KCachegrind).
-pub const INSTRUCTIONS_FOLDED: &str = "instructions.folded";
-pub const INSTRUCTIONS_SVG: &str = "instructions.svg";
-pub const INSTRUCTIONS_CALLGRIND: &str = "instructions.callgrind";
+pub(crate) const INSTRUCTIONS_FOLDED: &str = "instructions.folded";
+pub(crate) const INSTRUCTIONS_SVG: &str = "instructions.svg";
+pub(crate) const INSTRUCTIONS_CALLGRIND: &str = "instructions.callgrind";
 /// The job file of an instrumented worker (its arguments, so that its command line has the same
 /// length in every run), and the prefix of callgrind's dumps, in the configuration's folder.
-pub const INSTRUCTIONS_JOB: &str = ".instructions-job.json";
-pub const CALLGRIND_OUT: &str = ".callgrind.out";
+pub(crate) const INSTRUCTIONS_JOB: &str = ".instructions-job.json";
+pub(crate) const CALLGRIND_OUT: &str = ".callgrind.out";
 /// A comparison's differential flame graph of instructions.
-pub const INSTRUCTIONS_DIFF_SVG: &str = "instructions-diff.svg";
+pub(crate) const INSTRUCTIONS_DIFF_SVG: &str = "instructions-diff.svg";
 /// A comparison's figures and its two differential flame graphs.
-pub const COMPARE_JSON: &str = "compare.json";
-pub const DIFF_SVG: &str = "diff.svg";
-pub const DIFF_REVERSE_SVG: &str = "diff-reverse.svg";
+pub(crate) const COMPARE_JSON: &str = "compare.json";
+pub(crate) const DIFF_SVG: &str = "diff.svg";
+pub(crate) const DIFF_REVERSE_SVG: &str = "diff-reverse.svg";
 /// The folder of comparisons inside a run folder.
-pub const COMPARE_DIR: &str = "compare";
+pub(crate) const COMPARE_DIR: &str = "compare";
 /// What `serprof ab` measured, in its folder; its two sides' folders.
-pub const AB_JSON: &str = "ab.json";
-pub const AB_SIDES: [&str; 2] = ["A", "B"];
+pub(crate) const AB_JSON: &str = "ab.json";
+pub(crate) const AB_SIDES: [&str; 2] = ["A", "B"];
 /// What `serprof before-after` concluded (record, table, page), and its two sides' run folders,
 /// in its folder.
-pub const BEFORE_AFTER_JSON: &str = "before-after.json";
-pub const BEFORE_AFTER_TXT: &str = "before-after.txt";
-pub const BEFORE_AFTER_HTML: &str = "before-after.html";
-pub const BEFORE_AFTER_SIDES: [&str; 2] = ["before", "after"];
+pub(crate) const BEFORE_AFTER_JSON: &str = "before-after.json";
+pub(crate) const BEFORE_AFTER_TXT: &str = "before-after.txt";
+pub(crate) const BEFORE_AFTER_HTML: &str = "before-after.html";
+pub(crate) const BEFORE_AFTER_SIDES: [&str; 2] = ["before", "after"];
 /// The default parent folder of before-after folders, under the run folders' parent.
-pub const BEFORE_AFTER_DIR: &str = "before-after";
+pub(crate) const BEFORE_AFTER_DIR: &str = "before-after";
 /// The link to the newest complete run.
-pub const LATEST: &str = "latest";
+pub(crate) const LATEST: &str = "latest";
 /// The corrupt study: one line per input, and the reproducer folder.
-pub const OUTCOMES_JSONL: &str = "outcomes.jsonl";
-pub const REPRO_DIR: &str = "repro";
+pub(crate) const OUTCOMES_JSONL: &str = "outcomes.jsonl";
+pub(crate) const REPRO_DIR: &str = "repro";
 /// The progress file a corrupt child appends to (removed at the end).
-pub const CORRUPT_PROGRESS: &str = ".corrupt-progress";
+pub(crate) const CORRUPT_PROGRESS: &str = ".corrupt-progress";
 /// The valid payloads of the 200 Orders, written by the first corrupt child so that every later
 /// child and the parent damage the very same bytes (removed at the end).
-pub const CORRUPT_PAYLOADS: &str = ".corrupt-payloads.bin";
+pub(crate) const CORRUPT_PAYLOADS: &str = ".corrupt-payloads.bin";
 
 /// The folder of a configuration inside a run folder.
-pub fn config_dir(run_dir: &Path, study: &str, config: &str) -> PathBuf {
+pub(crate) fn config_dir(run_dir: &Path, study: &str, config: &str) -> PathBuf {
     run_dir.join(study).join(config)
 }
 
 /// The file a worker child writes its report to, inside the configuration's folder.
-pub fn worker_report(dir: &Path, recording: &str) -> PathBuf {
+pub(crate) fn worker_report(dir: &Path, recording: &str) -> PathBuf {
     dir.join(format!(".{recording}.json"))
 }
 
 /// The reproducer file of a corrupt input, relative to the configuration's folder.
-pub fn repro_file(outcome: &str, index: usize) -> String {
+pub(crate) fn repro_file(outcome: &str, index: usize) -> String {
     format!("{REPRO_DIR}/{outcome}-{index}.bin")
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
@@ -121,7 +121,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Writes `value` as pretty JSON to `path`, atomically.
-pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     let mut bytes = serde_json::to_vec_pretty(value)?;
     bytes.push(b'\n');
     write_atomic(path, &bytes)
@@ -141,13 +141,13 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T> {
 }
 
 /// UTC time as `YYYYMMDDTHHMMSSZ`.
-pub fn utc_stamp(t: SystemTime) -> String {
+pub(crate) fn utc_stamp(t: SystemTime) -> String {
     let (y, mo, d, h, mi, s) = civil(t);
     format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z")
 }
 
 /// UTC time as RFC 3339 (`2026-11-30T10:15:00Z`).
-pub fn utc_rfc3339(t: SystemTime) -> String {
+pub(crate) fn utc_rfc3339(t: SystemTime) -> String {
     let (y, mo, d, h, mi, s) = civil(t);
     format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
 }
@@ -181,32 +181,33 @@ fn civil(t: SystemTime) -> (i64, u32, u32, u32, u32, u32) {
 
 /// Creates a fresh run folder under `out`: `<UTC time>-<git rev>`, with `-2`, `-3` ... when two
 /// runs start in the same second.
-pub fn create_run_dir(out: &Path) -> Result<PathBuf> {
+pub(crate) fn create_run_dir(out: &Path, rev: &str) -> Result<PathBuf> {
     fs::create_dir_all(out).map_err(|e| {
         misuse_err(format!(
             "cannot create output folder {}: {e}",
             out.display()
         ))
     })?;
-    reserve_run_name(out, SystemTime::now(), "")
+    reserve_run_name(out, SystemTime::now(), rev, "")
 }
 
 /// Creates the empty folder `out/<UTC time of started>-<git rev><suffix>` (with `-2`, `-3` ...
 /// when taken) and returns it: the one naming rule of run folders (`serprof ab` renames its
 /// finished folder onto the reserved name).
-pub fn reserve_run_name(out: &Path, started: SystemTime, suffix: &str) -> Result<PathBuf> {
+pub(crate) fn reserve_run_name(
+    out: &Path,
+    started: SystemTime,
+    rev: &str,
+    suffix: &str,
+) -> Result<PathBuf> {
     reserve_dir(
         out,
-        &format!(
-            "{}-{}{suffix}",
-            utc_stamp(started),
-            crate::model::git_rev().replace('+', "-")
-        ),
+        &format!("{}-{}{suffix}", utc_stamp(started), rev.replace('+', "-")),
     )
 }
 
 /// Creates the empty folder `out/<base>` (with `-2`, `-3` ... when taken) and returns it.
-pub fn reserve_dir(out: &Path, base: &str) -> Result<PathBuf> {
+pub(crate) fn reserve_dir(out: &Path, base: &str) -> Result<PathBuf> {
     for n in 1.. {
         let name = if n == 1 {
             base.to_string()
@@ -229,7 +230,7 @@ pub fn reserve_dir(out: &Path, base: &str) -> Result<PathBuf> {
 }
 
 /// Points `out/latest` at `run_dir` (a relative symlink), replacing it atomically.
-pub fn update_latest(out: &Path, run_dir: &Path) -> Result<()> {
+pub(crate) fn update_latest(out: &Path, run_dir: &Path) -> Result<()> {
     let name = run_dir.file_name().context("run folder has no name")?;
     let tmp = out.join(format!(".latest.tmp{}", std::process::id()));
     let _ = fs::remove_file(&tmp);
@@ -273,8 +274,8 @@ mod tests {
     #[test]
     fn latest_points_at_the_run_and_run_dirs_are_unique() {
         let dir = tempfile::tempdir().unwrap();
-        let a = create_run_dir(dir.path()).unwrap();
-        let b = create_run_dir(dir.path()).unwrap();
+        let a = create_run_dir(dir.path(), "abc1234").unwrap();
+        let b = create_run_dir(dir.path(), "abc1234").unwrap();
         assert_ne!(a, b);
         update_latest(dir.path(), &b).unwrap();
         assert_eq!(

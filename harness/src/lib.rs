@@ -37,7 +37,7 @@
 //! fn studies() -> Vec<Study> {
 //!     vec![Study::new("readings", "Which engine for our sensor readings?")
 //!         .dataset(readings)                         // Vec<T>; one value per operation, cycling
-//!         .serde_engines()                           // every serde engine serprof ships, on T
+//!         .engines(serprof::engines::serde())        // every serde engine serprof ships, on T
 //!         .codec("handwritten", || Ok(Handwritten))  // the user's own engine
 //!         .baseline("serde_json")
 //!         .into()]
@@ -54,50 +54,75 @@
 //! `debug = true` under `[profile.release]` in the workspace's `Cargo.toml`. A binary built
 //! without them says so in one line when it runs.
 //!
-//! The modules below the documented surface are serprof's own layers (see
-//! `docs/ARCHITECTURE.md`); the tests use them, a user's crate does not need them.
+//! serprof's own layers are private (see
+//! `docs/ARCHITECTURE.md`).
 
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
-#[doc(hidden)]
-pub mod analyze;
-#[doc(hidden)]
-pub mod cli;
-#[doc(hidden)]
-pub mod commands;
-#[doc(hidden)]
-pub mod error;
-#[doc(hidden)]
-pub mod layout;
-#[doc(hidden)]
-pub mod measure;
-#[doc(hidden)]
-pub mod model;
-#[doc(hidden)]
-pub mod process;
-#[doc(hidden)]
-pub mod protocol;
-#[doc(hidden)]
-pub mod render;
-#[doc(hidden)]
-pub mod run;
+mod analyze;
+mod cli;
+mod commands;
+mod error;
+mod layout;
+mod measure;
+mod model;
+mod process;
+mod protocol;
+mod render;
+mod run;
 
 pub use measure::alloc::CountingAlloc;
-pub use serprof_engines::study::{Budget, Format};
-pub use serprof_engines::workload::{Operation, Value};
-pub use serprof_engines::{Codec, CodecError, Engine, Study, StudyOf};
+/// The API a measured crate writes (the codec seam, the study builder, operations, values,
+/// verification, the measured loops): the `serprof-api` crate, whose main items are
+/// re-exported at the top of this crate.
+pub use serprof_api as api;
+pub use serprof_api::{
+    Budget, Codec, CodecError, Engine, Format, Operation, Study, StudyOf, Value,
+};
 
-/// serprof's own studies (`formats`, `bytes`, `reflection`, `corrupt`, and `corpus` when
-/// documents are given): what the `serprof` binary measures.
+/// serprof's own studies (`formats`, `bytes`, `reflection`, `corrupt`, and `corpus`, which is
+/// unavailable until `SERPROF_CORPUS` names documents): what the `serprof` binary measures.
 pub fn builtin_studies() -> Vec<Study> {
     serprof_engines::studies::builtin()
+}
+
+/// Engines serprof ships, on a type of the user's, to add to a study with
+/// [`StudyOf::engines`] or [`StudyOf::engine`].
+pub mod engines {
+    use serprof_api::Engine;
+    use serprof_engines::external::SerdeValue;
+
+    /// Every serde engine of this build's features, on `T`, each as serde comes (`Vec<u8>`
+    /// as a sequence of integers): JSON (serde_json, sonic-rs, simd-json) and binary
+    /// (rmp-serde, ciborium, bincode, bincode 1, postcard, bitcode). A type that derives
+    /// serde's `Serialize` and `Deserialize` takes them all:
+    /// `.engines(serprof::engines::serde())`.
+    pub fn serde<T: SerdeValue>() -> Vec<Engine<T>> {
+        serprof_engines::external::serde_engines()
+    }
+}
+
+/// What serprof's own tests and benches reach below the public API; not for users (it
+/// follows serprof's internals and changes with them).
+#[doc(hidden)]
+pub mod testing {
+    pub use crate::layout::read_json;
+    pub use crate::measure::cpu::{fold_report, BLOCKLIST};
+    pub use crate::model::manifest::RunManifest;
+    pub use crate::model::program::Program;
+    pub use crate::model::result::ConfigResult;
+    pub use crate::model::settings::Settings;
+    pub use crate::render::corrupt_table::render_table as corrupt_table;
+    pub use crate::render::flame::{flame_svg, Kind};
+    pub use crate::render::table::render as table;
 }
 
 /// What [`main!`] expands to; not for direct use.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::cli::main_with;
-    pub use crate::model::Binary;
+    pub use crate::model::binary::Binary;
 }
 
 /// The `main` of a binary that measures `studies` (a `fn() -> Vec<Study>`): it parses

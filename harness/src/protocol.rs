@@ -23,23 +23,23 @@ use serde::{Deserialize, Serialize};
 use crate::layout::{self, write_atomic};
 use crate::model::corrupt::InputRecord;
 use crate::model::{AllocStats, CompressedBytes, ConfigId, CpuStats, Failure, Recording, Settings};
-use serprof_engines::verify::Finding;
+use serprof_api::verify::Finding;
 
 /// The version of the protocol. Change it whenever a request, a reply or a command line
 /// changes.
-pub const PROTOCOL: u32 = 5;
+pub(crate) const PROTOCOL: u32 = 5;
 
 /// The hidden subcommand every worker child runs.
-pub const WORKER_COMMAND: &str = "__worker";
+pub(crate) const WORKER_COMMAND: &str = "__worker";
 
 /// The hidden subcommand that prints a binary's [`Identity`] (kept from protocol 1 on, so that
 /// a parent can ask any serprof binary what it speaks).
-pub const IDENTITY_COMMAND: &str = "__protocol";
+pub(crate) const IDENTITY_COMMAND: &str = "__protocol";
 
 /// Size of a request file: padded with spaces to this, so that reading it allocates the same in
 /// every run (the heap's layout, like the stack's, moves instruction counts: malloc's own work
 /// and `memcpy`'s alignment paths depend on it).
-pub const REQUEST_FILE_BYTES: usize = 8192;
+pub(crate) const REQUEST_FILE_BYTES: usize = 8192;
 
 /// Capacity each name of a request read from a file gets, likewise.
 const NAME_CAPACITY: usize = 128;
@@ -47,7 +47,7 @@ const NAME_CAPACITY: usize = 128;
 /// What a parent asks a child to do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Request {
+pub(crate) enum Request {
     /// One recording of one configuration, into its folder; the reply is a [`WorkerReport`].
     Record(RecordRequest),
     /// The corrupt study's decoder, from input `start` on; the replies are [`CorruptEvent`]
@@ -63,7 +63,7 @@ pub enum Request {
 
 /// One recording of one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RecordRequest {
+pub(crate) struct RecordRequest {
     pub config: ConfigId,
     pub recording: Recording,
     /// The configuration's folder: the reply and the profile files go there (`.` for the
@@ -74,7 +74,7 @@ pub struct RecordRequest {
 
 /// The corrupt study's decoder for one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CorruptRequest {
+pub(crate) struct CorruptRequest {
     pub config: ConfigId,
     pub dir: PathBuf,
     pub settings: Settings,
@@ -85,7 +85,7 @@ pub struct CorruptRequest {
 /// A lock-step timing child's job: the configurations it holds (its units, by index in this
 /// list) and how long a sample lasts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TimingRequest {
+pub(crate) struct TimingRequest {
     pub configs: Vec<ConfigId>,
     /// Operations per sample of each configuration, as an earlier child of the same binary
     /// calibrated them; `None`: this child calibrates (warming each up for
@@ -100,7 +100,7 @@ pub struct TimingRequest {
 /// What the parent tells a timing child, one JSON line each.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "do", rename_all = "snake_case")]
-pub enum TimingCommand {
+pub(crate) enum TimingCommand {
     /// Run one sample of unit `unit`: one untimed operation (the first after a switch runs
     /// cold) when a sample holds several, then the sample's operations, timed.
     Sample { unit: usize },
@@ -113,7 +113,7 @@ pub enum TimingCommand {
 /// What a timing child answers, one JSON line each.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "reply", rename_all = "snake_case")]
-pub enum TimingReply {
+pub(crate) enum TimingReply {
     /// It is about to build (and calibrate) unit `unit`: a crash before the next reply is
     /// that unit's.
     Preparing { unit: usize },
@@ -131,7 +131,7 @@ pub enum TimingReply {
 
 /// Why a request could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ProtocolError {
+pub(crate) enum ProtocolError {
     /// The parent speaks another protocol.
     #[error("the parent speaks worker protocol {parent}, this serprof speaks {PROTOCOL}: use a parent and workers of one version")]
     Mismatch { parent: u32 },
@@ -145,7 +145,7 @@ pub enum ProtocolError {
 
 /// The arguments of the hidden worker subcommand.
 #[derive(Debug, Clone, clap::Args)]
-pub struct WorkerArgs {
+pub(crate) struct WorkerArgs {
     /// The protocol the parent speaks.
     #[arg(long)]
     pub protocol: u32,
@@ -159,7 +159,7 @@ pub struct WorkerArgs {
 
 impl WorkerArgs {
     /// The request the parent sent, after checking its protocol.
-    pub fn request(&self) -> Result<Request, ProtocolError> {
+    pub(crate) fn request(&self) -> Result<Request, ProtocolError> {
         if self.protocol != PROTOCOL {
             return Err(ProtocolError::Mismatch {
                 parent: self.protocol,
@@ -197,7 +197,7 @@ fn with_fixed_capacity(mut request: Request) -> Request {
 
 impl Request {
     /// The arguments after the executable: `__worker --protocol N --request JSON`.
-    pub fn args(&self) -> Vec<OsString> {
+    pub(crate) fn args(&self) -> Vec<OsString> {
         let json = serde_json::to_string(self).expect("a request serialises");
         [
             WORKER_COMMAND.into(),
@@ -210,14 +210,14 @@ impl Request {
     }
 
     /// The child's command: `exe` with [`Request::args`], stdout discarded.
-    pub fn command(&self, exe: &Path) -> Command {
+    pub(crate) fn command(&self, exe: &Path) -> Command {
         let mut cmd = Command::new(exe);
         cmd.args(self.args()).stdout(Stdio::null());
         cmd
     }
 
     /// Writes the request to `path`, padded to [`REQUEST_FILE_BYTES`].
-    pub fn write_file(&self, path: &Path) -> anyhow::Result<()> {
+    pub(crate) fn write_file(&self, path: &Path) -> anyhow::Result<()> {
         let mut bytes = serde_json::to_vec(self)?;
         if bytes.len() > REQUEST_FILE_BYTES {
             anyhow::bail!(
@@ -231,7 +231,7 @@ impl Request {
 
     /// The arguments of a child that reads its request from `file` (a path relative to the
     /// child's working folder, so the command line has the same length in every run).
-    pub fn file_args(file: &str) -> Vec<OsString> {
+    pub(crate) fn file_args(file: &str) -> Vec<OsString> {
         [
             WORKER_COMMAND.into(),
             "--protocol".into(),
@@ -245,7 +245,7 @@ impl Request {
 
 /// What a [`Request::Record`] child reports, in `.<recording>.json` of the folder.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct WorkerReport {
+pub(crate) struct WorkerReport {
     pub verified: bool,
     pub payload_bytes: Option<f64>,
     /// The verification recording: the payloads' compressed sizes.
@@ -272,13 +272,13 @@ pub struct WorkerReport {
 }
 
 /// The file a child writes its report of `recording` to, inside the configuration's folder.
-pub fn report_path(recording: Recording, dir: &Path) -> PathBuf {
+pub(crate) fn report_path(recording: Recording, dir: &Path) -> PathBuf {
     layout::worker_report(dir, recording.as_str())
 }
 
 /// Reads (and removes) a child's report. `None` when the child wrote none (it crashed) or the
 /// file does not read as a report.
-pub fn take_report(recording: Recording, dir: &Path) -> Option<WorkerReport> {
+pub(crate) fn take_report(recording: Recording, dir: &Path) -> Option<WorkerReport> {
     let path = report_path(recording, dir);
     let bytes = std::fs::read(&path).ok()?;
     let _ = std::fs::remove_file(&path);
@@ -288,7 +288,7 @@ pub fn take_report(recording: Recording, dir: &Path) -> Option<WorkerReport> {
 /// One line of the corrupt decoder's progress file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
-pub enum CorruptEvent {
+pub(crate) enum CorruptEvent {
     /// Set-up is done: the parent's per-input clock starts here.
     Ready { start: usize },
     /// One input was decoded.
@@ -299,13 +299,13 @@ pub enum CorruptEvent {
 
 impl CorruptEvent {
     /// The event as one line of its file.
-    pub fn line(&self) -> Vec<u8> {
+    pub(crate) fn line(&self) -> Vec<u8> {
         json_line(self)
     }
 }
 
 /// A message as one line of JSON.
-pub fn json_line<T: Serialize>(message: &T) -> Vec<u8> {
+pub(crate) fn json_line<T: Serialize>(message: &T) -> Vec<u8> {
     let mut line = serde_json::to_vec(message).expect("a message serialises");
     line.push(b'\n');
     line
@@ -313,33 +313,33 @@ pub fn json_line<T: Serialize>(message: &T) -> Vec<u8> {
 
 /// The reply of a probe process.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct ProbeReply {
+pub(crate) struct ProbeReply {
     /// The median time of the reference workload, ns per operation.
     pub median_ns: f64,
 }
 
 /// What `EXE __protocol` prints: the protocol a binary speaks and what it is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Identity {
+pub(crate) struct Identity {
     pub protocol: u32,
     pub serprof_version: String,
     pub git_rev: String,
 }
 
 impl Identity {
-    /// This binary's.
-    pub fn this() -> Identity {
+    /// The identity of this binary, whose revision is `git_rev`.
+    pub(crate) fn this(git_rev: &str) -> Identity {
         Identity {
             protocol: PROTOCOL,
             serprof_version: env!("CARGO_PKG_VERSION").into(),
-            git_rev: crate::model::git_rev().into(),
+            git_rev: git_rev.into(),
         }
     }
 }
 
 /// Why a binary's identity could not be had.
 #[derive(Debug, thiserror::Error)]
-pub enum IdentityError {
+pub(crate) enum IdentityError {
     #[error("cannot run {exe}: {source}")]
     Run { exe: String, source: std::io::Error },
     /// It printed no identity: a serprof from before numbered protocols, or not serprof.
@@ -348,7 +348,7 @@ pub enum IdentityError {
 }
 
 /// The identity the serprof binary `exe` reports of itself.
-pub fn identity_of(exe: &Path) -> Result<Identity, IdentityError> {
+pub(crate) fn identity_of(exe: &Path) -> Result<Identity, IdentityError> {
     let shown = exe.display().to_string();
     let out = Command::new(exe)
         .arg(IDENTITY_COMMAND)

@@ -1,7 +1,8 @@
 //! The corpus study on a user's own document: a document made here (nested objects,
 //! escapes, integers beyond 64 bits, floats) runs through the DOM configurations; damaged
 //! copies of it, a folder without `.json`, a file over the size limit are one-line errors with
-//! exit 2 and no panic; run.json records each document and `--resume` refuses one that changed.
+//! exit 2 and no panic; each result records its document and `--resume` refuses one that
+//! changed. The documents are named by `SERPROF_CORPUS`, as every process of a run reads it.
 
 use std::path::Path;
 
@@ -39,9 +40,14 @@ fn write(dir: &Path, name: &str, text: &[u8]) -> String {
     p.display().to_string()
 }
 
-/// Runs `serprof args`: exit 2, one `serprof: error:` line containing every needle.
-fn misuse(args: &[&str], needles: &[&str]) -> String {
-    let o = serprof().args(args).output().unwrap();
+/// Runs `serprof args` with `SERPROF_CORPUS=corpus` (none when empty): exit 2, one
+/// `serprof: error:` line containing every needle.
+fn misuse(corpus: &str, args: &[&str], needles: &[&str]) -> String {
+    let mut c = serprof();
+    if !corpus.is_empty() {
+        c.env("SERPROF_CORPUS", corpus);
+    }
+    let o = c.args(args).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr).to_string();
     assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
     assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
@@ -96,10 +102,21 @@ fn damaged_documents_are_one_line_errors_naming_file_and_byte() {
     for (name, bytes, offset) in damaged {
         let path = write(dir.path(), name, &bytes);
         misuse(
-            &["run", "--study", "corpus", "--corpus", &path, "--out", out],
+            &path,
+            &["run", "--study", "corpus", "--out", out],
             &[name, &format!("at byte {offset}")],
         );
-        misuse(&["list", "--corpus", &path], &[name, "at byte"]);
+        let o = serprof()
+            .env("SERPROF_CORPUS", &path)
+            .arg("list")
+            .output()
+            .unwrap();
+        let listed = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{listed}");
+        assert!(
+            listed.contains("corpus: unavailable") && listed.contains(name),
+            "{listed}"
+        );
     }
     assert!(!Path::new(out).exists(), "no run folder for a misuse");
 }
@@ -111,15 +128,28 @@ fn folders_without_json_missing_documents_and_size_limits_are_misuse() {
     std::fs::create_dir(&empty).unwrap();
     std::fs::write(empty.join("notes.txt"), "not json").unwrap();
     misuse(
-        &["list", "--corpus", empty.to_str().unwrap()],
+        empty.to_str().unwrap(),
+        &["run", "--study", "corpus"],
         &["nothing", "no .json"],
     );
-    misuse(&["run", "--study", "corpus", "--quick"], &["--corpus PATH"]);
+    misuse(
+        "",
+        &["run", "--study", "corpus", "--quick"],
+        &["SERPROF_CORPUS=PATH"],
+    );
     let big = "[".to_string() + &"1234567,".repeat(200_000) + "0]";
     let path = write(dir.path(), "big.json", big.as_bytes());
-    misuse(
-        &["list", "--corpus", &path, "--corpus-max-mib", "1"],
-        &["big.json", "--corpus-max-mib"],
+    let o = serprof()
+        .env("SERPROF_CORPUS", &path)
+        .env("SERPROF_CORPUS_MAX_MIB", "1")
+        .args(["run", "--study", "corpus"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("big.json") && err.contains("SERPROF_CORPUS_MAX_MIB"),
+        "{err}"
     );
 }
 
@@ -130,11 +160,10 @@ fn list_shows_dom_configurations_and_keeps_same_named_files_apart() {
         std::fs::create_dir(dir.path().join(sub)).unwrap();
         write(&dir.path().join(sub), "data.json", document().as_bytes());
     }
+    let both = std::env::join_paths([dir.path().join("a"), dir.path().join("b")]).unwrap();
     let o = serprof()
-        .args(["list", "--json", "--corpus"])
-        .arg(dir.path().join("a"))
-        .arg("--corpus")
-        .arg(dir.path().join("b"))
+        .env("SERPROF_CORPUS", both)
+        .args(["list", "--json"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -168,7 +197,8 @@ fn a_users_document_runs_through_the_dom_configurations_and_resume_checks_its_ha
     let path = write(dir.path(), "mine.json", document().as_bytes());
     let out = dir.path().join("runs");
     let o = serprof()
-        .args(["run", "--corpus", &path, "--config", "corpus/*", "--quick"])
+        .env("SERPROF_CORPUS", &path)
+        .args(["run", "--config", "corpus/*", "--quick"])
         .args([
             "--no-cpu",
             "--no-alloc",
@@ -237,16 +267,16 @@ fn a_users_document_runs_through_the_dom_configurations_and_resume_checks_its_ha
     );
 
     let run_dir = Path::new(doc["run_dir"].as_str().unwrap());
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(run_dir.join("run.json")).unwrap()).unwrap();
-    let recorded = &manifest["settings"]["corpus"][0];
+    let recorded = &results[0]["document"];
     assert_eq!(recorded["bytes"], document().len() as u64);
     assert_eq!(recorded["sha256"].as_str().unwrap().len(), 64);
 
-    // The document changes: a resume refuses it, naming it.
+    // The document changes: the study list's fingerprint changes with its hash, and a resume
+    // refuses to finish the run with other studies than it planned.
     std::fs::write(&path, document().replace("3.14", "2.71")).unwrap();
     misuse(
+        &path,
         &["run", "--resume", run_dir.to_str().unwrap()],
-        &["mine.json", "changed"],
+        &["--resume", "other studies than were planned"],
     );
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use assert_cmd::Command;
 use serde_json::{json, Value};
-use serprof::model::Settings;
+use serprof::testing::Settings;
 
 fn report(dir: &Path) -> std::process::Output {
     Command::cargo_bin("serprof")

@@ -347,9 +347,9 @@ fn corrupt_study_sorts_every_input_of_every_engine_and_exits_0() {
         "one child, then one more after each abort, hang and oom"
     );
     // The table names every engine and the trap's misbehaviour.
-    let parsed: Vec<serprof::model::ConfigResult> =
+    let parsed: Vec<serprof::testing::ConfigResult> =
         serde_json::from_value(doc["results"].clone()).unwrap();
-    let table = serprof::render::corrupt_table::render_table("corrupt", &parsed);
+    let table = serprof::testing::corrupt_table("corrupt", &parsed);
     for r in results {
         assert!(table.contains(r["config"].as_str().unwrap()), "{table}");
     }

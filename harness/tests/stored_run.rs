@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use serprof::layout::read_json;
-use serprof::model::{ConfigResult, RunManifest};
+use serprof::testing::read_json;
+use serprof::testing::{ConfigResult, Program, RunManifest};
 
 fn fixture() -> &'static Path {
     Path::new(concat!(
@@ -24,7 +24,7 @@ fn rendered() -> String {
             read_json(&dir.join("result.json")).unwrap()
         })
         .collect();
-    serprof::render::table::render(&results)
+    serprof::testing::table(&Program::serprof(serprof::builtin_studies()), &results)
 }
 
 #[test]

@@ -8,8 +8,8 @@
 //! match the crates' names; they live here, one level down, so that they do not shadow the
 //! crates elsewhere.
 //!
-//! [`StudyOf::serde_engines`] adds every serde engine of the build to a study of any type that
-//! derives serde's traits.
+//! [`serde_engines`] gives every serde engine of the build on any type that derives serde's
+//! traits (`serprof::engines::serde()`, which a study adds with `StudyOf::engines`).
 
 #[cfg(any(feature = "prost", feature = "bilrost", feature = "protobuf"))]
 #[macro_use]
@@ -65,15 +65,16 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::model::SerdeBytes;
-use crate::study::{Engine, StudyOf};
+use crate::study::Engine;
 use crate::workload::Value;
 
 /// A value every serde engine can take.
 pub trait SerdeValue: Value + Serialize + DeserializeOwned {}
 impl<T: Value + Serialize + DeserializeOwned> SerdeValue for T {}
 
-/// Every serde engine of this build, on `T`, as serde comes (`Vec<u8>` as a sequence of
-/// integers), in the order of the `formats` study.
+/// Every serde engine of this build's features, on `T`, as serde comes (`Vec<u8>` as a
+/// sequence of integers), in the order of the `formats` study: JSON (serde_json, sonic-rs,
+/// simd-json) and binary (rmp-serde, ciborium, bincode, bincode 1, postcard, bitcode).
 pub fn serde_engines<T: SerdeValue>() -> Vec<Engine<T>> {
     #[allow(unused_mut)]
     let mut all = vec![serde_json::engine(SerdeBytes::Seq)];
@@ -94,17 +95,6 @@ pub fn serde_engines<T: SerdeValue>() -> Vec<Engine<T>> {
     #[cfg(feature = "bitcode")]
     all.push(bitcode::engine(SerdeBytes::Seq));
     all
-}
-
-impl<T: SerdeValue> StudyOf<T> {
-    /// Adds every serde engine serprof ships (those of this build's features) on `T`: JSON
-    /// (serde_json, sonic-rs, simd-json) and binary (rmp-serde, ciborium, bincode, bincode 1,
-    /// postcard, bitcode), each as serde comes.
-    pub fn serde_engines(self) -> Self {
-        serde_engines()
-            .into_iter()
-            .fold(self, |study, engine| study.engine(engine))
-    }
 }
 
 /// The description an adapter's `engine` function starts from: the engine named after its

@@ -121,7 +121,7 @@ fn studies() -> Vec<Study> {
     vec![
         Study::new("readings", "Which engine for our sensor readings?")
             .dataset(readings)
-            .serde_engines()
+            .engines(serprof::engines::serde())
             .codec("handwritten", || Ok(Handwritten))
             .baseline("serde_json")
             .question("checksum", "the checksum")

@@ -12,7 +12,7 @@ use super::compare::{ConfigComparison, MovedFunction, TimeComparison};
 use crate::model::Settings;
 
 /// The CPU-share rule, in words.
-pub fn cpu_alarm_rule() -> String {
+pub(crate) fn cpu_alarm_rule() -> String {
     format!(
         "CPU share moved by at least {} percentage points and |z| > {} (the A/A false-alarm threshold measured with scripts/aa-shares.py)",
         super::compare::MIN_DELTA_PP,
@@ -21,11 +21,11 @@ pub fn cpu_alarm_rule() -> String {
 }
 
 /// The instruction rule, in words.
-pub const INSTRUCTION_MOVE_RULE: &str = "exact change of a function's inclusive instructions per operation (callgrind, both sides); callers that only pass a callee's change on, and the measured loop, are left out";
+pub(crate) const INSTRUCTION_MOVE_RULE: &str = "exact change of a function's inclusive instructions per operation (callgrind, both sides); callers that only pass a callee's change on, and the measured loop, are left out";
 
 /// A dependency one side built from a local checkout.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AppliedPatch {
+pub(crate) struct AppliedPatch {
     #[serde(rename = "crate")]
     pub krate: String,
     pub path: String,
@@ -38,17 +38,17 @@ pub struct AppliedPatch {
 /// Which side of a comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Side {
+pub(crate) enum Side {
     Before,
     After,
 }
 
 impl Side {
     /// Both, in order.
-    pub const BOTH: [Side; 2] = [Side::Before, Side::After];
+    pub(crate) const BOTH: [Side; 2] = [Side::Before, Side::After];
 
     /// `before` or `after`: also the name of the side's run folder.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         crate::layout::BEFORE_AFTER_SIDES[self as usize]
     }
 }
@@ -61,7 +61,7 @@ impl std::fmt::Display for Side {
 
 /// One side as it was built.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SideRecord {
+pub(crate) struct SideRecord {
     /// Which side it is.
     pub label: Side,
     /// In words: `HEAD~1 (5a2705b)`, `working tree (5a2705b + changes)`, with its patches.
@@ -95,7 +95,7 @@ pub struct SideRecord {
 
 /// One layout of a side: its binary linked again, by `mode` with `seed`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// `shift` (code, read-only data and data moved by `shifts` bytes) or `shuffle` (every
     /// section in the order the linker's shuffle with `seed` gives).
     pub mode: String,
@@ -109,7 +109,7 @@ pub struct Layout {
 /// A time verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// The whole interval of after/before is below 1.
     Faster,
     /// The whole interval is above 1.
@@ -126,7 +126,7 @@ pub enum Verdict {
 impl Verdict {
     /// The verdict of a ratio's interval; `layouts`: its sets of children ran different
     /// layouts of each side, so the interval spans them.
-    pub fn of(time: Option<&TimeComparison>, layouts: bool) -> Verdict {
+    pub(crate) fn of(time: Option<&TimeComparison>, layouts: bool) -> Verdict {
         match time {
             None => Verdict::NotTimed,
             Some(t) if t.ci95[1] < 1.0 => Verdict::Faster,
@@ -136,7 +136,7 @@ impl Verdict {
         }
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Verdict::Faster => "faster",
             Verdict::Slower => "slower",
@@ -149,7 +149,7 @@ impl Verdict {
 
 /// One configuration's conclusion.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Row {
+pub(crate) struct Row {
     /// `STUDY/CONFIG`.
     pub config: String,
     pub verdict: Verdict,
@@ -165,7 +165,7 @@ pub struct Row {
 
 impl Row {
     /// `layouts`: the timing sampled layouts on both sides.
-    pub fn new(comparison: ConfigComparison, layouts: bool) -> Row {
+    pub(crate) fn new(comparison: ConfigComparison, layouts: bool) -> Row {
         Row {
             config: comparison.after.clone(),
             verdict: Verdict::of(comparison.time.as_ref(), layouts),
@@ -181,7 +181,7 @@ impl Row {
 
 impl Row {
     /// The exact instruction moves (empty without both sides' instruction profiles).
-    pub fn instruction_moves(&self) -> &[super::compare::InstructionMove] {
+    pub(crate) fn instruction_moves(&self) -> &[super::compare::InstructionMove] {
         self.comparison
             .instructions
             .as_ref()
@@ -192,7 +192,7 @@ impl Row {
 
 /// The whole before/after (`before-after.json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BeforeAfterRecord {
+pub(crate) struct BeforeAfterRecord {
     pub before: SideRecord,
     pub after: SideRecord,
     /// The folder of this record, and the two sides' run folders in it.

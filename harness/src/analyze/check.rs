@@ -9,7 +9,7 @@ use crate::model::ConfigResult;
 /// One gated figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Metric {
+pub(crate) enum Metric {
     Instructions,
     Allocations,
     BytesAllocated,
@@ -17,7 +17,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [Metric; 4] = [
+    pub(crate) const ALL: [Metric; 4] = [
         Metric::Instructions,
         Metric::Allocations,
         Metric::BytesAllocated,
@@ -25,7 +25,7 @@ impl Metric {
     ];
 
     /// The name in tables and in Bencher's metric format.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Metric::Instructions => "instructions",
             Metric::Allocations => "allocations",
@@ -35,7 +35,7 @@ impl Metric {
     }
 
     /// The figure of `r`, per operation (payload: mean bytes per value).
-    pub fn of(self, r: &ConfigResult) -> Option<f64> {
+    pub(crate) fn of(self, r: &ConfigResult) -> Option<f64> {
         match self {
             Metric::Instructions => r.instructions.as_ref().map(|i| i.per_op),
             Metric::Allocations => r.alloc.as_ref().map(|a| a.allocs_per_op),
@@ -48,7 +48,7 @@ impl Metric {
 /// What happened to one figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Same,
     /// Changed by no more than the threshold.
     Within,
@@ -58,7 +58,7 @@ pub enum Verdict {
 
 /// One figure of one configuration in both runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Change {
+pub(crate) struct Change {
     pub config: String,
     pub metric: Metric,
     pub baseline: f64,
@@ -70,7 +70,7 @@ pub struct Change {
 
 /// Every figure both runs have, of every configuration both have (in `current`'s order). A
 /// larger figure is worse for every metric (a larger payload too).
-pub fn check(
+pub(crate) fn check(
     baseline: &[ConfigResult],
     current: &[ConfigResult],
     max_regression_percent: f64,
@@ -115,7 +115,7 @@ pub fn check(
 
 /// Bencher's metric format (BMF JSON): `{ "<configuration>": { "<metric>": { "value": x } } }`
 /// of `results`, for a continuous-benchmarking server to track over commits.
-pub fn bmf(results: &[ConfigResult]) -> serde_json::Value {
+pub(crate) fn bmf(results: &[ConfigResult]) -> serde_json::Value {
     let mut doc = serde_json::Map::new();
     for r in results {
         let mut metrics = serde_json::Map::new();
@@ -143,7 +143,8 @@ mod tests {
     use crate::model::InstructionStats;
 
     fn result(config: &str, instr: f64, payload: f64) -> ConfigResult {
-        let info = serprof_engines::studies::find(&format!("formats/{config}"))
+        let info = crate::model::program::builtin()
+            .find(&format!("formats/{config}"))
             .unwrap()
             .info;
         let mut r = ConfigResult::new(&info);

@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
-use serprof_engines::studies::Operation;
+use serprof_api::study::Operation;
 
 use super::folded::Folded;
 use super::hotspots::{compute, Hotspots};
@@ -26,12 +26,12 @@ use crate::model::ConfigResult;
 /// samples each), 26.2% list a move of at least 2 points, 7.5% one of 5 points, 3.8% one of 6,
 /// none one of 7; the largest is 6.3 points (`decode_base64_table`). At 7 points: 0 of 80 (a
 /// false-alarm rate of at most about 4% at 95% confidence).
-pub const MIN_DELTA_PP: f64 = 7.0;
+pub(crate) const MIN_DELTA_PP: f64 = 7.0;
 /// ... and by more than this many standard errors (two-proportion z-test).
-pub const MIN_Z: f64 = 3.0;
+pub(crate) const MIN_Z: f64 = 3.0;
 
 /// The rule behind the moved lists, in words, for outputs.
-pub fn moved_rule() -> String {
+pub(crate) fn moved_rule() -> String {
     format!(
         "|change of share| >= {MIN_DELTA_PP} percentage points and |z| > {MIN_Z} (two-proportion z-test on the CPU sample counts of cpu.folded)"
     )
@@ -40,7 +40,7 @@ pub fn moved_rule() -> String {
 /// The ratio after/before from both sides' timing processes, paired by round: lock-step
 /// ratios when both were measured in one schedule (a run's rows, a before-after's sides, an ab
 /// folder's A and B), else pairs of independent processes.
-pub fn process_ratio(before: &TimeStats, after: &TimeStats) -> Option<TimeComparison> {
+pub(crate) fn process_ratio(before: &TimeStats, after: &TimeStats) -> Option<TimeComparison> {
     let r = RatioStats::by_round(after, before)?;
     Some(TimeComparison {
         before_ns: before.median,
@@ -58,7 +58,7 @@ pub fn process_ratio(before: &TimeStats, after: &TimeStats) -> Option<TimeCompar
 /// Which share of a function moved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum ShareKind {
+pub(crate) enum ShareKind {
     /// Samples where the function is the leaf (its own code).
     #[serde(rename = "self")]
     SelfTime,
@@ -68,7 +68,7 @@ pub enum ShareKind {
 
 /// A function whose share of samples moved beyond noise.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MovedFunction {
+pub(crate) struct MovedFunction {
     pub function: String,
     pub kind: ShareKind,
     pub before_percent: f64,
@@ -81,7 +81,7 @@ pub struct MovedFunction {
 
 /// The z statistic of the change from `x1` of `n1` to `x2` of `n2` (pooled standard error).
 /// Zero when the proportions are equal or either side has no samples.
-pub fn two_proportion_z(x1: u64, n1: u64, x2: u64, n2: u64) -> f64 {
+pub(crate) fn two_proportion_z(x1: u64, n1: u64, x2: u64, n2: u64) -> f64 {
     if n1 == 0 || n2 == 0 {
         return 0.0;
     }
@@ -112,7 +112,7 @@ fn counts(h: &Hotspots, kind: ShareKind) -> BTreeMap<&str, u64> {
 
 /// The functions whose self or inclusive share moved between two profiles (see the module
 /// doc for the rule), largest change first. Identical profiles give an empty list.
-pub fn moved_functions(before: &Folded, after: &Folded) -> Vec<MovedFunction> {
+pub(crate) fn moved_functions(before: &Folded, after: &Folded) -> Vec<MovedFunction> {
     let (hb, ha) = (compute(before, None, None), compute(after, None, None));
     let mut moved = Vec::new();
     for kind in [ShareKind::SelfTime, ShareKind::Inclusive] {
@@ -156,7 +156,7 @@ pub fn moved_functions(before: &Folded, after: &Folded) -> Vec<MovedFunction> {
 
 /// `folded` with every stack's root frame (the configuration's name) replaced by `root`, so
 /// that the differential flame graph of two differently named configurations lines up.
-pub fn with_root(folded: &Folded, root: &str) -> Folded {
+pub(crate) fn with_root(folded: &Folded, root: &str) -> Folded {
     let mut out = Folded::default();
     for (frames, count) in folded.iter() {
         let rest = frames.get(1..).unwrap_or(&[]);
@@ -211,7 +211,7 @@ fn short_type(t: &str) -> String {
 /// serialize_field` instead of hotspots' `serialize_field`, because a moved list often holds
 /// several functions of one name (every `serialize`) that differ only by their type and trait.
 /// Full names stay in `compare.json`.
-pub fn compact_name(function: &str) -> String {
+pub(crate) fn compact_name(function: &str) -> String {
     let segments = split_top(function, "::");
     let first = segments
         .iter()
@@ -240,7 +240,7 @@ pub fn compact_name(function: &str) -> String {
 
 /// A time ratio after/before with its 95% interval and how it was computed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TimeComparison {
+pub(crate) struct TimeComparison {
     pub before_ns: f64,
     pub after_ns: f64,
     /// after / before: below 1 is faster.
@@ -254,7 +254,8 @@ pub struct TimeComparison {
 
 impl TimeComparison {
     /// Whether the interval holds 1.0 (no difference shown).
-    pub fn contains_one(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn contains_one(&self) -> bool {
         self.ci95[0] <= 1.0 && 1.0 <= self.ci95[1]
     }
 }
@@ -262,7 +263,7 @@ impl TimeComparison {
 /// The bootstrap ratio of medians after/before over both sides' batches: for files of one
 /// timing process, whose batches are all there is. Its interval is too narrow
 /// for anything but the one process pair it describes.
-pub fn bootstrap_ratio(before: &TimeStats, after: &TimeStats) -> Option<TimeComparison> {
+pub(crate) fn bootstrap_ratio(before: &TimeStats, after: &TimeStats) -> Option<TimeComparison> {
     let (ratio, ci95) = ratio_of_medians(&after.batches, &before.batches)?;
     Some(TimeComparison {
         before_ns: before.median,
@@ -276,13 +277,13 @@ pub fn bootstrap_ratio(before: &TimeStats, after: &TimeStats) -> Option<TimeComp
 
 /// The median of pair ratios and its order-statistics 95% interval (non-finite ratios are
 /// dropped). `None` without any ratio.
-pub fn median_of_pairs(pair_ratios: &[f64]) -> Option<(f64, [f64; 2])> {
+pub(crate) fn median_of_pairs(pair_ratios: &[f64]) -> Option<(f64, [f64; 2])> {
     RatioStats::of_pairs(pair_ratios).map(|r| (r.ratio, r.ci95))
 }
 
 /// The interleaved ratio after/before from `serprof ab`'s pair ratios (already oriented
 /// after/before by the caller).
-pub fn interleaved_ratio(
+pub(crate) fn interleaved_ratio(
     before: &TimeStats,
     after: &TimeStats,
     pair_ratios: &[f64],
@@ -300,7 +301,7 @@ pub fn interleaved_ratio(
 
 /// A figure before and after.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Delta {
+pub(crate) struct Delta {
     pub before: f64,
     pub after: f64,
     /// `after - before`.
@@ -310,7 +311,7 @@ pub struct Delta {
 }
 
 /// The delta of a figure both sides have.
-pub fn delta(before: Option<f64>, after: Option<f64>) -> Option<Delta> {
+pub(crate) fn delta(before: Option<f64>, after: Option<f64>) -> Option<Delta> {
     let (b, a) = (before?, after?);
     Some(Delta {
         before: b,
@@ -321,7 +322,7 @@ pub fn delta(before: Option<f64>, after: Option<f64>) -> Option<Delta> {
 }
 
 /// Why two results cannot be compared (different dataset or operation), or `None`.
-pub fn incompatibility(before: &ConfigResult, after: &ConfigResult) -> Option<String> {
+pub(crate) fn incompatibility(before: &ConfigResult, after: &ConfigResult) -> Option<String> {
     if before.dataset != after.dataset {
         return Some(format!(
             "dataset {} differs from the before side's {}",
@@ -339,7 +340,7 @@ pub fn incompatibility(before: &ConfigResult, after: &ConfigResult) -> Option<St
 
 /// Instructions per operation before and after, exactly, and where they moved.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct InstructionComparison {
+pub(crate) struct InstructionComparison {
     pub before_per_op: f64,
     pub after_per_op: f64,
     /// after - before, per operation (exact: both sides are counts).
@@ -353,7 +354,7 @@ pub struct InstructionComparison {
 
 /// One function's inclusive instructions per operation before and after.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct InstructionMove {
+pub(crate) struct InstructionMove {
     pub function: String,
     pub before_per_op: f64,
     pub after_per_op: f64,
@@ -370,7 +371,7 @@ pub struct InstructionMove {
 /// alignment of the buffers they are given, which moves when code or heap layout does), or a
 /// change under 1% of the function's own count (a branch taken a little more or less often
 /// after the code around it moved), when the function ran on both sides.
-pub fn is_layout_effect(function: &str, before_per_op: f64, after_per_op: f64) -> bool {
+pub(crate) fn is_layout_effect(function: &str, before_per_op: f64, after_per_op: f64) -> bool {
     let bare = function.trim_start_matches('_');
     let libc_routine = ["mem", "str", "wmem", "wcs"]
         .iter()
@@ -382,7 +383,7 @@ pub fn is_layout_effect(function: &str, before_per_op: f64, after_per_op: f64) -
 }
 
 /// The moves that are changed work, then the layout effects, each in the order given.
-pub fn work_and_layout(
+pub(crate) fn work_and_layout(
     moved: &[InstructionMove],
 ) -> (Vec<&InstructionMove>, Vec<&InstructionMove>) {
     moved.iter().partition(|m| !m.layout)
@@ -394,7 +395,7 @@ pub fn work_and_layout(
 /// and callers that only pass a callee's change on (a callee moved by at least 95% of the
 /// caller's inclusive change, in the same direction), so the list starts at the function
 /// where the work changed, not at the chain of frames above it.
-pub fn instruction_moves(
+pub(crate) fn instruction_moves(
     before: &Folded,
     before_ops: u64,
     after: &Folded,
@@ -476,7 +477,7 @@ pub fn instruction_moves(
 
 /// Everything `compare` says about one configuration (written as `compare.json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ConfigComparison {
+pub(crate) struct ConfigComparison {
     /// `STUDY/CONFIG` of each side.
     pub before: String,
     pub after: String,
@@ -512,7 +513,7 @@ pub struct ConfigComparison {
 /// Compares two results; `profiles` are both sides' CPU profiles when both have one, and
 /// `pair_ratios` the interleaved after/before ratios when both sides come from one `ab` run.
 /// Paths and flame graphs are the caller's to fill in.
-pub fn compare_results(
+pub(crate) fn compare_results(
     before: &ConfigResult,
     after: &ConfigResult,
     profiles: Option<(&Folded, &Folded)>,

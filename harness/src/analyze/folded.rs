@@ -18,7 +18,7 @@ pub struct Folded {
 
 /// Normalises one frame name: drops a trailing `::h<16 hex>` hash, replaces `;` by `,`, and
 /// collapses whitespace (folded files are line- and space-delimited).
-pub fn sanitize_frame(name: &str) -> String {
+pub(crate) fn sanitize_frame(name: &str) -> String {
     let mut s = name.trim();
     if let Some(pos) = s.rfind("::h") {
         let hash = &s[pos + 3..];

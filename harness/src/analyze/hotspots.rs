@@ -13,7 +13,7 @@ use crate::model::{ProfileSummary, Share};
 
 /// One function's row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Row {
+pub(crate) struct Row {
     pub function: String,
     pub self_samples: u64,
     pub total_samples: u64,
@@ -26,7 +26,7 @@ pub struct Row {
 
 /// The hotspot table of a profile.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Hotspots {
+pub(crate) struct Hotspots {
     pub total: u64,
     /// Rows sorted by self samples, then total samples, then name.
     pub rows: Vec<Row>,
@@ -45,7 +45,11 @@ fn percent(part: u64, total: u64) -> f64 {
 
 /// Computes the table. The first frame of every stack is the configuration's name (the root)
 /// and is not a function; recursion counts a function once per stack in `total`.
-pub fn compute(folded: &Folded, engine: Option<&Regex>, matching: Option<&Regex>) -> Hotspots {
+pub(crate) fn compute(
+    folded: &Folded,
+    engine: Option<&Regex>,
+    matching: Option<&Regex>,
+) -> Hotspots {
     let total = folded.total();
     let mut self_counts: HashMap<&str, u64> = HashMap::new();
     let mut total_counts: HashMap<&str, u64> = HashMap::new();
@@ -97,7 +101,7 @@ pub fn compute(folded: &Folded, engine: Option<&Regex>, matching: Option<&Regex>
 /// Samples attributed to engine functions: each sample counts for its innermost frame that
 /// matches `engine` (so a memcpy called by the parser counts for the parser). Sorted, largest
 /// first.
-pub fn engine_attribution(folded: &Folded, engine: &Regex) -> Vec<(String, u64)> {
+pub(crate) fn engine_attribution(folded: &Folded, engine: &Regex) -> Vec<(String, u64)> {
     let mut counts: HashMap<&str, u64> = HashMap::new();
     for (frames, count) in folded.iter() {
         if let Some(f) = frames.iter().skip(1).rev().find(|f| engine.is_match(f)) {
@@ -114,7 +118,7 @@ pub fn engine_attribution(folded: &Folded, engine: &Regex) -> Vec<(String, u64)>
 
 /// Shortens a Rust function path for one-line findings: generic arguments dropped
 /// (`Foo<Bar>::baz` -> `Foo<..>::baz`), long paths cut to their last segments.
-pub fn short_name(function: &str) -> String {
+pub(crate) fn short_name(function: &str) -> String {
     let mut out = String::new();
     let mut depth = 0usize;
     for c in function.chars() {
@@ -154,7 +158,7 @@ pub fn short_name(function: &str) -> String {
 
 /// The profile summary of a configuration (kept in `result.json`): top self function, top
 /// engine functions, the study's match share, and a one-line finding.
-pub fn summarize(
+pub(crate) fn summarize(
     folded: &Folded,
     engine_name: &str,
     engine: &Regex,

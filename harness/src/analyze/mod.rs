@@ -1,12 +1,12 @@
 //! Reading profiles: folded stacks, hotspot tables, findings.
 
-pub mod before_after;
-pub mod callgrind;
-pub mod check;
-pub mod compare;
-pub mod folded;
-pub mod hotspots;
-pub mod parse_error;
-pub mod sections;
-pub mod sources;
-pub mod views;
+pub(crate) mod before_after;
+pub(crate) mod callgrind;
+pub(crate) mod check;
+pub(crate) mod compare;
+pub(crate) mod folded;
+pub(crate) mod hotspots;
+pub(crate) mod parse_error;
+pub(crate) mod sections;
+pub(crate) mod sources;
+pub(crate) mod views;

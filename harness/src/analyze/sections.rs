@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// One ELF section of a binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Section {
+pub(crate) struct Section {
     pub name: String,
     /// Loaded at run time (`SHF_ALLOC`): part of the layout.
     pub alloc: bool,
@@ -18,7 +18,7 @@ pub struct Section {
 
 /// How one section differs between the sides.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SectionDiff {
+pub(crate) struct SectionDiff {
     pub name: String,
     /// Loaded at run time: a difference here is part of the layout.
     pub alloc: bool,
@@ -32,7 +32,7 @@ pub struct SectionDiff {
 
 /// Sections of the two binaries that differ in size, address or bytes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-pub struct BinaryDiff {
+pub(crate) struct BinaryDiff {
     /// Sections present and equal (size, address and bytes) on both sides.
     pub equal: usize,
     pub differ: Vec<SectionDiff>,
@@ -40,7 +40,7 @@ pub struct BinaryDiff {
 
 impl BinaryDiff {
     /// One line: whether the loaded sections are the same, and which differ.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         let loaded: Vec<&SectionDiff> = self.differ.iter().filter(|d| d.alloc).collect();
         let other: Vec<&str> = self
             .differ
@@ -72,15 +72,10 @@ impl BinaryDiff {
     }
 }
 
-/// A stable 64-bit FNV-1a hash (section contents here, cache keys in `run::sides`).
-pub(crate) fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
+pub(crate) use crate::model::fnv;
 
 /// The sections of a 64-bit little-endian ELF file, or why it is not one.
-pub fn sections(elf: &[u8]) -> Result<Vec<Section>, String> {
+pub(crate) fn sections(elf: &[u8]) -> Result<Vec<Section>, String> {
     let u16_at = |at: usize| -> Result<u64, String> {
         elf.get(at..at + 2)
             .map(|b| u64::from(u16::from_le_bytes([b[0], b[1]])))
@@ -142,7 +137,7 @@ pub fn sections(elf: &[u8]) -> Result<Vec<Section>, String> {
 
 /// The sections that differ between `before` and `after` (by name; a name used twice is
 /// compared in order).
-pub fn diff(before: &[Section], after: &[Section]) -> BinaryDiff {
+pub(crate) fn diff(before: &[Section], after: &[Section]) -> BinaryDiff {
     let mut names: Vec<&str> = before
         .iter()
         .chain(after)
@@ -172,7 +167,10 @@ pub fn diff(before: &[Section], after: &[Section]) -> BinaryDiff {
 }
 
 /// The difference between two binaries on disk, or why it cannot be read.
-pub fn diff_files(before: &std::path::Path, after: &std::path::Path) -> Result<BinaryDiff, String> {
+pub(crate) fn diff_files(
+    before: &std::path::Path,
+    after: &std::path::Path,
+) -> Result<BinaryDiff, String> {
     let read = |p: &std::path::Path| {
         let bytes = std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
         sections(&bytes).map_err(|e| format!("{}: {e}", p.display()))

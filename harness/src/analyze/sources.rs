@@ -22,7 +22,7 @@ use super::folded::sanitize_frame;
 
 /// Where a function's code is.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Source {
+pub(crate) struct Source {
     /// The source file of the physical function, as the debug info names it.
     pub file: Option<String>,
     /// The shared object (library or executable) it lives in.
@@ -31,7 +31,7 @@ pub struct Source {
 
 /// The side table: function name (sanitised like the folded stacks' frames) -> [`Source`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Sources {
+pub(crate) struct Sources {
     pub functions: BTreeMap<String, Source>,
 }
 
@@ -43,7 +43,7 @@ fn non_empty(s: Option<&str>) -> Option<String> {
 
 impl Sources {
     /// Notes where `function` is; the first file (and library) given for a name is kept.
-    pub fn note(&mut self, function: &str, file: Option<&str>, library: Option<&str>) {
+    pub(crate) fn note(&mut self, function: &str, file: Option<&str>, library: Option<&str>) {
         let e = self.functions.entry(sanitize_frame(function)).or_default();
         if e.file.is_none() {
             e.file = non_empty(file);
@@ -53,11 +53,11 @@ impl Sources {
         }
     }
 
-    pub fn get(&self, function: &str) -> Option<&Source> {
+    pub(crate) fn get(&self, function: &str) -> Option<&Source> {
         self.functions.get(function)
     }
 
-    pub fn to_text(&self) -> String {
+    pub(crate) fn to_text(&self) -> String {
         let mut s = String::new();
         for (f, src) in &self.functions {
             s.push_str(f);
@@ -72,7 +72,7 @@ impl Sources {
 
     /// Reads a side table; lines that are not `function<TAB>file<TAB>library` are skipped
     /// (the table only refines attribution; a damaged line falls back to the name).
-    pub fn parse(text: &str) -> Sources {
+    pub(crate) fn parse(text: &str) -> Sources {
         let mut t = Sources::default();
         for line in text.lines() {
             let mut parts = line.split('\t');
@@ -86,7 +86,7 @@ impl Sources {
     }
 
     /// The side table at `path`, or an empty one when there is none.
-    pub fn read(path: &Path) -> Sources {
+    pub(crate) fn read(path: &Path) -> Sources {
         std::fs::read_to_string(path)
             .map(|t| Sources::parse(&t))
             .unwrap_or_default()
@@ -96,7 +96,7 @@ impl Sources {
 /// What a frame is grouped by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 #[serde(rename_all = "lowercase")]
-pub enum By {
+pub(crate) enum By {
     #[default]
     Function,
     Module,
@@ -104,7 +104,7 @@ pub enum By {
 }
 
 impl By {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             By::Function => "function",
             By::Module => "module",
@@ -115,7 +115,7 @@ impl By {
 
 /// A function's crate and module.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Owner {
+pub(crate) struct Owner {
     pub krate: String,
     pub module: String,
 }
@@ -211,7 +211,7 @@ fn package_name(manifest: &str) -> Option<String> {
 }
 
 /// The crate and module of a Rust source file, or `None` for a file that is not Rust's.
-pub fn owner_of_file(file: &str) -> Option<Owner> {
+pub(crate) fn owner_of_file(file: &str) -> Option<Owner> {
     if !file.ends_with(".rs") {
         return None;
     }
@@ -277,7 +277,7 @@ pub fn owner_of_file(file: &str) -> Option<Owner> {
 }
 
 /// `/lib/x86_64-linux-gnu/libc.so.6` -> `libc`; `serprof` stays.
-pub fn library_name(library: &str) -> String {
+pub(crate) fn library_name(library: &str) -> String {
     let base = library.rsplit('/').next().unwrap_or(library);
     let base = base.split(".so").next().unwrap_or(base);
     base.to_string()
@@ -360,7 +360,7 @@ fn crate_of_path(path: &str) -> Option<String> {
 /// library: the first path segment, and for a trait impl `<Type as Trait>::f` the type's crate,
 /// unless the type is Rust's own or bare (then the impl is the trait's crate's: the orphan rule
 /// puts an impl in the crate of the trait or of the type).
-pub fn crate_of_name(name: &str) -> Option<String> {
+pub(crate) fn crate_of_name(name: &str) -> Option<String> {
     let name = name.trim();
     if name.starts_with('<') {
         let end = closing(name)?;
@@ -402,7 +402,7 @@ fn split_as(inner: &str) -> Option<(&str, &str)> {
 /// The module of a function from its name alone: the path without generics, closures, the
 /// function and the types it is a method of (`serde_json::de::Deserializer<R>::parse_str` ->
 /// `serde_json::de`).
-pub fn module_of_name(name: &str) -> Option<String> {
+pub(crate) fn module_of_name(name: &str) -> Option<String> {
     let name = name.trim();
     if name.starts_with('<') {
         let end = closing(name)?;
@@ -442,7 +442,7 @@ pub fn module_of_name(name: &str) -> Option<String> {
 }
 
 /// The crate and module of `function`, from its [`Source`] if there is one.
-pub fn owner(function: &str, source: Option<&Source>) -> Owner {
+pub(crate) fn owner(function: &str, source: Option<&Source>) -> Owner {
     let file = source.and_then(|s| s.file.as_deref());
     if let Some(o) = file.and_then(owner_of_file) {
         return o;
@@ -471,14 +471,14 @@ pub fn owner(function: &str, source: Option<&Source>) -> Owner {
 }
 
 /// Maps frames to their group for `--by`, with a cache (a profile repeats its frames).
-pub struct Grouping<'a> {
+pub(crate) struct Grouping<'a> {
     by: By,
     sources: &'a Sources,
     cache: HashMap<String, String>,
 }
 
 impl<'a> Grouping<'a> {
-    pub fn new(by: By, sources: &'a Sources) -> Grouping<'a> {
+    pub(crate) fn new(by: By, sources: &'a Sources) -> Grouping<'a> {
         Grouping {
             by,
             sources,
@@ -486,7 +486,7 @@ impl<'a> Grouping<'a> {
         }
     }
 
-    pub fn group(&mut self, function: &str) -> String {
+    pub(crate) fn group(&mut self, function: &str) -> String {
         if self.by == By::Function {
             return function.to_string();
         }

@@ -15,7 +15,7 @@ use super::sources::{crate_of_name, By, Grouping, Sources};
 
 /// The same stacks with every frame (but the root, the configuration's name) replaced by its
 /// group; consecutive frames of one group become one (a crate calling itself is one frame).
-pub fn regroup(folded: &Folded, by: By, sources: &Sources) -> Folded {
+pub(crate) fn regroup(folded: &Folded, by: By, sources: &Sources) -> Folded {
     if by == By::Function {
         return folded.clone();
     }
@@ -49,7 +49,7 @@ fn is_plumbing(frame: &str) -> bool {
 
 /// Allocation stacks cut at their allocating site: the first frame from the leaf that is not
 /// allocation plumbing ([`is_plumbing`]); a stack of plumbing only keeps its outermost frame.
-pub fn allocation_sites(folded: &Folded) -> Folded {
+pub(crate) fn allocation_sites(folded: &Folded) -> Folded {
     let mut out = Folded::default();
     for (frames, count) in folded.iter() {
         let mut end = frames.len();
@@ -64,7 +64,7 @@ pub fn allocation_sites(folded: &Folded) -> Folded {
 /// A node of a tree view. `frames` holds more than one frame when a single-child chain was
 /// folded into this node (every frame of it has the same count).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Node {
+pub(crate) struct Node {
     pub frames: Vec<String>,
     /// Samples (bytes, instructions) through this node.
     pub total: u64,
@@ -107,7 +107,7 @@ fn percent(part: u64, base: u64) -> f64 {
 
 /// How much of a tree to keep.
 #[derive(Debug, Clone, Copy)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Nodes below this share of the base are left out (their cost stays in their parent's
     /// total).
     pub min_percent: f64,
@@ -117,9 +117,9 @@ pub struct Limits {
 
 impl Limits {
     /// `--min` of `serprof tree` and `serprof hotspots --backtraces`.
-    pub const DEFAULT_MIN_PERCENT: f64 = 0.5;
+    pub(crate) const DEFAULT_MIN_PERCENT: f64 = 0.5;
     /// `--depth` of `serprof tree` and `serprof hotspots --backtraces`.
-    pub const DEFAULT_DEPTH: usize = 20;
+    pub(crate) const DEFAULT_DEPTH: usize = 20;
 }
 
 /// Turns a trie into nodes: children by descending total, single-child chains without self
@@ -153,7 +153,7 @@ fn nodes(name: &str, t: &Trie, base: u64, limits: Limits, level: usize) -> Optio
 
 /// The call tree of a profile.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CallTree {
+pub(crate) struct CallTree {
     pub total: u64,
     pub focus: Option<String>,
     /// Samples under the focus (all of them without one).
@@ -164,7 +164,7 @@ pub struct CallTree {
 /// The top-down call tree. With `focus`, only stacks through a matching frame, each started at
 /// its outermost matching frame (so the tree shows what the focused functions call); shares are
 /// of the whole profile either way.
-pub fn call_tree(folded: &Folded, focus: Option<&Regex>, limits: Limits) -> CallTree {
+pub(crate) fn call_tree(folded: &Folded, focus: Option<&Regex>, limits: Limits) -> CallTree {
     let total = folded.total();
     let mut trie = Trie::default();
     let mut focused = 0;
@@ -199,7 +199,7 @@ fn roots_of(trie: &Trie, base: u64, limits: Limits) -> Vec<Node> {
 
 /// Hot-spot backtraces of the functions matching a regex.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Backtraces {
+pub(crate) struct Backtraces {
     pub regex: String,
     pub total: u64,
     /// Samples whose stack has a matching frame.
@@ -213,7 +213,7 @@ pub struct Backtraces {
 /// for its innermost matching frame (the one nearest to the running code), and is followed from
 /// there to the outermost caller; the configuration's name (the root) is left out. Shares are
 /// of the matched samples.
-pub fn backtraces(folded: &Folded, re: &Regex, limits: Limits) -> Backtraces {
+pub(crate) fn backtraces(folded: &Folded, re: &Regex, limits: Limits) -> Backtraces {
     let total = folded.total();
     let mut trie = Trie::default();
     for (frames, count) in folded.iter() {

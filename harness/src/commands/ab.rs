@@ -30,13 +30,12 @@ use std::process::ExitCode;
 use std::time::{Instant, SystemTime};
 
 use anyhow::{Context, Result};
-use serprof_engines::studies;
 
 use crate::layout::{self, utc_rfc3339, write_json};
 use crate::misuse;
 use crate::model::ab::AbRecord;
 use crate::model::stats::{RatioMethod, RatioStats};
-use crate::model::{ConfigResult, Machine, Settings, TimeStats};
+use crate::model::{ConfigResult, Machine, Program, Settings, TimeStats};
 use crate::process::interrupt;
 use crate::render::table::format_ns;
 use crate::run::executor::ChildProcesses;
@@ -46,14 +45,14 @@ use crate::run::{progress::Progress, time_units, Unit};
 
 /// The default `--processes`: [min, max] of 6 child ratios is a 96.9% interval for their
 /// median.
-pub const DEFAULT_PROCESSES: usize = 6;
+pub(crate) const DEFAULT_PROCESSES: usize = 6;
 /// Measured time per child when `--rounds` is not given, in ms: a child runs as many rounds
 /// as fill it.
-pub const CHILD_MS: u64 = 2000;
+pub(crate) const CHILD_MS: u64 = 2000;
 
 /// What `serprof ab` was asked.
 #[derive(Debug, Clone)]
-pub struct AbRequest {
+pub(crate) struct AbRequest {
     pub a: String,
     pub b: String,
     pub rounds: Option<usize>,
@@ -63,7 +62,7 @@ pub struct AbRequest {
     pub json: bool,
 }
 
-pub fn run(req: &AbRequest) -> Result<ExitCode> {
+pub(crate) fn run(program: &Program, req: &AbRequest) -> Result<ExitCode> {
     let (a, b) = (req.a.as_str(), req.b.as_str());
     let processes = req.processes;
     let [side_a_dir, side_b_dir] = layout::AB_SIDES;
@@ -74,10 +73,10 @@ pub fn run(req: &AbRequest) -> Result<ExitCode> {
         misuse!("--processes {processes}: give between 1 and 1000 processes");
     }
     // Both names are checked before anything runs, so a typo in B costs no time.
-    let (config_a, config_b) = (select::one(a)?, select::one(b)?);
+    let (config_a, config_b) = (select::one(program, a)?, select::one(program, b)?);
     let (ca, cb) = (&config_a.info, &config_b.info);
     for c in [ca, cb] {
-        if studies::is_corrupt(&c.study) {
+        if program.is_corrupt(&c.study) {
             misuse!(
                 "{}: the {} study decodes corrupt inputs and has no timing; ab times round trips and serializations",
                 c.name(),
@@ -98,11 +97,12 @@ pub fn run(req: &AbRequest) -> Result<ExitCode> {
     let started = SystemTime::now();
     let clock = Instant::now();
     let placed = placement::place(&req.cpu)?;
-    let exec = ChildProcesses::this()?;
+    let exec = ChildProcesses::this(program)?;
     let mut settings = Settings::defaults();
     settings.pin_cpu = placed.cpu;
     settings.processes = processes;
     settings.seed = placement::clock_seed();
+    settings.studies = program.stamp();
     match req.rounds {
         Some(rounds) => {
             settings.rounds = rounds.div_ceil(processes).max(1);
@@ -174,7 +174,7 @@ pub fn run(req: &AbRequest) -> Result<ExitCode> {
         wall_ci95: wall.ci95,
         seconds: clock.elapsed().as_secs_f64(),
         start: utc_rfc3339(started),
-        git_rev: crate::model::git_rev().into(),
+        git_rev: program.git_rev().into(),
         machine: Machine::this(),
         processes,
         process_ratios,
@@ -319,7 +319,7 @@ fn write_folder(
         let _ = fs::remove_dir_all(tmp);
         return Err(e);
     }
-    let dir = match layout::reserve_run_name(out, started, "-ab") {
+    let dir = match layout::reserve_run_name(out, started, &record.git_rev, "-ab") {
         Ok(dir) => dir,
         Err(e) => {
             let _ = fs::remove_dir_all(tmp);

@@ -11,13 +11,13 @@ use anyhow::Result;
 use crate::analyze::before_after::{Side, SideRecord};
 use crate::commands::run::MeasureArgs;
 use crate::layout;
-use crate::model::Binary;
+use crate::model::{Binary, Program};
 use crate::run::before_after::{self, Request};
 use crate::run::sides::{self, BuildTarget, LayoutMode, Patch, SideSpec, Source};
-use serprof_engines::studies::Config;
+use serprof_api::study::Config;
 
 #[derive(Debug, clap::Args)]
-pub struct BeforeAfterArgs {
+pub(crate) struct BeforeAfterArgs {
     /// The before side: a git revision of serprof (HEAD~1, a branch, a commit).
     pub before: String,
     /// The after side: a git revision; omitted, the working tree as it is, uncommitted and
@@ -76,24 +76,21 @@ pub struct BeforeAfterArgs {
 
 /// `--placement`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum PlacementArg {
+pub(crate) enum PlacementArg {
     SameCpu,
     Split,
 }
 
-pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
+pub(crate) fn run(program: &Program, args: &BeforeAfterArgs) -> Result<ExitCode> {
     let mut settings = args.measure.settings()?;
     settings.instructions = !args.no_instructions;
     let cwd = std::env::current_dir()?;
-    let binary = crate::model::binary::get();
+    let binary = program.binary();
     let repo = sides::repo_root(&cwd)?;
     let cache = cache_dir(args, &cwd);
     sides::check_cache(&cache)?;
-    // The corpus study's documents (`--corpus`) make its configurations, here and in the
-    // sides' workers (they come with the settings).
-    serprof_engines::studies::corpus::register(settings.corpus.clone())?;
     // The selection is checked before anything is built.
-    let (configs, _) = before_after::select(&args.measure.studies, &args.measure.configs)?;
+    let (configs, _) = before_after::select(program, &args.measure.studies, &args.measure.configs)?;
     let mut target = build_target(&binary, &repo, &configs)?;
     target.align = args.align;
     let specs = side_specs(args, &repo, target)?;
@@ -117,7 +114,7 @@ pub fn run(args: &BeforeAfterArgs) -> Result<ExitCode> {
         layouts: args.layouts,
         layout_mode: args.layout_mode,
     };
-    let record = before_after::measure(&req, &before, &after, notes)?;
+    let record = before_after::measure(program, &req, &before, &after, notes)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&record)?);
     } else {

@@ -21,7 +21,7 @@ use crate::model::{ConfigResult, RunManifest};
 use crate::render::table::format_thousands;
 
 /// The default `--max-regression`, in percent.
-pub const DEFAULT_MAX_REGRESSION: f64 = 1.0;
+pub(crate) const DEFAULT_MAX_REGRESSION: f64 = 1.0;
 
 /// Every readable result of a run folder, in its manifest's order.
 fn results_of(run_dir: &Path) -> Result<Vec<ConfigResult>> {
@@ -39,7 +39,7 @@ fn results_of(run_dir: &Path) -> Result<Vec<ConfigResult>> {
     Ok(out)
 }
 
-pub fn run(
+pub(crate) fn run(
     baseline: &Path,
     current: &Path,
     threshold: f64,

@@ -10,25 +10,26 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use serprof_engines::workload::Workload;
+use serprof_api::workload::Workload;
 
 use crate::error::misuse_err;
 use crate::misuse;
+use crate::model::Program;
 use crate::run::plan as select;
 
 /// Stack of the thread `serprof decode` decodes on (virtual memory, touched only as used).
 const DECODE_STACK_BYTES: usize = 1 << 30;
 
 /// The workload of `config`: its codec on its dataset.
-fn make(config: &str) -> Result<Box<dyn Workload>> {
-    let c = select::one(config)?;
+fn make(program: &Program, config: &str) -> Result<Box<dyn Workload>> {
+    let c = select::one(program, config)?;
     c.workload()
         .map_err(|e| misuse_err(format!("{config}: {e}")))
 }
 
 /// Writes the payload of value `value` of `config`'s dataset (the only one when it has one).
-pub fn encode(config: &str, value: Option<usize>) -> Result<ExitCode> {
-    let mut w = make(config)?;
+pub(crate) fn encode(program: &Program, config: &str, value: Option<usize>) -> Result<ExitCode> {
+    let mut w = make(program, config)?;
     let len = w.dataset_len();
     let index = match (value, len) {
         (Some(n), _) if n >= len => misuse!(
@@ -54,8 +55,8 @@ pub fn encode(config: &str, value: Option<usize>) -> Result<ExitCode> {
 
 /// Decodes a payload (file or stdin) with `config` and prints the value's `{:#?}`; a payload
 /// the engine refuses prints its error and exits 1.
-pub fn decode(config: &str, file: Option<&Path>) -> Result<ExitCode> {
-    let mut w = make(config)?;
+pub(crate) fn decode(program: &Program, config: &str, file: Option<&Path>) -> Result<ExitCode> {
+    let mut w = make(program, config)?;
     let mut input = Vec::new();
     match file {
         Some(p) if p != Path::new("-") => {
@@ -102,7 +103,7 @@ pub fn decode(config: &str, file: Option<&Path>) -> Result<ExitCode> {
 #[derive(Debug, thiserror::Error)]
 enum Refused {
     #[error("{0}")]
-    Engine(serprof_engines::CodecError),
+    Engine(serprof_api::CodecError),
     #[error("the decoder panicked: {0}")]
     Panicked(String),
 }

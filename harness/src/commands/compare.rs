@@ -12,7 +12,7 @@ use crate::misuse;
 use crate::render::table::{format_ns, format_thousands};
 use crate::run::compare::{compare_configs, compare_runs, open, Report, Side};
 
-pub fn run(before: &Path, after: &Path, out: Option<&Path>, json: bool) -> Result<ExitCode> {
+pub(crate) fn run(before: &Path, after: &Path, out: Option<&Path>, json: bool) -> Result<ExitCode> {
     let report = match (open(before)?, open(after)?) {
         (Side::Config(bd, br), Side::Config(ad, ar)) => compare_configs((bd, &br), (ad, &ar), out)?,
         (Side::Run(bd, bm), Side::Run(ad, am)) => compare_runs((bd, &bm), (ad, &am), out)?,

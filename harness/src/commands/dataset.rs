@@ -14,7 +14,7 @@ use crate::misuse;
 use crate::render::table::format_thousands;
 
 /// Order `n` as Jackson-mapping JSON, or a misuse error for an index out of range.
-pub fn jackson_json(n: usize) -> Result<Vec<u8>> {
+pub(crate) fn jackson_json(n: usize) -> Result<Vec<u8>> {
     let orders = &order_dataset().orders;
     if n >= orders.len() {
         misuse!(
@@ -39,7 +39,7 @@ fn total_json_bytes(orders: &[Order], options: &Options) -> usize {
         .sum()
 }
 
-pub fn run(order: Option<usize>, stats: bool, json: bool) -> Result<ExitCode> {
+pub(crate) fn run(order: Option<usize>, stats: bool, json: bool) -> Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     if let Some(n) = order {
         let mut text = jackson_json(n)?;

@@ -105,7 +105,7 @@ fn probe_child(exe: &std::path::Path, cpu: Option<usize>) -> Result<f64> {
     Ok(reply.median_ns)
 }
 
-pub fn run(json: bool) -> Result<ExitCode> {
+pub(crate) fn run(json: bool) -> Result<ExitCode> {
     let started = Instant::now();
     let jiffies = placement::cpu_jiffies();
     eprintln!("serprof doctor: probing each CPU, then {PROCESSES} processes (about 15 s)");

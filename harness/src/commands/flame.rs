@@ -12,17 +12,17 @@ use crate::commands::hotspots::{load, regex_arg, resolve, ProfileKind};
 use crate::layout::write_atomic;
 use crate::render::flame::{flame_svg, Kind};
 
-/// The measured loops' frames: `serprof_engines::workload::roundtrip_loop` and the others, and
+/// The measured loops' frames: `serprof_api::workload::roundtrip_loop` and the others, and
 /// `serprof::measure::workload::*_loop`, their path in profiles of a harness that held the loops
 /// itself.
 fn loop_pattern() -> String {
     format!(
         "^({}|serprof::measure::workload::\\w+_loop)$",
-        serprof_engines::workload::LOOP_FRAMES
+        serprof_api::workload::LOOP_FRAMES
     )
 }
 
-pub fn run(
+pub(crate) fn run(
     path: &Path,
     kind: ProfileKind,
     matching: Option<&str>,

@@ -19,14 +19,14 @@ use crate::render::tree::{tree_text, Chain};
 
 /// Which profile of a configuration folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProfileKind {
+pub(crate) enum ProfileKind {
     Cpu,
     Alloc,
     Instructions,
 }
 
 impl ProfileKind {
-    pub fn file(self) -> &'static str {
+    pub(crate) fn file(self) -> &'static str {
         match self {
             ProfileKind::Cpu => layout::CPU_FOLDED,
             ProfileKind::Alloc => layout::ALLOC_FOLDED,
@@ -35,7 +35,7 @@ impl ProfileKind {
     }
 
     /// The side table of source files next to the folded stacks.
-    pub fn sources_file(self) -> &'static str {
+    pub(crate) fn sources_file(self) -> &'static str {
         match self {
             ProfileKind::Cpu => layout::CPU_SOURCES,
             ProfileKind::Alloc => layout::ALLOC_SOURCES,
@@ -44,7 +44,7 @@ impl ProfileKind {
     }
 
     /// What a reader should keep in mind about the unit, for headers.
-    pub fn caveat(self) -> &'static str {
+    pub(crate) fn caveat(self) -> &'static str {
         match self {
             ProfileKind::Instructions => " (executed instructions, not time)",
             ProfileKind::Alloc => " (allocated bytes, sampled)",
@@ -52,7 +52,7 @@ impl ProfileKind {
         }
     }
 
-    pub fn unit(self) -> &'static str {
+    pub(crate) fn unit(self) -> &'static str {
         match self {
             ProfileKind::Cpu => "samples",
             ProfileKind::Alloc => "bytes",
@@ -63,7 +63,7 @@ impl ProfileKind {
 
 /// The folded file PATH names (a configuration folder or a folded file) and the configuration
 /// folder it belongs to, if any.
-pub fn resolve(path: &Path, kind: ProfileKind) -> Result<(PathBuf, Option<PathBuf>)> {
+pub(crate) fn resolve(path: &Path, kind: ProfileKind) -> Result<(PathBuf, Option<PathBuf>)> {
     let file_name = kind.file();
     if path.is_dir() {
         let file = path.join(file_name);
@@ -86,7 +86,7 @@ pub fn resolve(path: &Path, kind: ProfileKind) -> Result<(PathBuf, Option<PathBu
 }
 
 /// Loads a folded profile: unreadable, corrupt or empty profiles are misuse errors naming it.
-pub fn load(file: &Path) -> Result<Folded> {
+pub(crate) fn load(file: &Path) -> Result<Folded> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| misuse_err(format!("cannot read {}: {e}", file.display())))?;
     let folded = Folded::parse(&text)
@@ -99,7 +99,7 @@ pub fn load(file: &Path) -> Result<Folded> {
 
 /// What `serprof hotspots` was asked for.
 #[derive(Debug, Clone)]
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     pub path: &'a Path,
     pub top: usize,
     pub matching: Option<&'a str>,
@@ -108,9 +108,6 @@ pub struct Request<'a> {
     /// `--backtraces` (with `--match`): the merged caller tree of the matching frames instead
     /// of the list.
     pub backtraces: bool,
-    /// `--lines`: the hottest source lines of the instructions recording instead (run by
-    /// `commands::lines`).
-    pub lines: bool,
     /// `--sites`: allocation hot spots by allocating site.
     pub sites: bool,
     pub limits: Limits,
@@ -118,7 +115,7 @@ pub struct Request<'a> {
 }
 
 /// A regex from the command line, or a one-line misuse error naming the flag.
-pub fn regex_arg(flag: &str, re: Option<&str>) -> Result<Option<Regex>> {
+pub(crate) fn regex_arg(flag: &str, re: Option<&str>) -> Result<Option<Regex>> {
     re.map(|m| {
         Regex::new(m).map_err(|e| {
             misuse_err(format!(
@@ -141,7 +138,7 @@ fn one_line_regex_error(e: &regex::Error) -> String {
 
 /// A profile opened for a view: the folded stacks (regrouped by `by`), the file they came
 /// from, and the configuration folder it belongs to.
-pub struct Opened {
+pub(crate) struct Opened {
     pub file: PathBuf,
     pub dir: Option<PathBuf>,
     pub folded: Folded,
@@ -149,7 +146,7 @@ pub struct Opened {
 
 /// Opens the profile PATH names (cut at the allocating sites with `sites`), its frames grouped `by` function, module or crate (from the
 /// side table of source files next to it, see `analyze::sources`).
-pub fn open(path: &Path, kind: ProfileKind, by: By, sites: bool) -> Result<Opened> {
+pub(crate) fn open(path: &Path, kind: ProfileKind, by: By, sites: bool) -> Result<Opened> {
     let (file, dir) = resolve(path, kind)?;
     let mut folded = load(&file)?;
     if sites {
@@ -167,7 +164,7 @@ pub fn open(path: &Path, kind: ProfileKind, by: By, sites: bool) -> Result<Opene
     Ok(Opened { file, dir, folded })
 }
 
-pub fn run(req: &Request) -> Result<ExitCode> {
+pub(crate) fn run(req: &Request) -> Result<ExitCode> {
     let matching = regex_arg("--match", req.matching)?;
     if req.backtraces && matching.is_none() {
         misuse!("hotspots --backtraces: name frames with --match REGEX");

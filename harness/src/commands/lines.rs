@@ -19,7 +19,7 @@ use crate::render::table::format_thousands;
 
 /// One hot line.
 #[derive(Debug, Clone, Serialize)]
-pub struct HotLine {
+pub(crate) struct HotLine {
     pub file: String,
     pub line: u64,
     pub instructions: u64,
@@ -33,7 +33,7 @@ pub struct HotLine {
 
 /// The document of `--lines`.
 #[derive(Debug, Clone, Serialize)]
-pub struct Lines {
+pub(crate) struct Lines {
     pub file: String,
     pub unit: &'static str,
     pub note: &'static str,
@@ -82,7 +82,7 @@ fn source_line(
     Some(text.trim().to_string())
 }
 
-pub fn run(req: &Request) -> Result<ExitCode> {
+pub(crate) fn run(req: &Request) -> Result<ExitCode> {
     let matching = regex_arg("--match", req.matching)?;
     let dump = dump_of(req.path)?;
     let text = std::fs::read_to_string(&dump)

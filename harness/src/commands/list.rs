@@ -1,21 +1,15 @@
 //! `serprof list`: studies and their configurations.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use serde_json::json;
-use serprof_engines::studies;
 
-pub fn run(json: bool, corpus: &[PathBuf], corpus_max_mib: u64) -> Result<ExitCode> {
-    let documents = super::run::corpus_documents(corpus, corpus_max_mib)?;
-    let without_documents = documents.is_empty();
-    crate::run::plan::register_documents(documents)?;
-    let configs = studies::configs();
-    let visible: Vec<_> = studies::studies()
-        .into_iter()
-        .filter(|s| !s.hidden)
-        .collect();
+use crate::model::Program;
+
+pub(crate) fn run(program: &Program, json: bool) -> Result<ExitCode> {
+    let configs = program.configs();
+    let visible: Vec<_> = program.infos().into_iter().filter(|s| !s.hidden).collect();
     if json {
         let doc: Vec<_> = visible
             .iter()
@@ -31,7 +25,7 @@ pub fn run(json: bool, corpus: &[PathBuf], corpus_max_mib: u64) -> Result<ExitCo
                         })
                     })
                     .collect();
-                json!({ "study": s.name, "title": s.title, "source": s.source, "baseline": s.baseline, "configs": cs })
+                json!({ "study": s.name, "title": s.title, "source": s.source, "baseline": s.baseline, "unavailable": s.unavailable, "configs": cs })
             })
             .collect();
         println!(
@@ -57,10 +51,11 @@ pub fn run(json: bool, corpus: &[PathBuf], corpus_max_mib: u64) -> Result<ExitCo
             );
         }
     }
-    if without_documents && studies::corpus::offered() {
+    for s in visible.iter().filter(|s| s.unavailable.is_some()) {
         println!(
-            "{}: configurations per document; give --corpus PATH to list them",
-            studies::corpus::name()
+            "{}: unavailable: {}",
+            s.name,
+            s.unavailable.as_deref().unwrap_or_default()
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -1,17 +1,17 @@
 //! The subcommands, each a function from its arguments to an exit code: they read arguments,
 //! call the layers below, and print.
 
-pub mod ab;
-pub mod before_after;
-pub mod check;
-pub mod codec_io;
-pub mod compare;
-pub mod dataset;
-pub mod doctor;
-pub mod flame;
-pub mod hotspots;
-pub mod lines;
-pub mod list;
-pub mod report;
-pub mod run;
-pub mod tree;
+pub(crate) mod ab;
+pub(crate) mod before_after;
+pub(crate) mod check;
+pub(crate) mod codec_io;
+pub(crate) mod compare;
+pub(crate) mod dataset;
+pub(crate) mod doctor;
+pub(crate) mod flame;
+pub(crate) mod hotspots;
+pub(crate) mod lines;
+pub(crate) mod list;
+pub(crate) mod report;
+pub(crate) mod run;
+pub(crate) mod tree;

@@ -9,10 +9,11 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::misuse;
+use crate::model::Program;
 
 /// Rewrites the report of `run_dir` (a run folder or a `latest` link to one). A missing folder
 /// or a missing or corrupt `run.json` is a misuse error (exit 2).
-pub fn run(run_dir: &Path) -> Result<ExitCode> {
+pub(crate) fn run(program: &Program, run_dir: &Path) -> Result<ExitCode> {
     if !run_dir.is_dir() {
         misuse!(
             "{} is not a run folder (give a folder like snapshots/latest)",
@@ -37,7 +38,7 @@ pub fn run(run_dir: &Path) -> Result<ExitCode> {
             run_dir.display()
         );
     }
-    let path = crate::render::report::write(run_dir)?;
+    let path = crate::render::report::write(program, run_dir)?;
     println!("{}", path.display());
     Ok(ExitCode::SUCCESS)
 }

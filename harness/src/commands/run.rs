@@ -5,13 +5,13 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::model::Settings;
+use crate::model::{Program, Settings};
 use crate::run;
 
 /// `serprof run`'s flags: what to measure and how ([`MeasureArgs`], which `before-after`
 /// shares), and where the run folder goes.
 #[derive(Debug, clap::Args)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     #[command(flatten)]
     pub measure: MeasureArgs,
     /// Parent folder of run folders.
@@ -23,7 +23,7 @@ pub struct RunArgs {
     pub instructions: bool,
     /// Finish an interrupted run folder: measure only the configurations it is missing (with
     /// the run's own --child-timeout and --memory-cap unless given).
-    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["studies", "configs", "quick", "corpus"])]
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["studies", "configs", "quick"])]
     pub resume: Option<PathBuf>,
     /// Print the results as one JSON document on stdout.
     #[arg(long)]
@@ -36,7 +36,7 @@ pub struct RunArgs {
 /// What to measure and how: the selection and the measurement settings, shared by `run` and
 /// `before-after`.
 #[derive(Debug, clap::Args)]
-pub struct MeasureArgs {
+pub(crate) struct MeasureArgs {
     /// Run this study (repeat to add more). Default: every study.
     #[arg(long = "study", value_name = "NAME")]
     pub studies: Vec<String>,
@@ -96,18 +96,11 @@ pub struct MeasureArgs {
     /// keeps the run's own).
     #[arg(long, value_name = "MIB")]
     pub memory_cap: Option<u64>,
-    /// A JSON document for the corpus study, or a folder of them (every `.json` in it); repeat
-    /// to add more. Without --study, the corpus study runs only when documents are given.
-    #[arg(long = "corpus", value_name = "PATH")]
-    pub corpus: Vec<PathBuf>,
-    /// Largest document --corpus accepts, in MiB.
-    #[arg(long, value_name = "MIB", default_value_t = serprof_engines::studies::corpus::DEFAULT_MAX_MIB)]
-    pub corpus_max_mib: u64,
 }
 
 impl RunArgs {
     /// The settings these flags ask for.
-    pub fn settings(&self) -> Result<Settings> {
+    pub(crate) fn settings(&self) -> Result<Settings> {
         let mut s = self.measure.settings()?;
         s.instructions = self.instructions;
         Ok(s)
@@ -116,7 +109,7 @@ impl RunArgs {
 
 impl MeasureArgs {
     /// The settings these flags ask for (instructions not counted).
-    pub fn settings(&self) -> Result<Settings> {
+    pub(crate) fn settings(&self) -> Result<Settings> {
         let mut s = if self.quick {
             Settings::quick()
         } else {
@@ -170,28 +163,11 @@ impl MeasureArgs {
         if let Some(seed) = self.seed {
             s.seed = seed;
         }
-        s.corpus = corpus_documents(&self.corpus, self.corpus_max_mib)?;
         Ok(s)
     }
 }
 
-/// The documents of `--corpus` arguments, checked (JSON, size); a bad one is a one-line misuse
-/// naming the file (and, for invalid JSON, the byte).
-pub fn corpus_documents(
-    paths: &[PathBuf],
-    max_mib: u64,
-) -> Result<Vec<serprof_engines::studies::corpus::DocumentRecord>> {
-    if paths.is_empty() {
-        return Ok(Vec::new());
-    }
-    if max_mib == 0 {
-        crate::misuse!("--corpus-max-mib must be at least 1");
-    }
-    serprof_engines::studies::corpus::load(paths, max_mib)
-        .map_err(|e| crate::error::misuse_err(e.to_string()))
-}
-
-pub fn run(args: &RunArgs) -> Result<ExitCode> {
+pub(crate) fn run(program: &Program, args: &RunArgs) -> Result<ExitCode> {
     let settings = args.settings()?;
     let m = &args.measure;
     let req = run::RunRequest {
@@ -205,7 +181,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         resume_memory_cap: m.memory_cap,
         quiet: args.quiet,
     };
-    let outcome = run::run(&req)?;
+    let outcome = run::run(program, &req)?;
     if args.json {
         let doc = serde_json::json!({
             "run_dir": outcome.run_dir,
@@ -215,7 +191,10 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        print!("{}", crate::render::table::render(&outcome.results));
+        print!(
+            "{}",
+            crate::render::table::render(program, &outcome.results)
+        );
         println!(
             "\n{}",
             crate::render::table::measurement_summary(&outcome.manifest)

@@ -13,7 +13,7 @@ use crate::render::tree::{tree_text, Chain};
 
 /// What `serprof tree` was asked for.
 #[derive(Debug, Clone)]
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     pub path: &'a Path,
     /// `--match`: only stacks through a matching frame, each from its outermost match.
     pub matching: Option<&'a str>,
@@ -23,7 +23,7 @@ pub struct Request<'a> {
     pub json: bool,
 }
 
-pub fn run(req: &Request) -> Result<ExitCode> {
+pub(crate) fn run(req: &Request) -> Result<ExitCode> {
     let matching = regex_arg("--match", req.matching)?;
     let opened = open(req.path, req.kind, req.by, false)?;
     let tree = call_tree(&opened.folded, matching.as_ref(), req.limits);

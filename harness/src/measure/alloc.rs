@@ -100,7 +100,7 @@ static STACKS: StackStore = StackStore {
 
 /// Counts of one counted section of one thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Counts {
+pub(crate) struct Counts {
     pub allocs: u64,
     pub reallocs: u64,
     /// Bytes requested by allocations, plus the new size of every reallocation.
@@ -111,7 +111,7 @@ pub struct Counts {
 
 /// Starts counting this thread's allocations (and sampling a stack every `sample_bytes`
 /// allocated bytes; 0 turns sampling off). Counters start from zero.
-pub fn start(sample_bytes: u64) {
+pub(crate) fn start(sample_bytes: u64) {
     let (lo, hi) = current_stack_bounds();
     COUNTERS.with(|c| {
         c.allocs.set(0);
@@ -129,7 +129,7 @@ pub fn start(sample_bytes: u64) {
 
 /// Whether the counting allocator is this process's global allocator: one allocation made while
 /// counting is counted.
-pub fn installed() -> bool {
+pub(crate) fn installed() -> bool {
     start(0);
     let probe = std::hint::black_box(Box::new(0u8));
     let counts = stop();
@@ -138,7 +138,7 @@ pub fn installed() -> bool {
 }
 
 /// Stops counting this thread's allocations and returns the counts since [`start`].
-pub fn stop() -> Counts {
+pub(crate) fn stop() -> Counts {
     COUNTERS.with(|c| {
         c.on.set(false);
         Counts {
@@ -280,14 +280,14 @@ fn allocator_frames(names: &[String]) -> usize {
 
 /// Takes the stacks sampled since the last call, symbolised and folded under `root`, and how
 /// many samples there were (samples past the buffer's capacity are counted, not kept).
-pub fn take_stacks(root: &str) -> (Folded, u64) {
+pub(crate) fn take_stacks(root: &str) -> (Folded, u64) {
     let (folded, n, _) = take_stacks_with_sources(root);
     (folded, n)
 }
 
 /// [`take_stacks`], and where each frame's function is (its source file as the debug info
 /// resolves it, inlined frames included, and the library of its address).
-pub fn take_stacks_with_sources(root: &str) -> (Folded, u64, Sources) {
+pub(crate) fn take_stacks_with_sources(root: &str) -> (Folded, u64, Sources) {
     let n = STACKS.next.swap(0, Ordering::Relaxed);
     let kept = n.min(MAX_STACKS);
     let mut sources = Sources::default();

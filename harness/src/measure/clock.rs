@@ -3,11 +3,11 @@
 
 use std::time::Instant;
 
-use serprof_engines::codec::CodecError;
-use serprof_engines::workload::Workload;
+use serprof_api::codec::CodecError;
+use serprof_api::workload::Workload;
 
 /// CPU time of the calling thread, in nanoseconds.
-pub fn thread_cpu_ns() -> f64 {
+pub(crate) fn thread_cpu_ns() -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -18,7 +18,7 @@ pub fn thread_cpu_ns() -> f64 {
 }
 
 /// Runs one batch of `n` operations; returns (CPU ns, wall ns) per operation.
-pub fn timed_batch(w: &mut dyn Workload, n: u64) -> Result<(f64, f64), CodecError> {
+pub(crate) fn timed_batch(w: &mut dyn Workload, n: u64) -> Result<(f64, f64), CodecError> {
     let (cpu0, wall0) = (thread_cpu_ns(), Instant::now());
     w.run(n)?;
     let wall = wall0.elapsed().as_nanos() as f64;

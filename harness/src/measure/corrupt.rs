@@ -11,27 +11,27 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use serprof_api::study::Config;
+use serprof_api::workload::{Damaged, Workload};
 use serprof_engines::studies::corrupt::corrupt_input;
-use serprof_engines::studies::{self, Config};
-use serprof_engines::workload::{Damaged, Workload};
 
 use crate::layout::{write_atomic, CORRUPT_PAYLOADS, CORRUPT_PROGRESS};
 use crate::model::corrupt::{input_count, InputRecord, Outcome};
-use crate::model::{Failure, Recording};
+use crate::model::{Failure, Program, Recording};
 use crate::protocol::{CorruptEvent, CorruptRequest};
 
 /// Longest detail kept per input: error messages of some engines quote the input.
 const DETAIL_CHARS: usize = 240;
 
 /// Runs the child; a failure is also written to the progress file for the parent.
-pub fn run(req: &CorruptRequest) -> Result<()> {
+pub(crate) fn run(program: &Program, req: &CorruptRequest) -> Result<()> {
     let path = req.dir.join(CORRUPT_PROGRESS);
     let mut progress = OpenOptions::new()
         .create(true)
         .append(true)
         .open(&path)
         .with_context(|| format!("cannot open {}", path.display()))?;
-    if let Err(failure) = decode_inputs(req, &mut progress) {
+    if let Err(failure) = decode_inputs(program, req, &mut progress) {
         let line = CorruptEvent::Failed {
             failure: failure.clone(),
         }
@@ -50,10 +50,15 @@ fn harness(e: impl std::fmt::Display) -> Failure {
     }
 }
 
-fn decode_inputs(req: &CorruptRequest, progress: &mut File) -> Result<(), Failure> {
+fn decode_inputs(
+    program: &Program,
+    req: &CorruptRequest,
+    progress: &mut File,
+) -> Result<(), Failure> {
     let (dir, settings, start) = (req.dir.as_path(), &req.settings, req.start);
-    let config = studies::find(&req.config.to_string())
-        .ok_or_else(|| harness(format_args!("unknown configuration {}", req.config)))?;
+    let config = program
+        .planned(&settings.studies, &req.config.to_string())
+        .map_err(harness)?;
     let mut work = make_workload(&config)?;
     let payloads = if start == 0 {
         // Damage is only meaningful against payloads the engine reads correctly: every value's
@@ -120,7 +125,7 @@ fn write_payloads(path: &Path, payloads: &[Vec<u8>]) -> Result<()> {
 }
 
 /// Reads what [`write_payloads`] wrote.
-pub fn read_payloads(path: &Path) -> Result<Vec<Vec<u8>>> {
+pub(crate) fn read_payloads(path: &Path) -> Result<Vec<Vec<u8>>> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut rest = &bytes[..];
     let mut payloads = Vec::new();

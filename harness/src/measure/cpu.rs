@@ -17,7 +17,7 @@ use crate::analyze::sources::Sources;
 use crate::model::stats::{median, RatioStats};
 use crate::model::Settings;
 use crate::render::pprof::{cpu_pprof, Timing};
-use serprof_engines::workload::{ops_per_batch, warm_up, Workload};
+use serprof_api::workload::{ops_per_batch, warm_up, Workload};
 
 /// Libraries whose samples pprof-rs drops.
 ///
@@ -40,7 +40,7 @@ pub const BLOCKLIST: &[&str] = &["vdso"];
 pub const BLOCKLIST: &[&str] = &["libc", "libgcc", "pthread", "vdso"];
 
 /// The unwinder this build samples with, recorded in every run's manifest.
-pub const UNWINDER: &str = if cfg!(feature = "fp-unwind") {
+pub(crate) const UNWINDER: &str = if cfg!(feature = "fp-unwind") {
     "pprof-rs frame pointers, blocklist libc/libgcc/pthread/vdso"
 } else {
     "pprof-rs DWARF (backtrace-rs), blocklist vdso"
@@ -48,7 +48,7 @@ pub const UNWINDER: &str = if cfg!(feature = "fp-unwind") {
 
 /// What a CPU recording produced.
 #[derive(Debug)]
-pub struct CpuRecording {
+pub(crate) struct CpuRecording {
     pub folded: Folded,
     /// Each folded frame's source file and library.
     pub sources: Sources,
@@ -85,7 +85,7 @@ pub fn fold_report(report: &pprof::Report, root: &str) -> Folded {
 /// [`fold_report`], and where each frame's function is: the source file of its physical
 /// function (the last symbol's file: the innermost symbols' files are those of code inlined
 /// into it) and the library its address lies in.
-pub fn fold_report_with_sources(report: &pprof::Report, root: &str) -> (Folded, Sources) {
+pub(crate) fn fold_report_with_sources(report: &pprof::Report, root: &str) -> (Folded, Sources) {
     let mut folded = Folded::default();
     let mut sources = Sources::default();
     for (frames, &count) in &report.data {
@@ -105,12 +105,12 @@ pub fn fold_report_with_sources(report: &pprof::Report, root: &str) -> (Folded, 
 }
 
 /// A function's name as pprof names it, and its source file.
-pub type NameAndFile = (String, Option<String>);
+pub(crate) type NameAndFile = (String, Option<String>);
 
 /// The physical function at `ip` as pprof names it, and its source file: `ip` is a return
 /// address (looked up one byte early, at the call), or with `exact` the instruction itself.
 #[cfg(not(feature = "fp-unwind"))]
-pub fn physical_function(ip: usize, exact: bool) -> Option<NameAndFile> {
+pub(crate) fn physical_function(ip: usize, exact: bool) -> Option<NameAndFile> {
     let mut last = None;
     // backtrace-rs steps back one byte before the lookup: one byte on lands on `ip` itself.
     let at = if exact { ip.wrapping_add(1) } else { ip };
@@ -145,7 +145,7 @@ pub fn physical_function(ip: usize, exact: bool) -> Option<NameAndFile> {
 /// skips them) is looked up at its exact address, and every other frame one byte early, as a
 /// return address.
 #[cfg(not(feature = "fp-unwind"))]
-pub fn fold_unresolved(report: &pprof::UnresolvedReport, root: &str) -> (Folded, Sources) {
+pub(crate) fn fold_unresolved(report: &pprof::UnresolvedReport, root: &str) -> (Folded, Sources) {
     let mut folded = Folded::default();
     let mut sources = Sources::default();
     // Names per (address, exact) pair: many keys share frames.
@@ -185,7 +185,7 @@ pub fn fold_unresolved(report: &pprof::UnresolvedReport, root: &str) -> (Folded,
 }
 
 /// The shared object an address lies in (`dladdr`), for frames of code that is not Rust.
-pub fn library_of(addr: *mut std::ffi::c_void) -> Option<String> {
+pub(crate) fn library_of(addr: *mut std::ffi::c_void) -> Option<String> {
     // SAFETY: dladdr only reads the loader's tables; `info` is ours, and its `dli_fname`
     // points into the loader's memory, valid while the object stays loaded (it is copied).
     unsafe {
@@ -266,7 +266,7 @@ impl ProfilingTimer {
 }
 
 /// Duration of one CPU-recording batch, in milliseconds.
-pub const CPU_BATCH_MS: u64 = 100;
+pub(crate) const CPU_BATCH_MS: u64 = 100;
 
 /// Samples `w` as `settings` say; `root` names the configuration (the flame graph's root frame).
 ///
@@ -277,7 +277,11 @@ pub const CPU_BATCH_MS: u64 = 100;
 /// thread CPU time per operation, and the profiler's overhead is the median of those ratios
 /// with its order-statistics interval: the same process, the same minutes, no drift between
 /// two phases.
-pub fn record(w: &mut dyn Workload, settings: &Settings, root: &str) -> Result<CpuRecording> {
+pub(crate) fn record(
+    w: &mut dyn Workload,
+    settings: &Settings,
+    root: &str,
+) -> Result<CpuRecording> {
     let (ops, took) = warm_up(w, Duration::from_millis(settings.warmup_ms.min(300)))?;
     let plan = Plan::new(settings, took.as_nanos() as f64 / ops as f64);
     let (guard, mut timer) = start_sampler(plan.hz)?;

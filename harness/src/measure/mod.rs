@@ -17,35 +17,33 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
-use serprof_engines::codec::CodecError;
-use serprof_engines::studies::Config;
+use serprof_api::codec::CodecError;
+use serprof_api::study::Config;
 
-pub mod alloc;
-pub mod clock;
-pub mod corrupt;
-pub mod cpu;
-pub mod reference;
-pub mod sizes;
-pub mod timing;
+pub(crate) mod alloc;
+pub(crate) mod clock;
+pub(crate) mod corrupt;
+pub(crate) mod cpu;
+pub(crate) mod reference;
+pub(crate) mod sizes;
+pub(crate) mod timing;
 
-use serprof_engines::workload::Workload;
+use serprof_api::workload::Workload;
 
 use crate::layout::{self, write_atomic, write_json};
-use crate::model::{AllocStats, CpuStats, Failure, Recording, Settings};
+use crate::model::{AllocStats, CpuStats, Failure, Program, Recording, Settings};
 use crate::protocol::{report_path, RecordRequest, WorkerReport};
 use crate::render::flame::{flame_svg, Kind};
 use crate::render::speedscope::{speedscope_json, Unit};
 
 /// Makes the recording `req` asks for and writes its report into the request's folder.
-pub fn run(req: &RecordRequest) -> Result<()> {
-    // The corpus study's configurations exist once its documents are registered.
-    serprof_engines::studies::corpus::register(req.settings.corpus.clone())?;
-    let name = req.config.to_string();
-    // The registry is built once and stays allocated: the heap below the workload is the same
-    // whichever configuration is chosen (malloc's work in the counted loop, and with it the
-    // instruction counts, depend on it).
-    let config = serprof_engines::studies::find(&name)
-        .ok_or_else(|| anyhow!("unknown configuration {name}"))?;
+pub(crate) fn run(program: &Program, req: &RecordRequest) -> Result<()> {
+    // The program's studies were built before and stay allocated: the heap below the workload
+    // is the same whichever configuration is chosen (malloc's work in the counted loop, and
+    // with it the instruction counts, depend on it).
+    let config = program
+        .planned(&req.settings.studies, &req.config.to_string())
+        .map_err(|e| anyhow!(e))?;
     let mut report = WorkerReport::default();
     let outcome = catch_unwind(AssertUnwindSafe(|| record(&config, req, &mut report)));
     report.error = match outcome {
@@ -197,7 +195,7 @@ fn record_alloc(
     // Warm up uncounted (caches, buffer capacity), then count whole passes over the dataset
     // so the figures are exact and repeatable.
     let (ops, took) =
-        serprof_engines::workload::warm_up(w, Duration::from_millis(settings.warmup_ms.min(200)))?;
+        serprof_api::workload::warm_up(w, Duration::from_millis(settings.warmup_ms.min(200)))?;
     let pass = w.dataset_len() as u64;
     let ns_per_op = took.as_nanos() as f64 / ops as f64;
     let wanted = (settings.alloc_min_ms as f64 * 1e6 / ns_per_op.max(1.0)).ceil() as u64;

@@ -6,13 +6,13 @@
 use anyhow::{anyhow, Result};
 
 use super::clock::timed_batch;
-use serprof_engines::workload::Workload;
+use serprof_api::workload::Workload;
 
 /// The configuration the reference runs.
-pub const REFERENCE: &str = "formats/serde_json";
+pub(crate) const REFERENCE: &str = "formats/serde_json";
 
 /// The reference workload, built and verified.
-pub fn build() -> Result<Box<dyn Workload>> {
+pub(crate) fn build() -> Result<Box<dyn Workload>> {
     let config = serprof_engines::studies::formats::reference();
     let mut w = config.workload().map_err(|e| anyhow!("{REFERENCE}: {e}"))?;
     w.verify().map_err(|e| anyhow!("{REFERENCE}: {e}"))?;
@@ -20,10 +20,10 @@ pub fn build() -> Result<Box<dyn Workload>> {
 }
 
 /// Operations in one reference batch: one pass over the 200 Orders (a few milliseconds).
-pub const OPS: u64 = 200;
+pub(crate) const OPS: u64 = 200;
 
 /// `batches` batches of [`OPS`] operations: thread CPU ns per operation of each.
-pub fn batches(w: &mut dyn Workload, batches: usize) -> Result<Vec<f64>> {
+pub(crate) fn batches(w: &mut dyn Workload, batches: usize) -> Result<Vec<f64>> {
     (0..batches)
         .map(|_| {
             timed_batch(w, OPS)
@@ -34,7 +34,7 @@ pub fn batches(w: &mut dyn Workload, batches: usize) -> Result<Vec<f64>> {
 }
 
 /// The CPUs this process may run on.
-pub fn allowed_cpus() -> Vec<usize> {
+pub(crate) fn allowed_cpus() -> Vec<usize> {
     // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity fills the one we own.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
@@ -48,7 +48,7 @@ pub fn allowed_cpus() -> Vec<usize> {
 }
 
 /// Pins the calling thread to `cpus`; false when `cpus` is empty or the kernel refuses.
-pub fn pin_thread(cpus: &[usize]) -> bool {
+pub(crate) fn pin_thread(cpus: &[usize]) -> bool {
     if cpus.is_empty() {
         return false;
     }
@@ -63,7 +63,7 @@ pub fn pin_thread(cpus: &[usize]) -> bool {
 }
 
 /// Runs `f` with the calling thread pinned to `cpu`, then restores its affinity.
-pub fn on_cpu<T>(cpu: usize, f: impl FnOnce() -> T) -> Option<T> {
+pub(crate) fn on_cpu<T>(cpu: usize, f: impl FnOnce() -> T) -> Option<T> {
     let before = allowed_cpus();
     if !pin_thread(&[cpu]) {
         return None;
@@ -75,9 +75,9 @@ pub fn on_cpu<T>(cpu: usize, f: impl FnOnce() -> T) -> Option<T> {
 
 /// One probe process (`serprof __reference-probe`): builds the reference, warms up, and prints
 /// the median thread CPU ns per operation of `batches` batches as JSON on stdout.
-pub fn probe_process(batches_n: usize) -> Result<()> {
+pub(crate) fn probe_process(batches_n: usize) -> Result<()> {
     let mut w = build()?;
-    serprof_engines::workload::warm_up(w.as_mut(), std::time::Duration::from_millis(150))
+    serprof_api::workload::warm_up(w.as_mut(), std::time::Duration::from_millis(150))
         .map_err(|e| anyhow!("{REFERENCE}: {e}"))?;
     let b = batches(w.as_mut(), batches_n.max(1))?;
     let reply = crate::protocol::ProbeReply {

@@ -4,24 +4,24 @@
 
 use std::io::Write;
 
-use serprof_engines::studies::Config;
-use serprof_engines::workload::Operation;
+use serprof_api::study::Config;
+use serprof_api::workload::Operation;
 
 use crate::model::CompressedBytes;
 
 /// zlib's level: 6, zlib's own default (`flate2::Compression::default()`).
-pub const ZLIB_LEVEL: u32 = 6;
+pub(crate) const ZLIB_LEVEL: u32 = 6;
 /// zstd's level: 3, libzstd's default (what level 0 selects).
-pub const ZSTD_LEVEL: i32 = 3;
+pub(crate) const ZSTD_LEVEL: i32 = 3;
 
 /// Whether `config`'s payloads are messages an engine wrote (not stored documents or damaged
 /// inputs, whose sizes say nothing about the engine).
-pub fn compresses(config: &Config) -> bool {
+pub(crate) fn compresses(config: &Config) -> bool {
     !matches!(config.info.operation, Operation::Parse | Operation::Decode)
 }
 
 /// The mean compressed size of `payloads`, each compressed on its own.
-pub fn compressed(payloads: &[Vec<u8>]) -> std::io::Result<CompressedBytes> {
+pub(crate) fn compressed(payloads: &[Vec<u8>]) -> std::io::Result<CompressedBytes> {
     let (mut zlib, mut zstd) = (0usize, 0usize);
     for p in payloads {
         let mut z = flate2::write::ZlibEncoder::new(

@@ -23,11 +23,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use serprof_engines::codec::CodecError;
-use serprof_engines::workload::{ops_per_batch, warm_up, Workload};
+use serprof_api::codec::CodecError;
+use serprof_api::workload::{ops_per_batch, warm_up, Workload};
 
 use super::clock::timed_batch;
-use crate::model::{ConfigId, Failure, Recording, Settings};
+use crate::model::{ConfigId, Failure, Program, Recording, Settings};
 use crate::protocol::{json_line, TimingCommand, TimingReply, TimingRequest};
 
 /// One configuration held by the child.
@@ -44,9 +44,15 @@ impl Unit {
     /// sample when `ops` is not known yet. A child given `ops` (the other build's in a
     /// before-after) warms up just as long, so that no side starts timing with a process that
     /// has run fewer operations (allocator state, caches, page faults taken).
-    fn prepare(id: &ConfigId, ops: Option<u64>, settings: &Settings) -> Result<Unit, Failure> {
-        let config = serprof_engines::studies::find(&id.to_string())
-            .ok_or_else(|| Failure::harness(format_args!("unknown configuration {id}")))?;
+    fn prepare(
+        program: &Program,
+        id: &ConfigId,
+        ops: Option<u64>,
+        settings: &Settings,
+    ) -> Result<Unit, Failure> {
+        let config = program
+            .planned(&settings.studies, &id.to_string())
+            .map_err(Failure::harness)?;
         guarded(|| {
             let mut work = config.workload().map_err(engine)?;
             let (n, took) = warm_up(work.as_mut(), Duration::from_millis(settings.calibrate_ms))
@@ -142,12 +148,11 @@ impl Pipes {
 
 /// The child's life: prepare every unit, report `Ready`, then serve commands until `Quit` or
 /// the end of the command pipe.
-pub fn serve(req: &TimingRequest) -> Result<()> {
+pub(crate) fn serve(program: &Program, req: &TimingRequest) -> Result<()> {
     // Panics of an engine become `Failed` replies naming the unit (see `guarded`); the default
     // hook would only print them.
     std::panic::set_hook(Box::new(|_| {}));
     let mut pipes = Pipes::open(req.fds)?;
-    serprof_engines::studies::corpus::register(req.settings.corpus.clone())?;
     if let Some(ops) = &req.ops {
         anyhow::ensure!(
             ops.len() == req.configs.len(),
@@ -160,7 +165,7 @@ pub fn serve(req: &TimingRequest) -> Result<()> {
     for (i, id) in req.configs.iter().enumerate() {
         pipes.send(&TimingReply::Preparing { unit: i })?;
         let ops = req.ops.as_ref().map(|o| o[i]);
-        match Unit::prepare(id, ops, &req.settings) {
+        match Unit::prepare(program, id, ops, &req.settings) {
             Ok(u) => units.push(Some(u)),
             Err(failure) => {
                 units.push(None);

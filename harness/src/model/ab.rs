@@ -6,7 +6,7 @@ use super::manifest::Machine;
 
 /// `ab.json`: what an A/B run measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AbRecord {
+pub(crate) struct AbRecord {
     /// Configuration A and B, `STUDY/CONFIG` (may be the same one twice).
     pub a: String,
     pub b: String,

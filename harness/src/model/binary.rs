@@ -2,8 +2,6 @@
 //! `serprof::main!`; its revision; and how it was built (the flags that decide whether its
 //! profiles can be trusted).
 
-use std::sync::OnceLock;
-
 use serde::{Deserialize, Serialize};
 
 /// The package and binary target that measure (they build their own side in `before-after`).
@@ -31,18 +29,6 @@ impl Binary {
     }
 }
 
-static BINARY: OnceLock<Binary> = OnceLock::new();
-
-/// Sets the binary of this process (`serprof::main!` does it first thing).
-pub fn set(binary: Binary) {
-    let _ = BINARY.set(binary);
-}
-
-/// The binary of this process: the one set, else serprof's own.
-pub fn get() -> Binary {
-    BINARY.get().copied().unwrap_or(Binary::SERPROF)
-}
-
 /// The revision serprof itself was built from (`+dirty` when its tree had changes), or the one
 /// `before-after` built.
 const SERPROF_REV: &str = env!("SERPROF_GIT_REV");
@@ -50,34 +36,30 @@ const SERPROF_REV: &str = env!("SERPROF_GIT_REV");
 /// The revision of the binary that measures: the one `before-after` gave its build, serprof's
 /// own for serprof's binary, else the user's repository's HEAD, read from the package's folder
 /// (`nogit` when it has none).
-pub fn git_rev() -> &'static str {
-    static REV: OnceLock<String> = OnceLock::new();
-    REV.get_or_init(|| {
-        let b = get();
-        if env!("SERPROF_REV_GIVEN") == "yes" || b.is_serprof() {
-            return SERPROF_REV.to_string();
+pub(super) fn git_rev_of(b: &Binary) -> String {
+    if env!("SERPROF_REV_GIVEN") == "yes" || b.is_serprof() {
+        return SERPROF_REV.to_string();
+    }
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(b.manifest_dir)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match git(&["rev-parse", "--short=7", "HEAD"]) {
+        Some(rev) if !rev.is_empty() => {
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|s| !s.is_empty());
+            format!("{rev}{}", if dirty { "+dirty" } else { "" })
         }
-        let git = |args: &[&str]| {
-            std::process::Command::new("git")
-                .arg("-C")
-                .arg(b.manifest_dir)
-                .args(args)
-                .stdin(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .output()
-                .ok()
-                .filter(|o| o.status.success())
-                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        };
-        match git(&["rev-parse", "--short=7", "HEAD"]) {
-            Some(rev) if !rev.is_empty() => {
-                let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
-                    .is_some_and(|s| !s.is_empty());
-                format!("{rev}{}", if dirty { "+dirty" } else { "" })
-            }
-            _ => "nogit".into(),
-        }
-    })
+        _ => "nogit".into(),
+    }
 }
 
 /// How the build was made. The rustflags are the build's, for every crate in it; debug info

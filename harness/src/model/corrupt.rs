@@ -65,7 +65,7 @@ impl Outcome {
 
 /// One finished input: a line of the progress file a child appends to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct InputRecord {
+pub(crate) struct InputRecord {
     pub index: usize,
     pub outcome: Outcome,
     /// The error, the first difference, the panic message or how the child died.
@@ -153,25 +153,25 @@ pub struct CorruptStats {
 }
 
 /// Longest time one input may take before its child is killed and the input counted as a hang.
-pub const PER_INPUT_CAP: Duration = Duration::from_secs(2);
+pub(crate) const PER_INPUT_CAP: Duration = Duration::from_secs(2);
 
 /// Address-space cap of a corrupt child, in MiB.
-pub const MEMORY_CAP_MIB: u64 = 1024;
+pub(crate) const MEMORY_CAP_MIB: u64 = 1024;
 
 /// Hangs after which a configuration's remaining inputs are skipped (each costs the per-input cap).
-pub const MAX_HANGS: usize = 15;
+pub(crate) const MAX_HANGS: usize = 15;
 
 /// Aborts and memory kills after which a configuration's remaining inputs are skipped.
-pub const MAX_CHILD_DEATHS: usize = 250;
+pub(crate) const MAX_CHILD_DEATHS: usize = 250;
 
 /// Reproducer files written per outcome and configuration (every case is still counted).
-pub const REPRO_PER_OUTCOME: usize = 20;
+pub(crate) const REPRO_PER_OUTCOME: usize = 20;
 
 /// Altered-accepted values that also get a reproducer: a few examples, not a thousand files.
-pub const REPRO_ALTERED: usize = 3;
+pub(crate) const REPRO_ALTERED: usize = 3;
 
 /// Inputs per engine under `settings`.
-pub fn input_count(settings: &Settings) -> usize {
+pub(crate) fn input_count(settings: &Settings) -> usize {
     use serprof_engines::studies::corrupt::{INPUTS_FULL, INPUTS_QUICK};
     if settings.quick {
         INPUTS_QUICK
@@ -181,12 +181,12 @@ pub fn input_count(settings: &Settings) -> usize {
 }
 
 /// The per-input time cap under `settings`.
-pub fn per_input_cap(settings: &Settings) -> Duration {
+pub(crate) fn per_input_cap(settings: &Settings) -> Duration {
     PER_INPUT_CAP.min(Duration::from_secs(settings.child_time_cap_s.max(1)))
 }
 
 /// The memory cap of a corrupt child under `settings`, in MiB (see the module doc).
-pub fn memory_cap_mib(settings: &Settings) -> u64 {
+pub(crate) fn memory_cap_mib(settings: &Settings) -> u64 {
     match settings.memory_cap_mib {
         0 => MEMORY_CAP_MIB,
         m => m.min(MEMORY_CAP_MIB),

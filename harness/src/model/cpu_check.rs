@@ -8,7 +8,7 @@
 
 /// Target features the build was compiled for that this CPU lacks (empty when it has them
 /// all, and on other architectures).
-pub fn missing_features() -> Vec<&'static str> {
+pub(crate) fn missing_features() -> Vec<&'static str> {
     let compiled: Vec<&str> = env!("SERPROF_TARGET_FEATURES")
         .split(',')
         .filter(|f| !f.is_empty())
@@ -82,7 +82,7 @@ fn cpuid_features() -> Vec<&'static str> {
 }
 
 /// The one line for a CPU that lacks compiled-in features, or `None`.
-pub fn refusal() -> Option<String> {
+pub(crate) fn refusal() -> Option<String> {
     let missing = missing_features();
     if missing.is_empty() {
         return None;

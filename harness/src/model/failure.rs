@@ -10,8 +10,8 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use serprof_engines::codec::CodecError;
-use serprof_engines::verify::VerifyError;
+use serprof_api::codec::CodecError;
+use serprof_api::verify::VerifyError;
 
 use super::config_id::ConfigId;
 use super::recording::Recording;
@@ -137,7 +137,7 @@ impl fmt::Display for Failure {
 
 /// Reads a failure stored typed, or stored as a sentence; for
 /// `#[serde(deserialize_with = ...)]` on an `Option<Failure>` field.
-pub fn failure_or_sentence<'de, D: serde::Deserializer<'de>>(
+pub(crate) fn failure_or_sentence<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<Failure>, D::Error> {
     #[derive(Deserialize)]
@@ -167,7 +167,7 @@ impl fmt::Display for Failed {
 
 /// Reads `run.json`'s list of failed configurations, stored typed or as `STUDY/CONFIG: message`
 /// sentences; for `#[serde(deserialize_with = ...)]`.
-pub fn failed_or_sentences<'de, D: serde::Deserializer<'de>>(
+pub(crate) fn failed_or_sentences<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Vec<Failed>, D::Error> {
     #[derive(Deserialize)]

@@ -77,14 +77,14 @@ pub struct Schedule {
 }
 
 /// Neighbours on each side a sample's state is estimated from.
-pub const WINDOW: usize = 2;
+pub(crate) const WINDOW: usize = 2;
 
 /// Iterations of the two estimates.
 const ITERATIONS: usize = 6;
 
 /// One sample of a child's schedule.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Sample {
+pub(crate) struct Sample {
     /// Which unit it measured.
     pub unit: usize,
     /// Thread CPU time per operation, ns.
@@ -93,7 +93,7 @@ pub struct Sample {
 
 /// The state-adjusted figures of one child.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Levels {
+pub(crate) struct Levels {
     /// Per unit, its time per operation with the state taken out, ns (NaN without samples).
     pub level: Vec<f64>,
     /// Per sample, the factor by which the state slowed it (NaN for a sample left out).
@@ -102,14 +102,14 @@ pub struct Levels {
 
 impl Levels {
     /// Sample `k`'s time with its state taken out.
-    pub fn adjusted(&self, samples: &[Sample], k: usize) -> f64 {
+    pub(crate) fn adjusted(&self, samples: &[Sample], k: usize) -> f64 {
         samples[k].ns / self.state[k]
     }
 }
 
 /// The two-way estimate (see the module doc) of `units` units from `samples` in the order they
 /// ran. Samples whose time is not finite and positive are left out.
-pub fn levels(samples: &[Sample], units: usize) -> Levels {
+pub(crate) fn levels(samples: &[Sample], units: usize) -> Levels {
     let kept: Vec<(usize, f64)> = samples
         .iter()
         .enumerate()
@@ -180,7 +180,7 @@ pub fn levels(samples: &[Sample], units: usize) -> Levels {
 /// One step of two builds running at the same moment on two CPUs: unit `unit` of each, and
 /// which CPU the first build was on.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Pair {
+pub(crate) struct Pair {
     pub unit: usize,
     /// The CPU arrangement: 0 or 1 (the builds swap CPUs each round).
     pub arrangement: usize,
@@ -191,7 +191,7 @@ pub struct Pair {
 /// The levels of both builds from simultaneous pairs: per unit, build 0's level is the
 /// geometric mean over arrangements of its median, and build 1's is that times the geometric
 /// mean over arrangements of the median pair ratio (so that their ratio is the pairs').
-pub fn split_levels(pairs: &[Pair], units: usize) -> [Vec<f64>; 2] {
+pub(crate) fn split_levels(pairs: &[Pair], units: usize) -> [Vec<f64>; 2] {
     let mut out = [vec![f64::NAN; units], vec![f64::NAN; units]];
     #[allow(clippy::needless_range_loop)] // `u` selects the pairs as well as the slot
     for u in 0..units {

@@ -6,7 +6,7 @@ use super::config_id::ConfigId;
 use super::settings::Settings;
 
 /// The compiler that built serprof.
-pub const RUSTC: &str = env!("SERPROF_RUSTC");
+pub(crate) const RUSTC: &str = env!("SERPROF_RUSTC");
 
 /// An engine library and its exact version.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,27 +39,37 @@ pub struct Machine {
 /// `run.json`: the manifest of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunManifest {
+    /// The version of serprof that measured.
     pub serprof_version: String,
+    /// The revision of the binary that measured (`+dirty` with changes).
     pub git_rev: String,
+    /// The compiler that built it.
     pub rustc: String,
+    /// Every measured engine and its version.
     pub engines: Vec<EngineVersion>,
+    /// The machine it ran on.
     pub machine: Machine,
+    /// The measurement settings.
     pub settings: Settings,
     /// The buffer policy every engine runs under.
     pub buffer_policy: String,
     /// The stack unwinder of the CPU recordings (`measure::cpu::UNWINDER`).
     #[serde(default)]
     pub unwinder: String,
+    /// The command line that started the run.
     pub command: Vec<String>,
     /// Configurations selected, as `STUDY/CONFIG`.
     pub configs: Vec<ConfigId>,
+    /// When the run started (RFC 3339, UTC).
     pub start: String,
+    /// When its last session ended; `None` while running.
     pub end: Option<String>,
     /// True only when every selected configuration finished (measured or failed with a reason).
     pub complete: bool,
     /// Configurations that failed, with their reasons.
     #[serde(default, deserialize_with = "super::failure::failed_or_sentences")]
     pub failed: Vec<super::failure::Failed>,
+    /// Warnings of the configurations, `CONFIG: warning` each.
     pub warnings: Vec<String>,
     /// How the run was pieced together: one session per `serprof run` (the first) and per
     /// `--resume`, with the configurations each measured and kept. Figures of configurations
@@ -83,8 +93,10 @@ pub struct RunManifest {
 /// One `serprof run` or `--resume` of a run folder.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Session {
+    /// When the run started (RFC 3339, UTC).
     pub start: String,
     pub end: String,
+    /// The revision of the binary that measured (`+dirty` with changes).
     pub git_rev: String,
     /// Configurations this session found finished and kept.
     pub kept: Vec<ConfigId>,
@@ -170,7 +182,7 @@ pub struct Health {
 }
 
 /// The one output-buffer policy, written into every manifest.
-pub const BUFFER_POLICY: &str = "one Vec<u8> per configuration, cleared before each encode and reused; its capacity is kept across operations, so allocation figures measure the codec, not Vec growth";
+pub(crate) const BUFFER_POLICY: &str = "one Vec<u8> per configuration, cleared before each encode and reused; its capacity is kept across operations, so allocation figures measure the codec, not Vec growth";
 
 impl Machine {
     /// This machine, as `/proc` and `std` describe it.

@@ -2,28 +2,37 @@
 //! results, statistics, the corrupt study's outcomes and the `ab` record. The bottom layer of
 //! the harness: it imports nothing of serprof's but itself (and the engines crate).
 
-pub mod ab;
-pub mod binary;
-pub mod config_id;
-pub mod corrupt;
-pub mod cpu_check;
-pub mod failure;
-pub mod lockstep;
-pub mod manifest;
-pub mod recording;
-pub mod result;
-pub mod settings;
-pub mod stats;
-pub mod verdict;
+pub(crate) mod ab;
+pub(crate) mod binary;
+pub(crate) mod config_id;
+pub(crate) mod corrupt;
+pub(crate) mod cpu_check;
+pub(crate) mod failure;
+pub(crate) mod lockstep;
+pub(crate) mod manifest;
+pub(crate) mod program;
+pub(crate) mod recording;
+pub(crate) mod result;
+pub(crate) mod settings;
+pub(crate) mod stats;
+pub(crate) mod verdict;
 
-pub use binary::{git_rev, Binary, BuildInfo};
-pub use config_id::ConfigId;
-pub use failure::{Failed, Failure, InstructionsFailure};
-pub use manifest::{EngineVersion, Machine, RunManifest, BUFFER_POLICY, RUSTC};
-pub use recording::Recording;
-pub use result::{
+pub(crate) use binary::{Binary, BuildInfo};
+pub(crate) use config_id::ConfigId;
+pub(crate) use failure::{Failed, Failure, InstructionsFailure};
+pub(crate) use manifest::{EngineVersion, Machine, RunManifest, BUFFER_POLICY, RUSTC};
+pub(crate) use program::{Program, StudyStamp};
+pub(crate) use recording::Recording;
+pub(crate) use result::{
     AllocStats, CompressedBytes, ConfigResult, CpuStats, InstructionStats, ProfileSummary, Share,
 };
-pub use settings::Settings;
-pub use stats::{TimeStats, TimingMethod};
-pub use verdict::Verdict;
+pub(crate) use settings::Settings;
+pub(crate) use stats::TimeStats;
+pub(crate) use verdict::Verdict;
+
+/// A stable 64-bit FNV-1a hash (section contents, cache keys in `run::sides`, study stamps).
+pub(crate) fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}

@@ -5,9 +5,9 @@
 //! `result.json` without it still reads.
 
 use serde::{Deserialize, Serialize};
+use serprof_api::study::{ConfigInfo, Format, Operation};
+use serprof_api::verify::Finding;
 use serprof_engines::studies::corpus::DocumentRecord;
-use serprof_engines::studies::{ConfigInfo, Format, Operation};
-use serprof_engines::verify::Finding;
 
 use super::config_id::ConfigId;
 use super::corrupt::CorruptStats;
@@ -63,7 +63,7 @@ pub struct InstructionStats {
     pub ops: u64,
     /// Instructions executed inside the measured loop (callgrind's `Ir` of the counted call).
     pub total: u64,
-    /// The function whose call was counted (`serprof_engines::workload::roundtrip_loop`).
+    /// The function whose call was counted (`serprof_api::workload::roundtrip_loop`).
     pub loop_fn: String,
     /// `valgrind --version`.
     pub tool_version: String,
@@ -108,16 +108,24 @@ pub struct CompressedBytes {
 /// `result.json`: every figure of one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConfigResult {
+    /// The study.
     pub study: String,
+    /// The configuration's name inside the study.
     pub config: String,
+    /// The library that does the work.
     pub engine: String,
+    /// That library's version.
     pub engine_version: String,
+    /// JSON or binary.
     pub format: Format,
+    /// What one measured operation is.
     pub operation: Operation,
     /// The dataset's name (`orders`, `samples`, `document`, or a study's own).
     pub dataset: String,
+    /// What the configuration does differently, or cannot do.
     #[serde(default)]
     pub notes: String,
+    /// The frames that belong to the engine (a regular expression).
     #[serde(default)]
     pub engine_frames: String,
     /// Every value of the dataset came back equal before anything was timed.
@@ -134,17 +142,22 @@ pub struct ConfigResult {
     /// place (simd-json): its time, CPU profile and instructions include that copy.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub copies_input: bool,
+    /// Time per operation, ns, when timed.
     #[serde(default)]
     pub time_ns: Option<TimeStats>,
+    /// Allocations per operation, when counted.
     #[serde(default)]
     pub alloc: Option<AllocStats>,
+    /// The CPU recording's figures, when sampled.
     #[serde(default)]
     pub cpu: Option<CpuStats>,
+    /// The profile's summary (engine share, top frames), when sampled.
     #[serde(default)]
     pub profile: Option<ProfileSummary>,
     /// Instructions per operation under callgrind (`run --instructions`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<InstructionStats>,
+    /// What the recordings warned about.
     #[serde(default)]
     pub warnings: Vec<String>,
     /// What went wrong, or null.
@@ -162,7 +175,7 @@ pub struct ConfigResult {
     #[serde(
         default,
         skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "serprof_engines::verify::findings_or_sentences"
+        deserialize_with = "serprof_api::verify::findings_or_sentences"
     )]
     pub findings: Vec<Finding>,
 }

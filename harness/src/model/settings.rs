@@ -2,8 +2,8 @@
 //! each worker child. The command line fills it from [`Settings::defaults`] or
 //! [`Settings::quick`].
 
+use super::StudyStamp;
 use serde::{Deserialize, Serialize};
-use serprof_engines::studies::corpus::DocumentRecord;
 
 /// Measurement settings of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -86,20 +86,18 @@ pub struct Settings {
     pub child_time_cap_s: u64,
     /// Address-space cap of a worker child, in MiB (`setrlimit(RLIMIT_AS)`). Default is 4096.
     pub memory_cap_mib: u64,
-    /// The corpus study's documents (`--corpus`): path, size and SHA-256 of each. Every worker
-    /// child gets them with the settings and registers them before it looks its configuration
-    /// up; `--resume` re-finds them here and refuses a document whose hash changed. Empty
-    /// without `--corpus`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub corpus: Vec<DocumentRecord>,
+    /// The studies the run was planned with (names and fingerprint): every worker child checks
+    /// that it built the same list, and so does `--resume`.
+    #[serde(default)]
+    pub studies: StudyStamp,
 }
 
 /// Sampled/unsampled pairs for the overhead figure of a CPU recording, by default. 24 pairs of
 /// 100 ms batches put its interval within about ±0.5% on a quiet machine.
-pub const OVERHEAD_PAIRS: usize = 24;
+pub(crate) const OVERHEAD_PAIRS: usize = 24;
 
 /// The same for `--quick`.
-pub const QUICK_OVERHEAD_PAIRS: usize = 8;
+pub(crate) const QUICK_OVERHEAD_PAIRS: usize = 8;
 
 impl Settings {
     /// [`Settings::frequency_hz`] unless `--frequency` says otherwise (full and quick runs).
@@ -135,7 +133,7 @@ impl Settings {
             alloc_min_ms: 500,
             child_time_cap_s: 300,
             memory_cap_mib: 4096,
-            corpus: Vec::new(),
+            studies: StudyStamp::default(),
         }
     }
 

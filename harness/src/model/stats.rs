@@ -91,23 +91,23 @@ impl ProcessTiming {
 /// or the sentence an older serprof stored in its place. Text of any other shape reads as the
 /// default.
 macro_rules! described {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = ($id:literal, $text:literal),)+ }) => {
+    ($(#[$meta:meta])* $vis:vis $name:ident { $($(#[$vmeta:meta])* $variant:ident = ($id:literal, $text:literal),)+ }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum $name {
+        $vis enum $name {
             $($(#[$vmeta])* $variant,)+
         }
 
         impl $name {
             /// What the method is, in a sentence.
-            pub fn describe(self) -> &'static str {
+            $vis fn describe(self) -> &'static str {
                 match self {
                     $($name::$variant => $text,)+
                 }
             }
 
             /// Its name in files.
-            pub fn as_str(self) -> &'static str {
+            $vis fn as_str(self) -> &'static str {
                 match self {
                     $($name::$variant => $id,)+
                 }
@@ -141,7 +141,7 @@ macro_rules! described {
 described! {
     /// How a [`TimeStats`]'s median and interval were computed.
     #[derive(Default)]
-    TimingMethod {
+    pub TimingMethod {
         /// Across lock-step children: the median of their state-adjusted medians.
         LockStep = ("lock_step", "median over lock-step children of each child's state-adjusted median (thread CPU time per operation; every child runs all configurations a sample of a few ms at a time in shuffled rounds, and each sample is divided by the machine's state estimated from its neighbours); 95% distribution-free interval from order statistics of the children's values, exact binomial coverage"),
         /// Across timing processes: the median of their medians, with an order-statistics
@@ -157,7 +157,7 @@ described! {
 described! {
     /// How a time ratio and its interval were computed.
     #[derive(Default)]
-    RatioMethod {
+    pub(crate) RatioMethod {
         /// Per-child ratios of one lock-step schedule.
         LockStep = ("lock_step", "lock-step: median over timing children of each child's ratio of state-adjusted medians (both configurations ran in every child, samples of a few ms moments apart); 95% distribution-free interval from order statistics of the per-child ratios"),
         /// Per-round pairs of timing processes.
@@ -221,7 +221,7 @@ fn binomial_half_cdf(n: usize, k: usize) -> f64 {
 /// with the largest k whose coverage 1 - 2 P(X <= k-1), X ~ Bin(n, 1/2), is still at least 95%;
 /// with too few values for 95% it is [min, max], and the returned coverage says how much less
 /// (93.75% for 5 values, 75% for 3). Returns the interval and its exact coverage.
-pub fn median_interval(sorted: &[f64]) -> ([f64; 2], f64) {
+pub(crate) fn median_interval(sorted: &[f64]) -> ([f64; 2], f64) {
     let n = sorted.len();
     if n == 0 {
         return ([f64::NAN, f64::NAN], 0.0);
@@ -320,7 +320,7 @@ impl TimeStats {
 }
 
 /// Median of a sorted, non-empty slice.
-pub fn median_sorted(sorted: &[f64]) -> f64 {
+pub(crate) fn median_sorted(sorted: &[f64]) -> f64 {
     let n = sorted.len();
     if n % 2 == 1 {
         sorted[n / 2]
@@ -330,7 +330,7 @@ pub fn median_sorted(sorted: &[f64]) -> f64 {
 }
 
 /// Median of any slice (sorts a copy). NaN for an empty slice.
-pub fn median(values: &[f64]) -> f64 {
+pub(crate) fn median(values: &[f64]) -> f64 {
     if values.is_empty() {
         return f64::NAN;
     }
@@ -344,7 +344,7 @@ pub fn median(values: &[f64]) -> f64 {
 /// n/2 -+ 1.96 sqrt(n)/2 (normal approximation to the binomial). With fewer than 6 values the
 /// interval is the whole range.
 #[cfg(test)]
-pub fn median_ci95(sorted: &[f64]) -> [f64; 2] {
+pub(crate) fn median_ci95(sorted: &[f64]) -> [f64; 2] {
     let n = sorted.len();
     if n < 6 {
         return [sorted[0], sorted[n - 1]];
@@ -358,10 +358,10 @@ pub fn median_ci95(sorted: &[f64]) -> [f64; 2] {
 /// A small deterministic generator (SplitMix64) for bootstrap resampling: results are
 /// reproducible run to run.
 #[derive(Debug, Clone)]
-pub struct SplitMix64(pub u64);
+pub(crate) struct SplitMix64(pub u64);
 
 impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -370,14 +370,14 @@ impl SplitMix64 {
     }
 
     /// Uniform in `0..n` (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
     }
 }
 
 /// Ratio of medians `a / b` with a 95% percentile-bootstrap interval: both batch sets are
 /// resampled with replacement, 2,000 times, with a fixed seed.
-pub fn ratio_of_medians(a: &[f64], b: &[f64]) -> Option<(f64, [f64; 2])> {
+pub(crate) fn ratio_of_medians(a: &[f64], b: &[f64]) -> Option<(f64, [f64; 2])> {
     if a.is_empty() || b.is_empty() {
         return None;
     }

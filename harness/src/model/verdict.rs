@@ -52,7 +52,7 @@ impl Verdict {
 }
 
 /// Signal names for verdicts.
-pub fn signal_name(sig: i32) -> &'static str {
+pub(crate) fn signal_name(sig: i32) -> &'static str {
     match sig {
         libc::SIGABRT => "SIGABRT",
         libc::SIGSEGV => "SIGSEGV",
@@ -73,11 +73,11 @@ mod seconds {
 
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_f64(d.as_secs_f64())
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         let s = f64::deserialize(d)?;
         Ok(Duration::try_from_secs_f64(s).unwrap_or_default())
     }

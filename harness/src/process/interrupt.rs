@@ -19,7 +19,7 @@ extern "C" fn on_signal(_sig: libc::c_int) {
 }
 
 /// Installs the SIGINT/SIGTERM handler (once, in the parent of a run).
-pub fn install() {
+pub(crate) fn install() {
     // SAFETY: the handler only touches atomics and calls kill (async-signal-safe).
     unsafe {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
@@ -28,12 +28,12 @@ pub fn install() {
 }
 
 /// Whether the run was asked to stop.
-pub fn interrupted() -> bool {
+pub(crate) fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
 /// Remembers the running child, so an interrupt stops it too.
-pub fn register_child(pid: u32) {
+pub(crate) fn register_child(pid: u32) {
     CHILD.store(pid as i32, Ordering::SeqCst);
     if interrupted() {
         on_signal(0);
@@ -41,6 +41,6 @@ pub fn register_child(pid: u32) {
 }
 
 /// Forgets the child once it has ended.
-pub fn unregister_child() {
+pub(crate) fn unregister_child() {
     CHILD.store(0, Ordering::SeqCst);
 }

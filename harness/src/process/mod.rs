@@ -9,8 +9,8 @@
 //! a SIGKILL we did not send: the kernel's OOM killer), a stack overflow (std's `has overflowed
 //! its stack`), hung (we killed it at a time cap), or interrupted (we killed it on Ctrl-C).
 
-pub mod interrupt;
-pub mod pipes;
+pub(crate) mod interrupt;
+pub(crate) mod pipes;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -21,16 +21,16 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 /// Lines of stderr kept for a failure message.
-pub const STDERR_LINES: usize = 8;
+pub(crate) const STDERR_LINES: usize = 8;
 
 /// How often a waiting parent looks at its child.
-pub const POLL: Duration = Duration::from_millis(5);
+pub(crate) const POLL: Duration = Duration::from_millis(5);
 
-pub use crate::model::verdict::{signal_name, Verdict};
+pub(crate) use crate::model::verdict::Verdict;
 
 /// What a child's stderr said, kept for its verdict.
 #[derive(Debug, Default, Clone)]
-pub struct Stderr {
+pub(crate) struct Stderr {
     /// The last [`STDERR_LINES`] lines.
     pub tail: Vec<String>,
     /// std's `memory allocation of N bytes failed` line, if it printed one.
@@ -52,7 +52,7 @@ impl Stderr {
     }
 
     /// `; last stderr: a | b`, or nothing.
-    pub fn suffix(&self) -> String {
+    pub(crate) fn suffix(&self) -> String {
         if self.tail.is_empty() {
             String::new()
         } else {
@@ -62,7 +62,7 @@ impl Stderr {
 }
 
 /// The verdict of a child that ended by itself with `status`.
-pub fn judge(status: ExitStatus, stderr: &Stderr) -> Verdict {
+pub(crate) fn judge(status: ExitStatus, stderr: &Stderr) -> Verdict {
     use std::os::unix::process::ExitStatusExt;
     if let Some(line) = &stderr.allocation_failed {
         if !status.success() {
@@ -87,14 +87,14 @@ pub fn judge(status: ExitStatus, stderr: &Stderr) -> Verdict {
 
 /// How a guarded child ended: the verdict and what its stderr said.
 #[derive(Debug, Clone)]
-pub struct Ended {
+pub(crate) struct Ended {
     pub verdict: Verdict,
     pub stderr: Stderr,
 }
 
 /// Settings of a guarded child.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Address-space cap in bytes (`RLIMIT_AS`); 0 for none.
     pub address_space: u64,
     /// The CPU the child is pinned to (`sched_setaffinity`), if any.
@@ -102,7 +102,7 @@ pub struct Limits {
 }
 
 /// A running guarded child.
-pub struct Guarded {
+pub(crate) struct Guarded {
     child: Child,
     stderr: Arc<Mutex<Stderr>>,
     reader: Option<JoinHandle<()>>,
@@ -147,7 +147,7 @@ fn apply(cmd: &mut Command, limits: Limits) {
 impl Guarded {
     /// Starts `cmd` under the guards. The caller sets the program, arguments, environment and
     /// stdout; stdin is null and stderr is taken here.
-    pub fn spawn(mut cmd: Command, limits: Limits) -> Result<Guarded> {
+    pub(crate) fn spawn(mut cmd: Command, limits: Limits) -> Result<Guarded> {
         apply(&mut cmd, limits);
         let mut child = cmd
             .spawn()
@@ -172,26 +172,26 @@ impl Guarded {
     }
 
     /// Time since the child started.
-    pub fn elapsed(&self) -> Duration {
+    pub(crate) fn elapsed(&self) -> Duration {
         self.started.elapsed()
     }
 
     /// Its status when it has ended by itself.
-    pub fn try_wait(&mut self) -> Result<Option<ExitStatus>> {
+    pub(crate) fn try_wait(&mut self) -> Result<Option<ExitStatus>> {
         self.child
             .try_wait()
             .context("cannot wait for a child process")
     }
 
     /// Kills it and waits for it; the verdict is `verdict` (ours: Hung or Interrupted).
-    pub fn kill(mut self, verdict: Verdict) -> Ended {
+    pub(crate) fn kill(mut self, verdict: Verdict) -> Ended {
         let _ = self.child.kill();
         let _ = self.child.wait();
         self.finish(verdict)
     }
 
     /// Waits for it to end by itself.
-    pub fn wait(mut self) -> Result<Ended> {
+    pub(crate) fn wait(mut self) -> Result<Ended> {
         let status = self
             .child
             .wait()
@@ -202,7 +202,7 @@ impl Guarded {
 
     /// Waits until it ends, killing it as hung once `cap` has passed, or as interrupted when the
     /// run is interrupted.
-    pub fn wait_capped(mut self, cap: Duration) -> Result<Ended> {
+    pub(crate) fn wait_capped(mut self, cap: Duration) -> Result<Ended> {
         loop {
             if self.try_wait()?.is_some() {
                 return self.wait();
@@ -219,7 +219,7 @@ impl Guarded {
 
     /// Like [`Guarded::wait_capped`], reading the child's piped stdout to the end meanwhile
     /// (the caller set `Stdio::piped()` for it).
-    pub fn wait_with_stdout(mut self, cap: Duration) -> Result<(Ended, Vec<u8>)> {
+    pub(crate) fn wait_with_stdout(mut self, cap: Duration) -> Result<(Ended, Vec<u8>)> {
         let reader = self.child.stdout.take().map(|mut out| {
             std::thread::spawn(move || {
                 let mut bytes = Vec::new();
@@ -263,7 +263,7 @@ impl Drop for Guarded {
 }
 
 /// The text of a panic payload (`panic!("...")` gives `&str` or `String`).
-pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())

@@ -25,7 +25,7 @@ fn pipe() -> Result<(OwnedFd, OwnedFd)> {
 
 /// Why a reply did not come.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lost {
+pub(crate) enum Lost {
     /// The child closed its end (it exited or died).
     Closed,
     /// Nothing came within the time allowed.
@@ -35,26 +35,26 @@ pub enum Lost {
 }
 
 /// The parent's ends: commands out, replies in (read line by line).
-pub struct Pipes {
+pub(crate) struct Pipes {
     commands: File,
     replies: File,
     buffer: Vec<u8>,
 }
 
 /// The child's ends: drop them right after the child is spawned, or its death goes unseen.
-pub struct ChildEnds {
+pub(crate) struct ChildEnds {
     commands: OwnedFd,
     replies: OwnedFd,
 }
 
 impl ChildEnds {
     /// The descriptors the child reads commands from and writes replies to.
-    pub fn fds(&self) -> [RawFd; 2] {
+    pub(crate) fn fds(&self) -> [RawFd; 2] {
         [self.commands.as_raw_fd(), self.replies.as_raw_fd()]
     }
 
     /// Lets the child of `cmd` (and no other) inherit both ends.
-    pub fn inherit(&self, cmd: &mut Command) {
+    pub(crate) fn inherit(&self, cmd: &mut Command) {
         let fds = self.fds();
         // SAFETY: only fcntl, which is async-signal-safe, between fork and exec; it clears
         // close-on-exec on the child's copies only.
@@ -75,7 +75,7 @@ impl Pipes {
     /// Makes the pipes. The child's ends keep the numbers they have here (which no other
     /// descriptor of the child can take: they are open in the parent when it forks), and are
     /// close-on-exec until [`ChildEnds::inherit`] clears that for one command's child.
-    pub fn new() -> Result<(Pipes, ChildEnds)> {
+    pub(crate) fn new() -> Result<(Pipes, ChildEnds)> {
         let (command_read, command_write) = pipe()?;
         let (reply_read, reply_write) = pipe()?;
         Ok((
@@ -92,13 +92,13 @@ impl Pipes {
     }
 
     /// Sends one line (which must end in a newline). False when the child is gone.
-    pub fn send(&mut self, line: &[u8]) -> bool {
+    pub(crate) fn send(&mut self, line: &[u8]) -> bool {
         self.commands.write_all(line).is_ok()
     }
 
     /// The next line from the child, without its newline, waiting at most `cap`; the wait is
     /// cut short when `interrupted` says so (it is asked every 100 ms).
-    pub fn receive(
+    pub(crate) fn receive(
         &mut self,
         cap: Duration,
         interrupted: &dyn Fn() -> bool,

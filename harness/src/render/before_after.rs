@@ -46,7 +46,7 @@ fn side_line(s: &SideRecord) -> String {
 }
 
 /// The text table.
-pub fn table(r: &BeforeAfterRecord) -> String {
+pub(crate) fn table(r: &BeforeAfterRecord) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{}", side_line(&r.before));
     let _ = writeln!(s, "{}\n", side_line(&r.after));
@@ -147,7 +147,7 @@ fn instructions_note(row: &Row) -> Option<&'static str> {
 }
 
 /// What the verdicts of this record mean.
-pub fn verdict_rule(r: &BeforeAfterRecord) -> String {
+pub(crate) fn verdict_rule(r: &BeforeAfterRecord) -> String {
     let layouts = r.before.layouts.len().min(r.after.layouts.len());
     let how = match r.before.layouts.first().map(|l| l.mode.as_str()) {
         Some("shuffle") => "every section in another order",
@@ -222,7 +222,7 @@ fn flame_links(out: &mut String, r: &BeforeAfterRecord, dir: &Path) {
 }
 
 /// The page, with links relative to `dir` (the before-after folder).
-pub fn page(r: &BeforeAfterRecord, dir: &Path) -> String {
+pub(crate) fn page(r: &BeforeAfterRecord, dir: &Path) -> String {
     let mut out = String::with_capacity(32 * 1024);
     page_head(&mut out, r);
     let _ = writeln!(out, "<h1>before-after</h1>");

@@ -15,7 +15,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 /// (`width:100%`), so this sets the text-to-bar proportions rather than a size on screen: at
 /// 400 three charts fit side by side on a desktop at about their drawn size, and a phone
 /// (~340 px for a chart) shrinks the 13 px labels only to 11 px.
-pub const WIDTH: u32 = 400;
+pub(crate) const WIDTH: u32 = 400;
 const ROW_HEIGHT: u32 = 26;
 const TOP: u32 = 6;
 const AXIS_HEIGHT: u32 = 26;
@@ -28,7 +28,7 @@ const WHISKER: RGBColor = RGBColor(0x22, 0x22, 0x22);
 
 /// One bar.
 #[derive(Debug, Clone)]
-pub struct Bar {
+pub(crate) struct Bar {
     /// The configuration's name, drawn left of the bar.
     pub label: String,
     pub value: f64,
@@ -41,7 +41,7 @@ pub struct Bar {
 
 /// Draws `bars` as a horizontal bar chart, first bar on top; `tick` formats the x axis.
 /// Non-finite or negative values are left out. Returns the `<svg>` element.
-pub fn bar_chart(bars: &[Bar], tick: &dyn Fn(f64) -> String) -> Result<String> {
+pub(crate) fn bar_chart(bars: &[Bar], tick: &dyn Fn(f64) -> String) -> Result<String> {
     let bars: Vec<&Bar> = bars
         .iter()
         .filter(|b| b.value.is_finite() && b.value >= 0.0)
@@ -224,7 +224,7 @@ fn draw_err<E: std::error::Error + Send + Sync>(e: DrawingAreaErrorKind<E>) -> a
 
 /// `0`, `50 µs`, `1.5 ms`: axis ticks of times in nanoseconds (the value labels carry the
 /// precision; ticks only need the scale).
-pub fn compact_ns(ns: f64) -> String {
+pub(crate) fn compact_ns(ns: f64) -> String {
     let (v, unit) = if ns >= 1e9 {
         (ns / 1e9, "s")
     } else if ns >= 1e6 {
@@ -244,7 +244,7 @@ pub fn compact_ns(ns: f64) -> String {
 }
 
 /// `12 kB`, `1.5 MB`: axis ticks of byte figures.
-pub fn compact_bytes(x: f64) -> String {
+pub(crate) fn compact_bytes(x: f64) -> String {
     if x >= 1e6 {
         format!("{:.1} MB", x / 1e6)
     } else if x >= 1e3 {

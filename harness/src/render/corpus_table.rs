@@ -11,7 +11,7 @@ use crate::render::table::{
 };
 
 /// The HTML sections, per document.
-pub fn write_html(out: &mut String, results: &[&ConfigResult]) {
+pub(crate) fn write_html(out: &mut String, results: &[&ConfigResult]) {
     for (name, rs) in by_document(results) {
         let d = rs[0].document.as_ref().expect("grouped by document");
         let _ = writeln!(

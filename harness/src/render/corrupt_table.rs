@@ -120,7 +120,8 @@ mod tests {
     use crate::model::corrupt::{CorruptCase, CorruptStats, OutcomeCounts};
 
     fn result(config: &str, counts: OutcomeCounts, cases: Vec<CorruptCase>) -> ConfigResult {
-        let info = serprof_engines::studies::find(&format!("corrupt/{config}"))
+        let info = crate::model::program::builtin()
+            .find(&format!("corrupt/{config}"))
             .unwrap()
             .info;
         let mut r = ConfigResult::new(&info);

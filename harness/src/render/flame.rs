@@ -42,13 +42,13 @@ pub fn flame_svg(text: &str, kind: Kind, title: &str, subtitle: &str) -> Result<
 /// Renders a differential flame graph of `before` -> `after` (inferno `differential`, counts
 /// of `before` normalised to the total of `after`): the shape is `after`'s, red where a frame
 /// grew, blue where it shrank.
-pub fn diff_svg(before: &str, after: &str, title: &str, subtitle: &str) -> Result<Vec<u8>> {
+pub(crate) fn diff_svg(before: &str, after: &str, title: &str, subtitle: &str) -> Result<Vec<u8>> {
     diff_svg_of(before, after, title, subtitle, true, "samples")
 }
 
 /// Like [`diff_svg`]; with `normalize` false the counts are compared as they are (instructions
 /// per operation, which are exact), so a frame that grew is red without the rest looking shrunk.
-pub fn diff_svg_of(
+pub(crate) fn diff_svg_of(
     before: &str,
     after: &str,
     title: &str,

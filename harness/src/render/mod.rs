@@ -1,16 +1,16 @@
 //! Pictures and tables derived from the records: flame graphs and text tables.
 
-pub mod before_after;
-pub mod charts;
-pub mod corpus_table;
-pub mod corrupt_table;
-pub mod flame;
-pub mod pprof;
-pub mod report;
-pub mod report_data;
-pub mod report_page;
-pub mod report_table;
-pub mod speedscope;
-pub mod table;
-pub mod tree;
-pub mod views_page;
+pub(crate) mod before_after;
+pub(crate) mod charts;
+pub(crate) mod corpus_table;
+pub(crate) mod corrupt_table;
+pub(crate) mod flame;
+pub(crate) mod pprof;
+pub(crate) mod report;
+pub(crate) mod report_data;
+pub(crate) mod report_page;
+pub(crate) mod report_table;
+pub(crate) mod speedscope;
+pub(crate) mod table;
+pub(crate) mod tree;
+pub(crate) mod views_page;

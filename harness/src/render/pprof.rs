@@ -36,7 +36,7 @@ impl Strings {
 
 /// Timing of the recording, for the profile's header.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Timing {
+pub(crate) struct Timing {
     /// Nanoseconds of CPU time one sample stands for.
     pub period_ns: i64,
     /// Start of the recording, nanoseconds since the Unix epoch.
@@ -46,7 +46,7 @@ pub struct Timing {
 
 /// The encoded profile: sample types `samples/count` and `cpu/nanoseconds` (count times the
 /// period), the configuration's name (the folded root) left out of every stack.
-pub fn cpu_pprof(folded: &Folded, sources: &Sources, timing: Timing) -> Vec<u8> {
+pub(crate) fn cpu_pprof(folded: &Folded, sources: &Sources, timing: Timing) -> Vec<u8> {
     let mut strings = Strings::default();
     let mut functions: Vec<protos::Function> = Vec::new();
     let mut locations: Vec<protos::Location> = Vec::new();

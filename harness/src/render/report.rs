@@ -12,19 +12,19 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use crate::model::ConfigResult;
+use crate::model::{ConfigResult, Program};
 use crate::render::charts::{self, Bar};
 use crate::render::report_data::{self, Row, RunData, StudyData};
 use crate::render::report_page::{self, esc, href};
 use crate::render::report_table::{self, css_color, format_color, format_label};
 use crate::render::table::{format_ns, format_thousands, reference};
 use anyhow::Result;
-use serprof_engines::studies::Format;
+use serprof_api::study::Format;
 
 /// Writes `run_dir/report.html` from the run's files and returns its path.
-pub fn write(run_dir: &Path) -> Result<PathBuf> {
+pub(crate) fn write(program: &Program, run_dir: &Path) -> Result<PathBuf> {
     write_views_pages(run_dir)?;
-    let data = report_data::load(run_dir)?;
+    let data = report_data::load(program, run_dir)?;
     let html = render(&data)?;
     let path = run_dir.join(crate::layout::REPORT_HTML);
     crate::layout::write_atomic(&path, html.as_bytes())?;
@@ -59,7 +59,7 @@ fn write_views_pages(run_dir: &Path) -> Result<()> {
 }
 
 /// The whole page.
-pub fn render(data: &RunData) -> Result<String> {
+pub(crate) fn render(data: &RunData) -> Result<String> {
     let mut out = String::with_capacity(64 * 1024);
     let title = format!("serprof report · {}", data.run_id);
     let _ = write!(
@@ -231,7 +231,8 @@ fn study_section(out: &mut String, study: &StudyData) -> Result<()> {
         esc(&study.name)
     );
     let results: Vec<&ConfigResult> = study.rows.iter().map(|r| &r.result).collect();
-    let reference = reference(&results);
+    let baseline = study.info.as_ref().and_then(|i| i.baseline.as_deref());
+    let reference = reference(baseline, &results);
     let mut about = Vec::new();
     if let Some(source) = study
         .info

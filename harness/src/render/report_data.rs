@@ -15,13 +15,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde_json::Value;
-use serprof_engines::studies::{self, StudyInfo};
+use serprof_api::study::StudyInfo;
 
 use crate::layout::{self, read_json};
-use crate::model::{ConfigResult, RunManifest};
+use crate::model::{ConfigResult, Program, RunManifest};
 
 /// Files of a configuration folder the report links to, with their link text, in this order.
-pub const LINKED_FILES: [(&str, &str); 5] = [
+pub(crate) const LINKED_FILES: [(&str, &str); 5] = [
     (layout::CPU_SVG, "CPU"),
     (layout::VIEWS_HTML, "views"),
     (layout::CPU_SPEEDSCOPE, "speedscope"),
@@ -31,7 +31,7 @@ pub const LINKED_FILES: [(&str, &str); 5] = [
 
 /// Everything the report shows.
 #[derive(Debug)]
-pub struct RunData {
+pub(crate) struct RunData {
     /// The run folder's name (its id).
     pub run_id: String,
     pub manifest: RunManifest,
@@ -45,7 +45,7 @@ pub struct RunData {
 
 /// One study's rows.
 #[derive(Debug)]
-pub struct StudyData {
+pub(crate) struct StudyData {
     pub name: String,
     /// The study as this build's registry describes it; `None` for a study this build lacks.
     pub info: Option<StudyInfo>,
@@ -54,7 +54,7 @@ pub struct StudyData {
 
 /// One configuration of a study.
 #[derive(Debug)]
-pub struct Row {
+pub(crate) struct Row {
     pub result: ConfigResult,
     /// Why there is no usable `result.json` (absent or unreadable); the row shows only this.
     pub missing: Option<String>,
@@ -67,18 +67,14 @@ pub struct Row {
 
 impl Row {
     /// Median time per operation, if measured.
-    pub fn median(&self) -> Option<f64> {
+    pub(crate) fn median(&self) -> Option<f64> {
         self.result.time_ns.as_ref().map(|t| t.median)
     }
 }
 
 /// Reads the run folder `run_dir`.
-pub fn load(run_dir: &Path) -> Result<RunData> {
+pub(crate) fn load(program: &Program, run_dir: &Path) -> Result<RunData> {
     let manifest: RunManifest = read_json(&run_dir.join(layout::RUN_JSON))?;
-    // The corpus study's description exists once its documents are registered.
-    if !manifest.settings.corpus.is_empty() {
-        studies::corpus::register(manifest.settings.corpus.clone())?;
-    }
     let run_id = run_dir
         .canonicalize()
         .unwrap_or_else(|_| run_dir.to_path_buf())
@@ -108,7 +104,7 @@ pub fn load(run_dir: &Path) -> Result<RunData> {
         for dir in sorted_subdirs(&run_dir.join(&name)) {
             if has_result(&dir) {
                 seen.insert(file_name(&dir));
-                match read_row(run_dir, &name, &dir) {
+                match read_row(program, run_dir, &name, &dir) {
                     Ok(row) => rows.push(row),
                     Err(e) => {
                         problems.push(format!("{}: {}", dir.display(), crate::error::one_line(&e)))
@@ -121,6 +117,7 @@ pub fn load(run_dir: &Path) -> Result<RunData> {
             {
                 if !seen.contains(config) {
                     match placeholder(
+                        program,
                         &name,
                         config,
                         "not measured: the run ended before this configuration finished",
@@ -133,7 +130,7 @@ pub fn load(run_dir: &Path) -> Result<RunData> {
         }
         sort_rows(&mut rows);
         studies_out.push(StudyData {
-            info: studies::find_info(&name),
+            info: program.find_info(&name),
             name,
             rows,
         });
@@ -220,8 +217,9 @@ fn relative(p: &Path) -> String {
 
 /// A row for a configuration without a usable `result.json`, described by the registry; a
 /// configuration this build does not have cannot be described, so it is a problem instead.
-fn placeholder(study: &str, config: &str, why: &str) -> anyhow::Result<Row> {
-    let info = studies::find(&format!("{study}/{config}"))
+fn placeholder(program: &Program, study: &str, config: &str, why: &str) -> anyhow::Result<Row> {
+    let info = program
+        .find(&format!("{study}/{config}"))
         .map(|c| c.info)
         .ok_or_else(|| {
             anyhow::anyhow!("{why} (this serprof has no configuration {study}/{config})")
@@ -236,7 +234,7 @@ fn placeholder(study: &str, config: &str, why: &str) -> anyhow::Result<Row> {
     })
 }
 
-fn read_row(run_dir: &Path, study: &str, dir: &Path) -> anyhow::Result<Row> {
+fn read_row(program: &Program, run_dir: &Path, study: &str, dir: &Path) -> anyhow::Result<Row> {
     let config = file_name(dir);
     let path = dir.join(layout::RESULT_JSON);
     let result: ConfigResult = match layout::read_json(&path) {
@@ -247,7 +245,12 @@ fn read_row(run_dir: &Path, study: &str, dir: &Path) -> anyhow::Result<Row> {
                 "serprof: warning: {} is unreadable, shown as not measured: {e}",
                 path.display()
             );
-            return placeholder(study, &config, &format!("result.json is unreadable: {e}"));
+            return placeholder(
+                program,
+                study,
+                &config,
+                &format!("result.json is unreadable: {e}"),
+            );
         }
     };
     let files = LINKED_FILES
@@ -321,7 +324,10 @@ mod tests {
 
     #[test]
     fn corrupt_figures_become_key_value_pairs() {
-        let info = studies::find("corrupt/postcard").unwrap().info;
+        let info = crate::model::program::builtin()
+            .find("corrupt/postcard")
+            .unwrap()
+            .info;
         let mut r = ConfigResult::new(&info);
         r.corrupt = Some(crate::model::corrupt::CorruptStats {
             seed: "0x5eed".into(),
@@ -347,7 +353,8 @@ mod tests {
 
     #[test]
     fn a_vanished_configuration_is_a_problem_not_a_row() {
-        assert!(placeholder("formats", "postcard", "x").is_ok());
-        assert!(placeholder("formats", "no-such-engine", "x").is_err());
+        let program = crate::model::program::builtin();
+        assert!(placeholder(&program, "formats", "postcard", "x").is_ok());
+        assert!(placeholder(&program, "formats", "no-such-engine", "x").is_err());
     }
 }

@@ -11,7 +11,7 @@ use crate::render::report_data::RunData;
 use crate::render::table::{format_ns, format_thousands};
 
 /// Escapes text for HTML content and attribute values.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -28,7 +28,7 @@ pub fn esc(s: &str) -> String {
 
 /// A relative link to `rel` (a `/`-separated path inside the run folder), percent-encoded
 /// except for characters that are safe in a path (`+` of `postcard+bytes` stays readable).
-pub fn href(rel: &str) -> String {
+pub(crate) fn href(rel: &str) -> String {
     let mut out = String::new();
     for b in rel.bytes() {
         if b.is_ascii_alphanumeric() || b"-._~/+".contains(&b) {
@@ -41,14 +41,15 @@ pub fn href(rel: &str) -> String {
 }
 
 /// Inline only: no request may leave the page. Scripts are the error recorder below.
-pub const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
+pub(crate) const CSP: &str =
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
 
 /// Records script errors, failed loads, blocked requests and `console.error` calls into the
 /// `data-errors` attribute of `<html>`; when the page has loaded, sets `data-loaded` and
 /// `data-width` (the page's scroll width and the window's width, to show it fits). The
 /// report needs no script itself; this is how a headless browser's DOM dump can prove that
 /// the page rendered without errors (tests/report_chromium.rs).
-pub const ERROR_RECORDER: &str = r#"<script>
+pub(crate) const ERROR_RECORDER: &str = r#"<script>
 (function () {
   var d = document.documentElement;
   function note(m) { d.setAttribute('data-errors', (d.getAttribute('data-errors') || '') + m + '\n'); }
@@ -69,7 +70,7 @@ pub const ERROR_RECORDER: &str = r#"<script>
 
 /// The stylesheet: readable at phone width (tables scroll sideways with the configuration
 /// column kept in view; charts shrink to the column).
-pub const CSS: &str = r#"
+pub(crate) const CSS: &str = r#"
 :root { --fg: #1d1d1f; --muted: #686870; --line: #e2e3e8; --panel: #f5f6f8; --accent: #2f5d8a;
   --bad: #b3261e; --warn: #8a5a00; }
 * { box-sizing: border-box; }
@@ -158,7 +159,7 @@ fn kv(out: &mut String, pairs: &[(&str, String)]) {
 }
 
 /// The effective CPU sampling rates of the run: `118–145 Hz (requested 199 Hz)`.
-pub fn sampling_summary(data: &RunData) -> Option<String> {
+pub(crate) fn sampling_summary(data: &RunData) -> Option<String> {
     let cpus: Vec<_> = data
         .studies
         .iter()
@@ -180,7 +181,7 @@ pub fn sampling_summary(data: &RunData) -> Option<String> {
 }
 
 /// The run's manifest: how to trust and reproduce the figures above.
-pub fn manifest_section(out: &mut String, data: &RunData) {
+pub(crate) fn manifest_section(out: &mut String, data: &RunData) {
     out.push_str("<section id=\"manifest\">\n<h2>Run manifest</h2>\n");
     out.push_str(
         "<p class=\"muted\">What these figures were measured with, from <a href=\"run.json\">run.json</a>.</p>\n",

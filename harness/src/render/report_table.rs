@@ -10,7 +10,7 @@
 use std::fmt::Write;
 
 use plotters::style::RGBColor;
-use serprof_engines::studies::Format;
+use serprof_api::study::Format;
 
 use crate::analyze::hotspots::short_name;
 use crate::model::ConfigResult;
@@ -23,7 +23,7 @@ const JSON_COLOR: RGBColor = RGBColor(0x3b, 0x6e, 0xa8);
 const BINARY_COLOR: RGBColor = RGBColor(0xe0, 0x7b, 0x39);
 
 /// The colour of a format's bars and swatches.
-pub fn format_color(format: Format) -> RGBColor {
+pub(crate) fn format_color(format: Format) -> RGBColor {
     match format {
         Format::Json => JSON_COLOR,
         Format::Binary => BINARY_COLOR,
@@ -31,12 +31,12 @@ pub fn format_color(format: Format) -> RGBColor {
 }
 
 /// `#3b6ea8`.
-pub fn css_color(c: RGBColor) -> String {
+pub(crate) fn css_color(c: RGBColor) -> String {
     format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
 }
 
 /// `JSON`, `binary`.
-pub fn format_label(format: Format) -> &'static str {
+pub(crate) fn format_label(format: Format) -> &'static str {
     match format {
         Format::Json => "JSON",
         Format::Binary => "binary",
@@ -44,7 +44,7 @@ pub fn format_label(format: Format) -> &'static str {
 }
 
 /// The header of the study's match-share column: its question, as a share of samples.
-pub fn match_header(study: &StudyData) -> &str {
+pub(crate) fn match_header(study: &StudyData) -> &str {
     study
         .info
         .as_ref()
@@ -54,7 +54,7 @@ pub fn match_header(study: &StudyData) -> &str {
 
 /// A study's rows in groups: JSON, then binary, then anything else (one group when a study
 /// has one format). Rows keep their order (fastest first) inside a group.
-pub fn groups(rows: &[Row]) -> Vec<(Format, Vec<&Row>)> {
+pub(crate) fn groups(rows: &[Row]) -> Vec<(Format, Vec<&Row>)> {
     let mut formats: Vec<Format> = rows.iter().map(|r| r.result.format).collect();
     formats.sort();
     formats.dedup();
@@ -183,7 +183,7 @@ fn header_cell(col: Col, study: &StudyData, extras: &Extras) -> String {
 }
 
 /// Writes the study's table, and the line of figures every configuration shares.
-pub fn write_table(out: &mut String, study: &StudyData, reference_ns: Option<f64>) {
+pub(crate) fn write_table(out: &mut String, study: &StudyData, reference_ns: Option<f64>) {
     let reference =
         study.rows.iter().map(|r| &r.result).find(|r| {
             r.time_ns.as_ref().map(|t| t.median) == reference_ns && reference_ns.is_some()

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::analyze::folded::Folded;
 use crate::analyze::sources::Sources;
 
-pub const SCHEMA: &str = "https://www.speedscope.app/file-format-schema.json";
+pub(crate) const SCHEMA: &str = "https://www.speedscope.app/file-format-schema.json";
 
 #[derive(Debug, Serialize)]
 struct Frame<'a> {
@@ -51,14 +51,19 @@ struct File<'a> {
 
 /// The unit of a profile's weights, as speedscope names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
+pub(crate) enum Unit {
     /// Counts without a unit: samples, instructions.
     None,
     Bytes,
 }
 
 /// The speedscope document of `folded`, named `name`.
-pub fn speedscope_json(folded: &Folded, sources: &Sources, name: &str, unit: Unit) -> Vec<u8> {
+pub(crate) fn speedscope_json(
+    folded: &Folded,
+    sources: &Sources,
+    name: &str,
+    unit: Unit,
+) -> Vec<u8> {
     let mut index: HashMap<&str, usize> = HashMap::new();
     let mut frames = Vec::new();
     let mut samples = Vec::new();

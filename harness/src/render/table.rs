@@ -3,14 +3,14 @@
 
 use std::fmt::Write;
 
-use serprof_engines::studies::{self, Operation, StudyInfo};
+use serprof_api::study::{Operation, StudyInfo};
 
 use crate::analyze::hotspots::short_name;
 use crate::model::stats::{median_interval, RatioStats};
-use crate::model::{ConfigResult, RunManifest};
+use crate::model::{ConfigResult, Program, RunManifest};
 
 /// `845 ns`, `25.1 µs`, `3.21 ms`, `1.20 s`.
-pub fn format_ns(ns: f64) -> String {
+pub(crate) fn format_ns(ns: f64) -> String {
     if !ns.is_finite() {
         "-".into()
     } else if ns < 1e3 {
@@ -25,7 +25,7 @@ pub fn format_ns(ns: f64) -> String {
 }
 
 /// `9,814.14` (thousands separators, `decimals` fraction digits).
-pub fn format_thousands(x: f64, decimals: usize) -> String {
+pub(crate) fn format_thousands(x: f64, decimals: usize) -> String {
     let s = format!("{:.*}", decimals, x.abs());
     let (int, frac) = s
         .split_once('.')
@@ -50,15 +50,13 @@ pub fn format_thousands(x: f64, decimals: usize) -> String {
 }
 
 /// The ratio column of a study: to its baseline configuration when it names one and that one
-/// was measured, else to the fastest. Returns the reference's name and median.
-pub fn reference(results: &[&ConfigResult]) -> Option<Reference> {
-    let study = results.first()?.study.clone();
-    let baseline = studies::find_info(&study).and_then(|s| s.baseline);
+/// (`baseline`) was measured, else to the fastest. Returns the reference's name and median.
+pub(crate) fn reference(baseline: Option<&str>, results: &[&ConfigResult]) -> Option<Reference> {
     if let Some(b) = baseline {
         if let Some(r) = results.iter().find(|r| r.config == b) {
             if let Some(t) = &r.time_ns {
                 return Some(Reference {
-                    baseline: Some(b),
+                    baseline: Some(b.to_string()),
                     ns: t.median,
                 });
             }
@@ -73,7 +71,7 @@ pub fn reference(results: &[&ConfigResult]) -> Option<Reference> {
 
 /// What a study's ratios are taken against: its baseline configuration, or the fastest.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Reference {
+pub(crate) struct Reference {
     /// The study's baseline; `None`: the fastest configuration.
     pub baseline: Option<String>,
     /// The reference's median time, ns per operation.
@@ -82,7 +80,7 @@ pub struct Reference {
 
 impl Reference {
     /// The ratio column's heading: `ratio to serde_json`, `ratio to fastest`.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         match &self.baseline {
             Some(b) => format!("ratio to {b}"),
             None => "ratio to fastest".into(),
@@ -92,7 +90,7 @@ impl Reference {
 
 /// How a run measured, in one paragraph: the timing schedule and its interval, where it ran,
 /// the machine's load, and how the run was pieced together.
-pub fn measurement_summary(m: &RunManifest) -> String {
+pub(crate) fn measurement_summary(m: &RunManifest) -> String {
     let st = &m.settings;
     let mut s = match m.schedules.last() {
         Some(sch) => {
@@ -153,12 +151,12 @@ pub fn measurement_summary(m: &RunManifest) -> String {
 
 /// The ratio `r / reference` with its interval, from their timing processes of the same rounds;
 /// `None` without paired processes (files of one process).
-pub fn paired_ratio(r: &ConfigResult, reference: &ConfigResult) -> Option<RatioStats> {
+pub(crate) fn paired_ratio(r: &ConfigResult, reference: &ConfigResult) -> Option<RatioStats> {
     RatioStats::by_round(r.time_ns.as_ref()?, reference.time_ns.as_ref()?)
 }
 
 /// `1.68x [1.62, 1.71]`, with `within noise` when the interval holds 1.
-pub fn format_ratio(r: &RatioStats) -> String {
+pub(crate) fn format_ratio(r: &RatioStats) -> String {
     let noise = if r.within_noise() {
         " within noise"
     } else {
@@ -171,10 +169,10 @@ pub fn format_ratio(r: &RatioStats) -> String {
 }
 
 /// The table of a run, grouped by study, each group sorted by time.
-pub fn render(results: &[ConfigResult]) -> String {
+pub fn render(program: &Program, results: &[ConfigResult]) -> String {
     let mut out = String::new();
     for study in study_names(results) {
-        if studies::is_corrupt(study) {
+        if program.is_corrupt(study) {
             // The corrupt study counts outcomes of damaged inputs: its own table.
             out.push_str(&super::corrupt_table::render_table(study, results));
             continue;
@@ -188,7 +186,7 @@ pub fn render(results: &[ConfigResult]) -> String {
             out.push_str(&render_documents(&group));
             continue;
         }
-        study_table(&mut out, results, study, studies::find_info(study), &group);
+        study_table(&mut out, results, study, program.find_info(study), &group);
     }
     out
 }
@@ -235,7 +233,8 @@ fn study_table(
     group: &[&ConfigResult],
 ) {
     let first = group[0];
-    let (ratio_name, reference_ns) = reference(group)
+    let baseline = info.as_ref().and_then(|i| i.baseline.as_deref());
+    let (ratio_name, reference_ns) = reference(baseline, group)
         .map(|r| (r.label(), r.ns))
         .unwrap_or(("ratio".into(), f64::NAN));
     let _ = writeln!(
@@ -449,7 +448,9 @@ fn notes_section(out: &mut String, results: &[ConfigResult], study: &str, cols: 
 // (its findings say which, and where). ----
 
 /// The documents of `results`, in order of first appearance, with their results.
-pub fn by_document<'a>(results: &[&'a ConfigResult]) -> Vec<(String, Vec<&'a ConfigResult>)> {
+pub(crate) fn by_document<'a>(
+    results: &[&'a ConfigResult],
+) -> Vec<(String, Vec<&'a ConfigResult>)> {
     let mut docs: Vec<(String, Vec<&ConfigResult>)> = Vec::new();
     for r in results {
         let Some(d) = &r.document else { continue };
@@ -462,14 +463,14 @@ pub fn by_document<'a>(results: &[&'a ConfigResult]) -> Vec<(String, Vec<&'a Con
 }
 
 /// The part of a configuration's name after `DOC.OPERATION.` (`typed-sonic-rs`).
-pub fn variant(r: &ConfigResult) -> &str {
+pub(crate) fn variant(r: &ConfigResult) -> &str {
     r.config.splitn(3, '.').nth(2).unwrap_or(&r.config)
 }
 
 const OPERATIONS: [Operation; 3] = [Operation::Parse, Operation::Serialize, Operation::RoundTrip];
 
 /// The parse, serialize and round-trip tables of one document's results (those it has).
-pub fn operation_tables<'a>(
+pub(crate) fn operation_tables<'a>(
     results: &[&'a ConfigResult],
 ) -> Vec<(Operation, Vec<&'a ConfigResult>)> {
     OPERATIONS
@@ -492,7 +493,7 @@ fn operation_rows<'a>(results: &[&'a ConfigResult], op: Operation) -> Vec<&'a Co
 
 /// `*`: the engine changes numbers; `†`: the timed parse copies the document first (an
 /// in-place parser), and the figure includes the copy.
-pub fn mark(r: &ConfigResult) -> &'static str {
+pub(crate) fn mark(r: &ConfigResult) -> &'static str {
     match (r.changes_numbers(), r.copies_input) {
         (true, true) => "*†",
         (true, false) => "*",
@@ -502,33 +503,33 @@ pub fn mark(r: &ConfigResult) -> &'static str {
 }
 
 /// The footnote of the `†` mark.
-pub const COPY_NOTE: &str =
+pub(crate) const COPY_NOTE: &str =
     "the engine parses in place, so each timed parse reads a fresh copy of its input; its figures include the copy";
 
 /// The median time per operation, or `-`.
-pub fn median_text(r: &ConfigResult) -> String {
+pub(crate) fn median_text(r: &ConfigResult) -> String {
     r.time_ns
         .as_ref()
         .map_or("-".into(), |t| format_ns(t.median))
 }
 
 /// Payload bytes, or `-`.
-pub fn payload_text(r: &ConfigResult) -> String {
+pub(crate) fn payload_text(r: &ConfigResult) -> String {
     r.payload_bytes.map_or("-".into(), |b| format!("{b:.0}"))
 }
 
-pub fn mbps(r: &ConfigResult) -> String {
+pub(crate) fn mbps(r: &ConfigResult) -> String {
     r.megabytes_per_second()
         .map_or("-".into(), |m| format!("{m:.0}"))
 }
 
 /// Whether any of `results` runs on a document.
-pub fn has_documents(results: &[&ConfigResult]) -> bool {
+pub(crate) fn has_documents(results: &[&ConfigResult]) -> bool {
     results.iter().any(|r| r.document.is_some())
 }
 
 /// The text tables, per document.
-pub fn render_documents(results: &[&ConfigResult]) -> String {
+pub(crate) fn render_documents(results: &[&ConfigResult]) -> String {
     let mut out = String::new();
     for (name, rs) in by_document(results) {
         let d = rs[0].document.as_ref().expect("grouped by document");
@@ -591,7 +592,7 @@ pub fn render_documents(results: &[&ConfigResult]) -> String {
 
 /// Instruction moves as text lines: the first `limit` of changed work, then the first `limit`
 /// layout effects under a line of their own.
-pub fn instruction_moves_text(
+pub(crate) fn instruction_moves_text(
     s: &mut String,
     moved: &[crate::analyze::compare::InstructionMove],
     limit: usize,

@@ -6,7 +6,7 @@ use crate::render::table::format_thousands;
 
 /// How a folded single-child chain is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Chain {
+pub(crate) enum Chain {
     /// On one line, `a ▸ b ▸ c`, a long chain shortened to its first two frames and its last
     /// (the call tree: the last frame is the one the children hang from).
     OneLine,
@@ -67,7 +67,7 @@ fn write(out: &mut String, node: &Node, level: usize, chain: Chain, with_self: b
 }
 
 /// The lines of `roots` and their descendants, under a header naming the columns.
-pub fn tree_text(roots: &[Node], unit: &str, chain: Chain, with_self: bool) -> String {
+pub(crate) fn tree_text(roots: &[Node], unit: &str, chain: Chain, with_self: bool) -> String {
     let mut s = if with_self {
         format!("{:>7} {:>7} {:>12}  frame\n", "total", "self", unit)
     } else {

@@ -22,7 +22,7 @@ const BACKTRACED: usize = 3;
 
 /// Writes `dir/views.html` from `dir/cpu.folded` (and its side table); `false` when the folder
 /// has no CPU profile.
-pub fn write(dir: &Path, title: &str) -> Result<bool> {
+pub(crate) fn write(dir: &Path, title: &str) -> Result<bool> {
     let Ok(text) = std::fs::read_to_string(dir.join(layout::CPU_FOLDED)) else {
         return Ok(false);
     };

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
 use anyhow::{Context, Result};
-use serprof_engines::studies::{self, Config};
+use serprof_api::study::Config;
 
 use super::executor::ChildProcesses;
 use super::{placement, plan, progress, sides, Unit};
@@ -34,12 +34,13 @@ use crate::layout::{self, config_dir, utc_rfc3339, write_atomic, write_json};
 use crate::misuse;
 use crate::model::lockstep::{Placement, Schedule};
 use crate::model::manifest::{PhaseSeconds, Session};
+use crate::model::Program;
 use crate::model::{ConfigResult, RunManifest, Settings};
 use crate::process::interrupt;
 
 /// What to measure, once both sides are built.
 #[derive(Debug, Clone)]
-pub struct Request {
+pub(crate) struct Request {
     pub studies: Vec<String>,
     pub configs: Vec<String>,
     pub settings: Settings,
@@ -58,9 +59,13 @@ pub struct Request {
 
 /// The selection of a before-after: measured studies only (the corrupt study has no timing to
 /// compare), and a note when some were left out.
-pub fn select(studies_: &[String], globs: &[String]) -> Result<(Vec<Config>, Vec<String>)> {
-    let all = plan::select(studies_, globs)?;
-    let measured = |c: &Config| !studies::is_corrupt(&c.info.study);
+pub(crate) fn select(
+    program: &Program,
+    studies_: &[String],
+    globs: &[String],
+) -> Result<(Vec<Config>, Vec<String>)> {
+    let all = plan::select(program, studies_, globs)?;
+    let measured = |c: &Config| !program.is_corrupt(&c.info.study);
     let left: Vec<String> = all
         .iter()
         .filter(|c| !measured(c))
@@ -81,8 +86,8 @@ pub fn select(studies_: &[String], globs: &[String]) -> Result<(Vec<Config>, Vec
 }
 
 /// Checks that a side's binary speaks this serprof's worker protocol.
-pub fn driver(side: &SideRecord) -> Result<ChildProcesses> {
-    ChildProcesses::of(Path::new(&side.exe)).map_err(|e| {
+pub(crate) fn driver(program: &Program, side: &SideRecord) -> Result<ChildProcesses> {
+    ChildProcesses::of(Path::new(&side.exe), program).map_err(|e| {
         crate::error::misuse_err(format!(
             "the {} side ({}) cannot be driven: {}",
             side.label,
@@ -94,21 +99,22 @@ pub fn driver(side: &SideRecord) -> Result<ChildProcesses> {
 
 /// Measures both sides and writes the before-after folder. Failures of a configuration are
 /// recorded in its row, never returned as errors.
-pub fn measure(
+pub(crate) fn measure(
+    program: &Program,
     req: &Request,
     before: &SideRecord,
     after: &SideRecord,
     mut notes: Vec<String>,
 ) -> Result<BeforeAfterRecord> {
-    let (configs, selection_notes) = select(&req.studies, &req.configs)?;
+    let (configs, selection_notes) = select(program, &req.studies, &req.configs)?;
     notes.extend(selection_notes);
-    let execs = [driver(before)?, driver(after)?];
+    let execs = [driver(program, before)?, driver(program, after)?];
     let mut settings = req.settings.clone();
     let valgrind = valgrind_or_note(&mut settings, &mut notes);
     interrupt::install();
     let started = Instant::now();
     let (mut before, mut after) = (before.clone(), after.clone());
-    let folder = Folder::open(req, &[&before, &after], &configs, &mut settings)?;
+    let folder = Folder::open(program, req, &[&before, &after], &configs, &mut settings)?;
     let mut clock = PhaseSeconds::default();
     let wanted = req.layouts.unwrap_or(settings.processes);
     clock.time(
@@ -129,7 +135,7 @@ pub fn measure(
         .map(|side| {
             side.layouts
                 .iter()
-                .map(|l| ChildProcesses::of(Path::new(&l.exe)))
+                .map(|l| ChildProcesses::of(Path::new(&l.exe), program))
                 .collect::<Result<Vec<_>>>()
         })
         .collect::<Result<_>>()?;
@@ -169,6 +175,7 @@ pub fn measure(
     remove_layouts(&[&before, &after]);
     let profiling = super::Profiling {
         exec: &execs[0],
+        program,
         settings: &settings,
         valgrind: valgrind.as_deref(),
         progress: &progress,
@@ -178,6 +185,7 @@ pub fn measure(
     let mut folder = folder;
     let finished = !interrupt::interrupted();
     let closing = Closing {
+        program,
         session_start: &session_start,
         finished,
         clock: &clock,
@@ -345,6 +353,8 @@ fn valgrind_or_note(settings: &mut Settings, notes: &mut Vec<String>) -> Option<
 
 /// How the measuring ended, for both sides' manifests.
 struct Closing<'a> {
+    /// The studies (the sides' reports describe them).
+    program: &'a Program,
     session_start: &'a str,
     /// Not interrupted.
     finished: bool,
@@ -364,6 +374,7 @@ impl Folder {
     /// Reserves the folder, places the children (the CPU, into `settings`) and writes each
     /// side's first `run.json`.
     fn open(
+        program: &Program,
         req: &Request,
         sides: &[&SideRecord; 2],
         configs: &[Config],
@@ -388,7 +399,7 @@ impl Folder {
         for (side, run_dir) in sides.iter().zip(&runs) {
             std::fs::create_dir_all(run_dir)
                 .with_context(|| format!("cannot create {}", run_dir.display()))?;
-            let mut m = super::new_manifest(configs, settings.clone(), placed.clone());
+            let mut m = super::new_manifest(program, configs, settings.clone(), placed.clone());
             m.git_rev = side.git_rev.clone();
             write_json(&run_dir.join(layout::RUN_JSON), &m)?;
             manifests.push(m);
@@ -419,7 +430,7 @@ impl Folder {
             );
             m.schedules.extend(closing.schedule.cloned());
             write_json(&self.runs[k].join(layout::RUN_JSON), m)?;
-            if let Err(e) = crate::render::report::write(&self.runs[k]) {
+            if let Err(e) = crate::render::report::write(closing.program, &self.runs[k]) {
                 notes.push(format!(
                     "the {} side's report.html was not written: {}",
                     sides[k].label,
@@ -452,13 +463,15 @@ fn profile_units(
                 .zip(results.iter_mut())
                 .collect();
             // Only what may be shared goes into the slots (not `profiling`'s own executor).
-            let (valgrind, progress) = (profiling.valgrind, profiling.progress);
+            let (valgrind, progress, program) =
+                (profiling.valgrind, profiling.progress, profiling.program);
             let (slots, _, outcome) = super::in_slots(
                 profiling.settings,
                 items.into_iter(),
                 |settings, (((config, dir), exec), result), slot| {
                     let side = super::Profiling {
                         exec,
+                        program,
                         settings,
                         valgrind,
                         progress,
@@ -563,7 +576,7 @@ fn compare_sides(
 
 /// Writes the table (`before-after.txt`) and the page (`before-after.html`) of `record` into
 /// its folder `dir`; `serprof report` calls it again on a finished folder. Returns the page.
-pub fn write_views(record: &BeforeAfterRecord, dir: &Path) -> Result<PathBuf> {
+pub(crate) fn write_views(record: &BeforeAfterRecord, dir: &Path) -> Result<PathBuf> {
     write_atomic(
         &dir.join(layout::BEFORE_AFTER_TXT),
         crate::render::before_after::table(record).as_bytes(),

@@ -46,7 +46,7 @@ use crate::render::flame::{diff_svg, diff_svg_of};
 use crate::render::table::format_thousands;
 
 /// What a side of the comparison is.
-pub enum Side {
+pub(crate) enum Side {
     /// A configuration folder and its `result.json` (boxed: it is much larger than a path).
     Config(PathBuf, Box<ConfigResult>),
     /// A run folder and its `run.json`.
@@ -54,7 +54,7 @@ pub enum Side {
 }
 
 /// Resolves and reads one side; every problem is a misuse error naming the folder.
-pub fn open(path: &Path) -> Result<Side> {
+pub(crate) fn open(path: &Path) -> Result<Side> {
     if !path.exists() {
         misuse!("{}: no such folder", path.display());
     }
@@ -344,7 +344,7 @@ fn present(dir: &Path, manifest: &RunManifest) -> Vec<String> {
 /// The whole comparison: printed with `--json`, and written as the summary `compare.json` of
 /// two run folders.
 #[derive(Debug, Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     /// `configurations` or `runs`.
     pub kind: &'static str,
     pub before: PathBuf,
@@ -361,7 +361,7 @@ pub struct Report {
 /// (`<RUN>/compare/<RUN_NAME>/<study>/<before>__vs__<after>/`). The runner calls this for the
 /// before/after steps of a study (its `StudyInfo::steps`), so the report links each
 /// step's differential flame graph.
-pub fn compare_config_dirs(before: &Path, after: &Path) -> Result<ConfigComparison> {
+pub(crate) fn compare_config_dirs(before: &Path, after: &Path) -> Result<ConfigComparison> {
     match (open(before)?, open(after)?) {
         (Side::Config(bd, br), Side::Config(ad, ar)) => {
             let out = config_out(&bd, &ad);
@@ -376,7 +376,7 @@ pub fn compare_config_dirs(before: &Path, after: &Path) -> Result<ConfigComparis
 }
 
 /// Compares two configuration folders.
-pub fn compare_configs(
+pub(crate) fn compare_configs(
     (bd, br): (PathBuf, &ConfigResult),
     (ad, ar): (PathBuf, &ConfigResult),
     out: Option<&Path>,
@@ -398,7 +398,7 @@ pub fn compare_configs(
 }
 
 /// Compares every configuration two run folders have in common.
-pub fn compare_runs(
+pub(crate) fn compare_runs(
     (bd, bm): (PathBuf, &RunManifest),
     (ad, am): (PathBuf, &RunManifest),
     out: Option<&Path>,

@@ -40,8 +40,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use serde::Serialize;
+use serprof_api::study::Config;
 use serprof_engines::studies::corrupt::{corrupt_input, SEED};
-use serprof_engines::studies::Config;
 
 use super::executor::Executor;
 use super::progress::Progress;
@@ -61,7 +61,7 @@ use crate::protocol::{CorruptEvent, CorruptRequest, Request};
 /// instead of the timing, CPU and allocation recordings. Engine misbehaviour is recorded in
 /// `corrupt`; `error` is set only when the harness failed or the engine cannot round-trip its
 /// own valid payloads.
-pub fn measure_config(
+pub(crate) fn measure_config(
     exec: &dyn Executor,
     config: &Config,
     dir: &Path,

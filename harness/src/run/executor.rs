@@ -6,13 +6,14 @@
 //! protocol first. Tests drive the runner with a stand-in that makes no process at all, so the
 //! runner's logic (order, resume, failure handling, merging) is tested without spawning.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use crate::model::{ConfigId, Failure, Recording, Settings};
+use crate::model::{ConfigId, Failure, Program, Recording, Settings};
 use crate::process::interrupt;
 use crate::process::pipes::{Lost, Pipes};
 use crate::process::{Guarded, Limits};
@@ -23,7 +24,7 @@ use crate::protocol::{
 
 /// How a recording ended.
 #[derive(Debug)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// The worker wrote its report (which may itself carry an engine error).
     Reported(Box<WorkerReport>),
     /// It died or hung before writing a report, or could not be started.
@@ -31,7 +32,7 @@ pub enum Outcome {
 }
 
 /// Makes recordings.
-pub trait Executor {
+pub(crate) trait Executor {
     /// Makes one recording of `config` with `dir` as its folder.
     fn record(
         &self,
@@ -64,7 +65,7 @@ pub trait Executor {
 }
 
 /// A live lock-step timing child (see [`crate::measure::timing`]): commands in, replies out.
-pub trait TimingChild {
+pub(crate) trait TimingChild {
     /// Sends a command; false when the child is gone.
     fn send(&mut self, command: TimingCommand) -> bool;
 
@@ -128,20 +129,25 @@ impl TimingChild for PipedChild {
 
 /// Real worker children of a serprof binary.
 #[derive(Debug, Clone)]
-pub struct ChildProcesses {
+pub(crate) struct ChildProcesses {
     exe: PathBuf,
+    /// Each configuration's measured loop, as valgrind names it (`STUDY/CONFIG` to function):
+    /// what the instructions recording counts.
+    loops: BTreeMap<String, &'static str>,
 }
 
 impl ChildProcesses {
-    /// Children of this very binary.
-    pub fn this() -> Result<ChildProcesses> {
+    /// Children of this very binary, measuring `program`'s studies.
+    pub(crate) fn this(program: &Program) -> Result<ChildProcesses> {
         Ok(ChildProcesses {
             exe: std::env::current_exe().context("cannot find serprof's own executable")?,
+            loops: loops_of(program),
         })
     }
 
-    /// Children of another serprof binary, after checking that it speaks this protocol.
-    pub fn of(exe: &Path) -> Result<ChildProcesses> {
+    /// Children of another serprof binary (a before/after side, built from `program`'s crate),
+    /// after checking that it speaks this protocol.
+    pub(crate) fn of(exe: &Path, program: &Program) -> Result<ChildProcesses> {
         let theirs = protocol_of(exe)?;
         if theirs != PROTOCOL {
             anyhow::bail!(
@@ -151,20 +157,29 @@ impl ChildProcesses {
         }
         Ok(ChildProcesses {
             exe: exe.to_path_buf(),
+            loops: loops_of(program),
         })
     }
 }
 
+fn loops_of(program: &Program) -> BTreeMap<String, &'static str> {
+    program
+        .configs()
+        .iter()
+        .map(|c| (c.info.name(), c.info.loop_function))
+        .collect()
+}
+
 /// The worker protocol of the serprof binary `exe` (`serprof __protocol`). A binary without
 /// that command reports no protocol: that is an error naming it.
-pub fn protocol_of(exe: &Path) -> Result<u32> {
+pub(crate) fn protocol_of(exe: &Path) -> Result<u32> {
     Ok(identity_of(exe)?.protocol)
 }
 
 /// Address space an instrumented child gets beyond `--memory-cap`, in MiB: a postcard worker
 /// needs 32 MiB natively and 112 MiB under callgrind, and a 4 GiB cap works for every
 /// configuration.
-pub const VALGRIND_EXTRA_MIB: u64 = 1024;
+pub(crate) const VALGRIND_EXTRA_MIB: u64 = 1024;
 
 /// The command of an instrumented worker: `valgrind --tool=callgrind` counting only inside the
 /// measured loop (`--toggle-collect`), dumping after each call of it (`--dump-after`: the first
@@ -173,16 +188,13 @@ pub const VALGRIND_EXTRA_MIB: u64 = 1024;
 /// environment is cleared and the worker reads its job from a file in its folder (its current
 /// directory), so that the stack, and with it the counts, do not move with the environment or
 /// the length of the arguments.
-pub fn instrumented(
+pub(crate) fn instrumented(
     exe: &Path,
     config: &ConfigId,
+    loop_fn: &str,
     dir: &Path,
     settings: &Settings,
 ) -> Result<Command> {
-    let loop_fn = serprof_engines::studies::find(&config.to_string())
-        .with_context(|| format!("unknown configuration {config}"))?
-        .info
-        .loop_function;
     let request = Request::Record(RecordRequest {
         config: config.clone(),
         recording: Recording::Instructions,
@@ -204,6 +216,10 @@ pub fn instrumented(
         .with_context(|| format!("cannot link {}", link.display()))?;
     let mut cmd = Command::new("valgrind");
     cmd.env_clear()
+        // A study may be built from the environment (the corpus study's documents): the
+        // variables named SERPROF_* reach the child, so that it builds the studies its parent
+        // planned; nothing else of the environment does.
+        .envs(std::env::vars_os().filter(|(k, _)| k.to_string_lossy().starts_with("SERPROF_")))
         .current_dir(dir)
         .arg("--tool=callgrind")
         .arg("-q")
@@ -232,7 +248,7 @@ const INSTRUMENTED_EXE: &str = "serprof";
 /// memory lands, and memset/memcpy cost depends on alignment (bytes/serde_json-base64: 129,583,848
 /// instructions in folders of up to 35 characters, 129,571,466 from 36 on). So the child never
 /// runs in the run folder itself.
-pub fn instrumented_scratch() -> Result<PathBuf> {
+pub(crate) fn instrumented_scratch() -> Result<PathBuf> {
     use std::sync::atomic::{AtomicU32, Ordering};
     static NEXT: AtomicU32 = AtomicU32::new(0);
     let base = std::env::temp_dir();
@@ -267,7 +283,7 @@ fn collect_scratch(scratch: &Path, dir: &Path) -> Result<()> {
 }
 
 /// The callgrind dumps in `dir` (`.callgrind.out`, `.callgrind.out.1`, ...).
-pub fn callgrind_dumps(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn callgrind_dumps(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
@@ -284,7 +300,7 @@ pub fn callgrind_dumps(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// `valgrind --version`, or a one-line misuse error saying how to install it.
-pub fn valgrind_version() -> Result<String> {
+pub(crate) fn valgrind_version() -> Result<String> {
     match Command::new("valgrind").arg("--version").stdin(Stdio::null()).output() {
         Ok(out) if out.status.success() => {
             Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
@@ -317,7 +333,11 @@ impl Executor for ChildProcesses {
                 let _ = std::fs::remove_file(old);
             }
             let folder = instrumented_scratch()?;
-            cmd = instrumented(&self.exe, config, &folder, settings)?;
+            let loop_fn = self
+                .loops
+                .get(&config.to_string())
+                .with_context(|| format!("unknown configuration {config}"))?;
+            cmd = instrumented(&self.exe, config, loop_fn, &folder, settings)?;
             scratch = Some(folder);
             // valgrind's own heap and translation cache need room beyond the program's.
             if limits.address_space > 0 {
@@ -397,16 +417,16 @@ impl Executor for ChildProcesses {
 /// A stand-in timing child for tests: it runs in the test's process and takes each sample's
 /// time from a function.
 #[cfg(test)]
-pub mod fake {
+pub(crate) mod fake {
     use std::collections::VecDeque;
     use std::rc::Rc;
 
     use super::*;
 
     /// A sample's time per operation for a configuration; `None`: the child dies.
-    pub type Sampler = Rc<dyn Fn(&ConfigId) -> Option<f64>>;
+    pub(crate) type Sampler = Rc<dyn Fn(&ConfigId) -> Option<f64>>;
 
-    pub struct FakeChild {
+    pub(crate) struct FakeChild {
         configs: Vec<ConfigId>,
         replies: VecDeque<TimingReply>,
         sampler: Sampler,
@@ -414,7 +434,11 @@ pub mod fake {
     }
 
     impl FakeChild {
-        pub fn new(configs: &[ConfigId], ops: Option<Vec<u64>>, sampler: Sampler) -> FakeChild {
+        pub(crate) fn new(
+            configs: &[ConfigId],
+            ops: Option<Vec<u64>>,
+            sampler: Sampler,
+        ) -> FakeChild {
             let mut replies: VecDeque<TimingReply> = (0..configs.len())
                 .map(|unit| TimingReply::Preparing { unit })
                 .collect();

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use anyhow::{Context, Result};
-use serprof_engines::studies::{self, Config};
+use serprof_api::study::Config;
 
 use super::plan::config_id;
 use super::{compare, placement};
@@ -14,7 +14,8 @@ use crate::layout::{self, config_dir, read_json, utc_rfc3339};
 use crate::misuse;
 use crate::model::manifest::BinaryRecord;
 use crate::model::{
-    ConfigResult, EngineVersion, Failed, Machine, RunManifest, Settings, BUFFER_POLICY, RUSTC,
+    ConfigResult, EngineVersion, Failed, Machine, Program, RunManifest, Settings, BUFFER_POLICY,
+    RUSTC,
 };
 
 fn engine_versions(configs: &[Config]) -> Vec<EngineVersion> {
@@ -28,7 +29,7 @@ fn engine_versions(configs: &[Config]) -> Vec<EngineVersion> {
 }
 
 /// A manifest's list of failed configurations and of warnings, from their results.
-pub fn record_outcomes(manifest: &mut RunManifest, results: &[&ConfigResult]) {
+pub(crate) fn record_outcomes(manifest: &mut RunManifest, results: &[&ConfigResult]) {
     manifest.failed = results
         .iter()
         .filter_map(|r| {
@@ -46,14 +47,15 @@ pub fn record_outcomes(manifest: &mut RunManifest, results: &[&ConfigResult]) {
 
 /// The manifest of a new run of `configs`, as this binary writes it (a before/after side
 /// overwrites the revision with its own).
-pub fn new_manifest(
+pub(crate) fn new_manifest(
+    program: &Program,
     configs: &[Config],
     settings: Settings,
     placed: crate::model::manifest::Placement,
 ) -> RunManifest {
     RunManifest {
         serprof_version: env!("CARGO_PKG_VERSION").into(),
-        git_rev: crate::model::git_rev().into(),
+        git_rev: program.git_rev().into(),
         rustc: RUSTC.into(),
         engines: engine_versions(configs),
         machine: Machine::this(),
@@ -71,8 +73,8 @@ pub fn new_manifest(
         placement: Some(placed),
         health: Some(placement::health()),
         binary: Some(BinaryRecord {
-            package: crate::model::binary::get().package.into(),
-            bin: crate::model::binary::get().bin.into(),
+            package: program.binary().package.into(),
+            bin: program.binary().bin.into(),
             build: crate::model::BuildInfo::this(),
         }),
         schedules: Vec::new(),
@@ -83,7 +85,7 @@ pub fn new_manifest(
 /// (`json-decimal` -> `json-base64-twopass` -> `json-base64-table`), writing `compare.json`,
 /// `diff.svg` and `diff-reverse.svg` under `<run>/compare/`. A step that failed or has no
 /// profile is skipped; a comparison that cannot be made is logged, never fatal.
-pub fn compare_steps(run_dir: &Path, results: &[ConfigResult]) {
+pub(crate) fn compare_steps(program: &Program, run_dir: &Path, results: &[ConfigResult]) {
     let _span = tracing::info_span!("compare_steps").entered();
     let mut studies_seen: Vec<&str> = Vec::new();
     for r in results {
@@ -92,7 +94,8 @@ pub fn compare_steps(run_dir: &Path, results: &[ConfigResult]) {
         }
     }
     for study in studies_seen {
-        let steps = studies::find_info(study)
+        let steps = program
+            .find_info(study)
             .map(|s| s.steps)
             .unwrap_or_default();
         let measured: Vec<&String> = steps
@@ -119,20 +122,25 @@ pub fn compare_steps(run_dir: &Path, results: &[ConfigResult]) {
 }
 
 /// A configuration folder's finished result, if it has one (for `--resume`).
-pub fn finished_result(dir: &Path) -> Option<ConfigResult> {
+pub(crate) fn finished_result(dir: &Path) -> Option<ConfigResult> {
     let bytes = std::fs::read(dir.join(layout::RESULT_JSON)).ok()?;
     serde_json::from_slice(&bytes).ok()
 }
 
 /// Reopens an interrupted run: its manifest, settings and selection.
-pub fn resume(dir: &Path) -> Result<(PathBuf, RunManifest, Vec<Config>)> {
+pub(crate) fn resume(program: &Program, dir: &Path) -> Result<(PathBuf, RunManifest, Vec<Config>)> {
     if !dir.is_dir() {
         misuse!("--resume {}: not a folder", dir.display());
     }
     let manifest: RunManifest = read_json(&dir.join(layout::RUN_JSON))?;
+    if !manifest.settings.studies.fingerprint.is_empty() {
+        if let Err(e) = program.check_stamp(&manifest.settings.studies) {
+            misuse!("--resume {}: {e}", dir.display());
+        }
+    }
     let mut configs = Vec::new();
     for name in &manifest.configs {
-        match studies::find(&name.to_string()) {
+        match program.find(&name.to_string()) {
             Some(c) => configs.push(c),
             None => misuse!(
                 "--resume {}: configuration {name} no longer exists",

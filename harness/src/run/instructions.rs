@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use serprof_engines::studies::Config;
+use serprof_api::study::Config;
 
 use super::executor::{callgrind_dumps, Executor, Outcome};
 use crate::analyze::callgrind::{base_name, FoldOptions, Profile};
@@ -21,7 +21,7 @@ use crate::render::flame::{flame_svg, Kind};
 use crate::render::speedscope::{speedscope_json, Unit};
 
 /// Runs the instrumented worker of `config` in `dir` and reads its counts.
-pub fn record(
+pub(crate) fn record(
     exec: &dyn Executor,
     config: &Config,
     dir: &Path,
@@ -81,7 +81,7 @@ fn counted_dump(dir: &Path) -> Result<std::path::PathBuf> {
 }
 
 /// Reads the counted dump, checks it, writes the profile files; the figures.
-pub fn read_counts(
+pub(crate) fn read_counts(
     dir: &Path,
     name: &str,
     loop_fn: &str,

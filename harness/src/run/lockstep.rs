@@ -22,7 +22,7 @@
 
 use std::time::{Duration, Instant};
 
-use serprof_engines::studies::Config;
+use serprof_api::study::Config;
 
 use super::executor::{Executor, TimingChild};
 use super::progress::Progress;
@@ -34,7 +34,7 @@ use crate::process::pipes::Lost;
 use crate::protocol::{TimingCommand, TimingReply};
 
 /// One build taking part.
-pub struct Lane<'a> {
+pub(crate) struct Lane<'a> {
     /// The binaries the lane's children are of: set `k` of children runs `execs[k % len]` (one
     /// binary, or one per layout of a before-after side).
     pub execs: Vec<&'a dyn Executor>,
@@ -50,7 +50,7 @@ impl Lane<'_> {
 }
 
 /// What to time.
-pub struct Job<'a> {
+pub(crate) struct Job<'a> {
     pub lanes: Vec<Lane<'a>>,
     pub configs: Vec<ConfigId>,
     /// `active[lane][c]`: configuration c takes part in that lane (it was verified there).
@@ -65,7 +65,7 @@ pub struct Job<'a> {
 impl<'a> Job<'a> {
     /// The job of `lanes` timing `configs`, each with the children its study's budget gives
     /// it, every child on one CPU (the pinned one of `settings`).
-    pub fn new(
+    pub(crate) fn new(
         lanes: Vec<Lane<'a>>,
         configs: &[&Config],
         active: Vec<Vec<bool>>,
@@ -89,7 +89,7 @@ impl<'a> Job<'a> {
 
 /// The figures of one configuration in one lane.
 #[derive(Debug, Default)]
-pub struct UnitTiming {
+pub(crate) struct UnitTiming {
     /// One per child it finished in.
     pub processes: Vec<ProcessTiming>,
     /// Why it was dropped.
@@ -98,7 +98,7 @@ pub struct UnitTiming {
 
 impl UnitTiming {
     /// Its `time_ns`: across its children, marked as of schedule `id`.
-    pub fn time_stats(&self, id: u64) -> Option<TimeStats> {
+    pub(crate) fn time_stats(&self, id: u64) -> Option<TimeStats> {
         let mut t = TimeStats::from_processes(self.processes.clone())?;
         t.method = TimingMethod::LockStep;
         t.schedule = Some(id);
@@ -107,7 +107,7 @@ impl UnitTiming {
 }
 
 /// What a schedule measured.
-pub struct Timed {
+pub(crate) struct Timed {
     /// `units[lane][c]`.
     pub units: Vec<Vec<UnitTiming>>,
     pub schedule: Schedule,
@@ -394,7 +394,7 @@ impl<'j> Set<'j> {
 }
 
 /// The configurations of round `round` of child `k`, in their shuffled order.
-pub fn round_order(configs: usize, seed: u64, k: usize, round: usize) -> Vec<usize> {
+pub(crate) fn round_order(configs: usize, seed: u64, k: usize, round: usize) -> Vec<usize> {
     let mix = (k as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)
         ^ (round as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mut rng = SplitMix64(seed ^ mix);
@@ -407,7 +407,7 @@ pub fn round_order(configs: usize, seed: u64, k: usize, round: usize) -> Vec<usi
 
 /// The lanes of a step, in the order they run: with two lanes taking turns, the first
 /// alternates with the round and the position in it.
-pub fn lane_order(lanes: usize, round: usize, position: usize) -> Vec<usize> {
+pub(crate) fn lane_order(lanes: usize, round: usize, position: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..lanes).collect();
     if (round + position) % 2 == 1 {
         order.reverse();
@@ -623,7 +623,7 @@ fn estimate(
 }
 
 /// Runs the schedule of `job`.
-pub fn run(job: &Job, progress: &Progress) -> Timed {
+pub(crate) fn run(job: &Job, progress: &Progress) -> Timed {
     let started = Instant::now();
     let (lanes, configs) = (job.lanes.len(), job.configs.len());
     let mut state = State {

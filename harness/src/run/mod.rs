@@ -4,43 +4,43 @@
 //! soon as a configuration finishes, so a later failure or Ctrl-C loses nothing), compares each
 //! study's before/after steps ([`compare`]) and writes the report.
 
-pub mod before_after;
-pub mod compare;
-pub mod corrupt;
-pub mod executor;
-pub mod folder;
-pub mod instructions;
-pub mod lockstep;
-pub mod placement;
-pub mod plan;
-pub mod profiles;
-pub mod progress;
-pub mod sides;
-pub mod timing;
+pub(crate) mod before_after;
+pub(crate) mod compare;
+pub(crate) mod corrupt;
+pub(crate) mod executor;
+pub(crate) mod folder;
+pub(crate) mod instructions;
+pub(crate) mod lockstep;
+pub(crate) mod placement;
+pub(crate) mod plan;
+pub(crate) mod profiles;
+pub(crate) mod progress;
+pub(crate) mod sides;
+pub(crate) mod timing;
 
-pub use folder::{new_manifest, record_outcomes};
-pub use plan::{budgeted, config_id, corpus_note};
-pub use profiles::Profiling;
-pub use timing::{time_configs, time_units, Unit};
+pub(crate) use folder::{new_manifest, record_outcomes};
+pub(crate) use plan::{budgeted, config_id};
+pub(crate) use profiles::Profiling;
+pub(crate) use timing::{time_configs, time_units, Unit};
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use anyhow::{Context, Result};
-use serprof_engines::studies::{self, Config};
+use serprof_api::study::Config;
 
-use crate::layout::{self, config_dir, read_json, utc_rfc3339, write_json};
+use crate::layout::{self, config_dir, utc_rfc3339, write_json};
 use crate::misuse;
 use crate::model::lockstep::Schedule;
 use crate::model::manifest::{PhaseSeconds, Session};
-use crate::model::{ConfigId, ConfigResult, RunManifest, Settings};
+use crate::model::{ConfigId, ConfigResult, Program, RunManifest, Settings};
 use crate::process::interrupt;
 use executor::Executor;
 
 /// What `serprof run` was asked to do.
 #[derive(Debug, Clone)]
-pub struct RunRequest {
+pub(crate) struct RunRequest {
     pub studies: Vec<String>,
     pub configs: Vec<String>,
     pub out: PathBuf,
@@ -58,7 +58,7 @@ pub struct RunRequest {
 
 /// What a finished run hands back for printing.
 #[derive(Debug)]
-pub struct RunOutcome {
+pub(crate) struct RunOutcome {
     pub run_dir: PathBuf,
     pub manifest: RunManifest,
     pub results: Vec<ConfigResult>,
@@ -66,19 +66,22 @@ pub struct RunOutcome {
 
 /// Runs the request with worker children of this binary. Configuration failures are recorded,
 /// not returned as errors.
-pub fn run(req: &RunRequest) -> Result<RunOutcome> {
-    run_with(req, &executor::ChildProcesses::this()?)
+pub(crate) fn run(program: &Program, req: &RunRequest) -> Result<RunOutcome> {
+    run_with(program, req, &executor::ChildProcesses::this(program)?)
 }
 
 /// Runs the request, every recording made by `exec`.
-pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
+pub(crate) fn run_with(
+    program: &Program,
+    req: &RunRequest,
+    exec: &dyn Executor,
+) -> Result<RunOutcome> {
     if req.resume.is_none() && req.settings.instructions {
         // Before any folder is made: a missing valgrind is a one-line misuse, nothing left.
         executor::valgrind_version()?;
     }
     interrupt::install();
-    register_corpus(req)?;
-    let (run_dir, mut manifest, configs) = open_run(req)?;
+    let (run_dir, mut manifest, configs) = open_run(program, req)?;
     if !req.quiet {
         for s in crate::model::BuildInfo::this().shortcomings() {
             eprintln!("serprof: warning: this binary was {s}");
@@ -87,14 +90,14 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
     write_json(&run_dir.join(layout::RUN_JSON), &manifest)?;
     tracing::info!(run_dir = %run_dir.display(), configs = configs.len(), "run started");
     let session_start = utc_rfc3339(SystemTime::now());
-    let mut session = Measuring::new(req, &run_dir, &manifest.settings, &configs)?;
+    let mut session = Measuring::new(program, req, &run_dir, &manifest.settings, &configs)?;
     session.timed(exec)?;
     session.corrupt(exec)?;
     let (results, record, schedule) = session.finish(session_start);
     manifest.sessions.push(record);
     manifest.schedules.extend(schedule);
     let finished = results.len() == configs.len() && !interrupt::interrupted();
-    finish_run(&run_dir, &mut manifest, &results, finished)?;
+    finish_run(program, &run_dir, &mut manifest, &results, finished)?;
     Ok(RunOutcome {
         run_dir,
         manifest,
@@ -102,30 +105,10 @@ pub fn run_with(req: &RunRequest, exec: &dyn Executor) -> Result<RunOutcome> {
     })
 }
 
-/// Registers the corpus study's documents: those of the resumed run (checked against their
-/// recorded hashes) or those of the request; registered, they make the study's configurations.
-fn register_corpus(req: &RunRequest) -> Result<()> {
-    let corpus = match &req.resume {
-        Some(dir) => {
-            if !dir.is_dir() {
-                misuse!("--resume {}: not a folder", dir.display());
-            }
-            let manifest: RunManifest = read_json(&dir.join(layout::RUN_JSON))?;
-            if let Err(e) = studies::corpus::recheck(&manifest.settings.corpus) {
-                misuse!("--resume {}: {e}", dir.display());
-            }
-            manifest.settings.corpus
-        }
-        None => req.settings.corpus.clone(),
-    };
-    plan::register_documents(corpus)?;
-    Ok(())
-}
-
 /// The run folder, its manifest and its configurations: a new run's, or the resumed one's.
-fn open_run(req: &RunRequest) -> Result<(PathBuf, RunManifest, Vec<Config>)> {
+fn open_run(program: &Program, req: &RunRequest) -> Result<(PathBuf, RunManifest, Vec<Config>)> {
     if let Some(dir) = &req.resume {
-        let (run_dir, mut manifest, configs) = folder::resume(dir)?;
+        let (run_dir, mut manifest, configs) = folder::resume(program, dir)?;
         // The measurement settings are the run's own (results stay comparable); only the
         // guards may be changed for the rest of the run.
         if let Some(t) = req.resume_child_timeout {
@@ -136,29 +119,31 @@ fn open_run(req: &RunRequest) -> Result<(PathBuf, RunManifest, Vec<Config>)> {
         }
         return Ok((run_dir, manifest, configs));
     }
-    let configs = plan::select(&req.studies, &req.configs)?;
+    let configs = plan::select(program, &req.studies, &req.configs)?;
     if configs.is_empty() {
         misuse!("the selection holds no configuration");
     }
-    if let Some(note) =
-        corpus_note(req.settings.corpus.len()).filter(|_| req.studies.is_empty() && !req.quiet)
-    {
-        eprintln!("serprof: {note}");
+    if req.studies.is_empty() && !req.quiet {
+        for note in plan::unavailable_notes(program) {
+            eprintln!("serprof: {note}");
+        }
     }
-    let run_dir = layout::create_run_dir(&req.out)?;
+    let run_dir = layout::create_run_dir(&req.out, program.git_rev())?;
     let mut settings = req.settings.clone();
+    settings.studies = program.stamp();
     if settings.seed == 0 {
         settings.seed = placement::clock_seed();
     }
     let placed = placement::place(&req.cpu)?;
     settings.pin_cpu = placed.cpu;
-    let manifest = new_manifest(&configs, settings, placed);
+    let manifest = new_manifest(program, &configs, settings, placed);
     Ok((run_dir, manifest, configs))
 }
 
 /// One session of measuring a run's configurations: those a resumed run already finished are
 /// kept, the others measured, each `result.json` written as soon as it is complete.
 struct Measuring<'a> {
+    program: &'a Program,
     run_dir: &'a Path,
     settings: &'a Settings,
     configs: &'a [Config],
@@ -176,6 +161,7 @@ struct Measuring<'a> {
 
 impl<'a> Measuring<'a> {
     fn new(
+        program: &'a Program,
         req: &RunRequest,
         run_dir: &'a Path,
         settings: &'a Settings,
@@ -202,6 +188,7 @@ impl<'a> Measuring<'a> {
             .filter(|&i| results[i].is_none())
             .collect();
         Ok(Measuring {
+            program,
             run_dir,
             settings,
             configs,
@@ -225,7 +212,7 @@ impl<'a> Measuring<'a> {
         self.pending
             .iter()
             .copied()
-            .filter(|&i| studies::is_corrupt(&self.configs[i].info.study) == corrupt)
+            .filter(|&i| self.program.is_corrupt(&self.configs[i].info.study) == corrupt)
             .collect()
     }
 
@@ -250,6 +237,7 @@ impl<'a> Measuring<'a> {
             None => {
                 let profiling = Profiling {
                     exec,
+                    program: self.program,
                     settings: self.settings,
                     valgrind: self.valgrind.as_deref(),
                     progress: &self.progress,
@@ -307,6 +295,7 @@ impl<'a> Measuring<'a> {
             in_slots(self.settings, items, |settings, (i, result), clock| {
                 let profiling = Profiling {
                     exec,
+                    program: this.program,
                     settings,
                     valgrind: this.valgrind.as_deref(),
                     progress: &this.progress,
@@ -366,7 +355,7 @@ impl<'a> Measuring<'a> {
         let session = Session {
             start,
             end: utc_rfc3339(SystemTime::now()),
-            git_rev: crate::model::git_rev().into(),
+            git_rev: self.program.git_rev().into(),
             kept: self.kept,
             measured,
             seconds: self.clock,
@@ -440,6 +429,7 @@ pub(crate) fn in_slots<T: Send, R: Send>(
 /// The end of a run: its manifest complete (or not), its step comparisons, its report, and
 /// `latest` pointing at it when it finished.
 fn finish_run(
+    program: &Program,
     run_dir: &Path,
     manifest: &mut RunManifest,
     results: &[ConfigResult],
@@ -449,10 +439,10 @@ fn finish_run(
     manifest.end = Some(utc_rfc3339(SystemTime::now()));
     manifest.complete = finished;
     write_json(&run_dir.join(layout::RUN_JSON), manifest)?;
-    folder::compare_steps(run_dir, results);
+    folder::compare_steps(program, run_dir, results);
     {
         let _span = tracing::info_span!("render").entered();
-        if let Err(e) = crate::render::report::write(run_dir) {
+        if let Err(e) = crate::render::report::write(program, run_dir) {
             tracing::warn!(
                 "could not write report.html: {}",
                 crate::error::one_line(&e)
@@ -472,10 +462,11 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
+    use crate::layout::read_json;
     use crate::model::{Failure, Recording, Verdict};
     use crate::protocol::WorkerReport;
     use executor::Outcome;
-    use serprof_engines::verify::VerifyError;
+    use serprof_api::verify::VerifyError;
 
     /// A stand-in for worker children: canned reports, one configuration crashes its timing
     /// child, and every recording and timing child is remembered.
@@ -588,7 +579,12 @@ mod tests {
     fn the_runner_merges_reports_keeps_failures_apart_and_resumes_without_rerunning() {
         let out = tempfile::tempdir().unwrap();
         let exec = Canned::new("formats/bincode", "");
-        let done = run_with(&request(out.path()), &exec).unwrap();
+        let done = run_with(
+            &crate::model::program::builtin(),
+            &request(out.path()),
+            &exec,
+        )
+        .unwrap();
         // Each is verified once, before its timing; bincode crashes the first timing child and
         // is not timed again; the first child is started again without it, and postcard gets
         // its 3 children.
@@ -651,7 +647,7 @@ mod tests {
         exec.calls.lock().unwrap().clear();
         let mut again = request(out.path());
         again.resume = Some(done.run_dir.clone());
-        let resumed = run_with(&again, &exec).unwrap();
+        let resumed = run_with(&crate::model::program::builtin(), &again, &exec).unwrap();
         assert!(exec.calls.lock().unwrap().is_empty());
         assert_eq!(resumed.results.len(), 2);
         let sessions = &resumed.manifest.sessions;
@@ -663,7 +659,12 @@ mod tests {
     fn a_configuration_that_fails_verification_is_never_timed_and_keeps_the_reason() {
         let out = tempfile::tempdir().unwrap();
         let exec = Canned::new("", "formats/bincode");
-        let done = run_with(&request(out.path()), &exec).unwrap();
+        let done = run_with(
+            &crate::model::program::builtin(),
+            &request(out.path()),
+            &exec,
+        )
+        .unwrap();
         let calls = exec.calls.lock().unwrap().clone();
         let of = |n: &str| {
             calls
@@ -713,7 +714,7 @@ mod tests {
         req.settings.cpu = true;
         req.settings.alloc = true;
         req.settings.jobs = 2;
-        let done = run_with(&req, &exec).unwrap();
+        let done = run_with(&crate::model::program::builtin(), &req, &exec).unwrap();
         let calls = exec.calls.lock().unwrap().clone();
         for name in &req.configs {
             for r in [Recording::Cpu, Recording::Alloc] {

@@ -15,7 +15,7 @@ use crate::model::stats::median;
 
 /// What `--cpu` asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CpuChoice {
+pub(crate) enum CpuChoice {
     /// Probe the CPUs and take the fastest.
     Auto,
     /// This CPU.
@@ -26,7 +26,7 @@ pub enum CpuChoice {
 
 impl CpuChoice {
     /// `--cpu`'s value: absent (auto), a CPU number, or `none`.
-    pub fn parse(text: Option<&str>) -> Result<CpuChoice> {
+    pub(crate) fn parse(text: Option<&str>) -> Result<CpuChoice> {
         Ok(match text {
             None | Some("auto") => CpuChoice::Auto,
             Some("none") => CpuChoice::None,
@@ -43,7 +43,7 @@ const PROBE_BATCHES: usize = 7;
 
 /// The probe: per allowed CPU, the median reference time per operation (ns), measured on this
 /// thread pinned there, CPUs alternating twice so that drift hits both.
-pub fn probe() -> Result<Vec<(usize, f64)>> {
+pub(crate) fn probe() -> Result<Vec<(usize, f64)>> {
     let cpus = reference::allowed_cpus();
     let mut w = reference::build()?;
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); cpus.len()];
@@ -67,7 +67,7 @@ pub fn probe() -> Result<Vec<(usize, f64)>> {
 }
 
 /// Chooses the CPU as `choice` says.
-pub fn place(choice: &CpuChoice) -> Result<Placement> {
+pub(crate) fn place(choice: &CpuChoice) -> Result<Placement> {
     match choice {
         CpuChoice::None => Ok(Placement {
             cpu: None,
@@ -108,7 +108,7 @@ pub fn place(choice: &CpuChoice) -> Result<Placement> {
 }
 
 /// A seed from the clock, for the schedule of a run that was given none.
-pub fn clock_seed() -> u64 {
+pub(crate) fn clock_seed() -> u64 {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
@@ -117,7 +117,7 @@ pub fn clock_seed() -> u64 {
 }
 
 /// Total and steal jiffies of all CPUs (`/proc/stat`'s first line).
-pub fn cpu_jiffies() -> Option<(u64, u64)> {
+pub(crate) fn cpu_jiffies() -> Option<(u64, u64)> {
     let stat = std::fs::read_to_string("/proc/stat").ok()?;
     let line = stat.lines().next()?;
     let fields: Vec<u64> = line
@@ -130,14 +130,14 @@ pub fn cpu_jiffies() -> Option<(u64, u64)> {
 }
 
 /// Steal time between two `cpu_jiffies` readings, in percent.
-pub fn steal_percent(before: Option<(u64, u64)>, after: Option<(u64, u64)>) -> Option<f64> {
+pub(crate) fn steal_percent(before: Option<(u64, u64)>, after: Option<(u64, u64)>) -> Option<f64> {
     let ((t0, s0), (t1, s1)) = (before?, after?);
     let total = t1.checked_sub(t0)?;
     (total > 0).then(|| 100.0 * (s1.saturating_sub(s0)) as f64 / total as f64)
 }
 
 /// Load, governors and steal time since boot, as the kernel tells them.
-pub fn health() -> Health {
+pub(crate) fn health() -> Health {
     let loadavg = std::fs::read_to_string("/proc/loadavg")
         .ok()
         .map(|t| {

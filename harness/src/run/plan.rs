@@ -7,17 +7,25 @@
 //! lists the valid ones. Hidden studies (test doubles) run only when named with `--study`.
 
 use anyhow::Result;
-use serprof_engines::studies::{self, Config};
+use serprof_api::study::Config;
 
-use crate::model::{ConfigId, Settings};
+use crate::model::{ConfigId, Program, Settings};
 
 use crate::misuse;
 
 /// The configurations selected by `studies` (names) and `globs`.
-pub fn select(study_names: &[String], globs: &[String]) -> Result<Vec<Config>> {
-    let all_studies = studies::studies();
+pub(crate) fn select(
+    program: &Program,
+    study_names: &[String],
+    globs: &[String],
+) -> Result<Vec<Config>> {
+    let all_studies = program.infos();
     for name in study_names {
-        if let Some(why) = studies::corpus::missing_reason(name) {
+        if let Some(why) = all_studies
+            .iter()
+            .find(|s| &s.name == name)
+            .and_then(|s| s.unavailable.as_ref())
+        {
             misuse!("--study {name}: {why}");
         }
         if !all_studies.iter().any(|s| &s.name == name) {
@@ -58,7 +66,7 @@ pub fn select(study_names: &[String], globs: &[String]) -> Result<Vec<Config>> {
             pattern.matches(&c.info.config)
         }
     };
-    let configs = studies::configs();
+    let configs = program.configs();
     for (text, pattern) in &patterns {
         if !configs
             .iter()
@@ -84,13 +92,14 @@ pub fn select(study_names: &[String], globs: &[String]) -> Result<Vec<Config>> {
 }
 
 /// The configuration named exactly `STUDY/CONFIG`, or a misuse error listing the valid names.
-pub fn one(name: &str) -> Result<Config> {
-    match studies::find(name) {
+pub(crate) fn one(program: &Program, name: &str) -> Result<Config> {
+    match program.find(name) {
         Some(c) => Ok(c),
         None => {
-            let valid: Vec<_> = studies::configs()
+            let valid: Vec<_> = program
+                .configs()
                 .iter()
-                .filter(|c| !studies::find_info(&c.info.study).is_some_and(|s| s.hidden))
+                .filter(|c| !program.find_info(&c.info.study).is_some_and(|s| s.hidden))
                 .map(|c| c.info.name())
                 .collect();
             misuse!(
@@ -102,41 +111,28 @@ pub fn one(name: &str) -> Result<Config> {
 }
 
 /// The id of a configuration.
-pub fn config_id(config: &Config) -> ConfigId {
+pub(crate) fn config_id(config: &Config) -> ConfigId {
     ConfigId::new(&config.info.study, &config.info.config)
 }
 
-/// Registers the corpus study's documents in this process (given with `--corpus` or recorded
-/// by the run); documents for a binary whose studies have no corpus study are a misuse.
-pub fn register_documents(documents: Vec<studies::DocumentRecord>) -> Result<()> {
-    let given = !documents.is_empty();
-    studies::corpus::register(documents)?;
-    if given && !studies::corpus::offered() {
-        misuse!(
-            "--corpus: this binary's studies have no corpus study (it is serprof's own; run the serprof binary for it)"
-        );
-    }
-    Ok(())
-}
-
-/// The one line `serprof run` without `--study` says about the corpus study, or nothing when
-/// the binary's studies have none.
-pub fn corpus_note(documents: usize) -> Option<String> {
-    if !studies::corpus::offered() {
-        return None;
-    }
-    let study = studies::corpus::name();
-    Some(if documents == 0 {
-        format!("the {study} study is left out: give --corpus PATH to include it")
-    } else {
-        format!("the {study} study is included: {documents} document(s) from --corpus")
-    })
+/// The one line `serprof run` without `--study` says about each study that is unavailable in
+/// this process (and so left out), with its reason.
+pub(crate) fn unavailable_notes(program: &Program) -> Vec<String> {
+    program
+        .studies()
+        .iter()
+        .filter_map(|s| {
+            let i = s.info();
+            let why = i.unavailable.as_ref().filter(|_| !i.hidden)?;
+            Some(format!("the {} study is left out: {why}", i.name))
+        })
+        .collect()
 }
 
 /// The settings of one configuration: the run's, within its study's budget (fewer timing
 /// processes, CPU samples and overhead pairs for a study of many configurations).
-pub fn budgeted(settings: &Settings, config: &Config) -> Settings {
-    let Some(b) = studies::find_info(&config.info.study).and_then(|s| s.budget) else {
+pub(crate) fn budgeted(settings: &Settings, config: &Config) -> Settings {
+    let Some(b) = config.info.budget else {
         return settings.clone();
     };
     let (processes, cpu_samples, overhead_pairs) = if settings.quick {
@@ -167,29 +163,32 @@ mod tests {
 
     #[test]
     fn study_and_glob_narrow_and_widen() {
-        let formats = select(&["formats".into()], &[]).unwrap();
+        let program = crate::model::program::builtin();
+        let formats = select(&program, &["formats".into()], &[]).unwrap();
         assert!(!formats.is_empty() && formats.iter().all(|c| c.info.study == "formats"));
-        let one = select(&[], &["formats/serde_json".into()]).unwrap();
+        let one = select(&program, &[], &["formats/serde_json".into()]).unwrap();
         assert_eq!(names(&one), ["formats/serde_json"]);
         let two = select(
+            &program,
             &[],
             &["formats/serde_json".into(), "formats/postcard".into()],
         )
         .unwrap();
         assert_eq!(two.len(), 2);
-        let bare = select(&["formats".into()], &["postcard*".into()]).unwrap();
+        let bare = select(&program, &["formats".into()], &["postcard*".into()]).unwrap();
         assert!(names(&bare).contains(&"formats/postcard+bytes".to_string()));
         assert!(bare.iter().all(|c| c.info.config.starts_with("postcard")));
     }
 
     #[test]
     fn unknown_names_are_misuse_listing_valid_names() {
-        let e = select(&["nope".into()], &[]).unwrap_err();
+        let program = crate::model::program::builtin();
+        let e = select(&program, &["nope".into()], &[]).unwrap_err();
         assert_eq!(exit_code_of(&e), 2);
         assert!(e.to_string().contains("formats"), "{e}");
-        let e = select(&[], &["formats/nope".into()]).unwrap_err();
+        let e = select(&program, &[], &["formats/nope".into()]).unwrap_err();
         assert_eq!(exit_code_of(&e), 2);
         assert!(e.to_string().contains("formats/serde_json"), "{e}");
-        assert_eq!(exit_code_of(&one("x/y").unwrap_err()), 2);
+        assert_eq!(exit_code_of(&one(&program, "x/y").unwrap_err()), 2);
     }
 }

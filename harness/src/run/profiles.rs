@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use serprof_engines::studies::{self, Config};
+use serprof_api::study::Config;
 
 use super::executor::{Executor, Outcome};
 use super::plan::config_id;
@@ -12,12 +12,14 @@ use crate::analyze::folded::Folded;
 use crate::analyze::hotspots;
 use crate::layout;
 use crate::model::manifest::PhaseSeconds;
-use crate::model::{ConfigResult, Failure, Recording, Settings};
+use crate::model::{ConfigResult, Failure, Program, Recording, Settings};
 use crate::process::interrupt;
 
 /// What the recordings after timing need.
-pub struct Profiling<'a> {
+pub(crate) struct Profiling<'a> {
     pub exec: &'a dyn Executor,
+    /// The studies measured (a study's question names the frames of its profile summary).
+    pub program: &'a Program,
     /// The run's settings (a study's budget is applied here).
     pub settings: &'a Settings,
     /// `valgrind --version` when instructions are counted.
@@ -29,7 +31,7 @@ impl Profiling<'_> {
     /// The CPU, allocation and instructions recordings of one timed configuration (those its
     /// settings ask for), merged into `result`; their time goes into `clock`. Nothing is
     /// recorded for a configuration that already failed.
-    pub fn profile(
+    pub(crate) fn profile(
         &self,
         config: &Config,
         dir: &Path,
@@ -38,15 +40,7 @@ impl Profiling<'_> {
     ) {
         let settings = super::budgeted(self.settings, config);
         if result.error.is_none() {
-            profile_config(
-                self.exec,
-                config,
-                dir,
-                &settings,
-                self.progress,
-                result,
-                clock,
-            );
+            profile_config(self, config, dir, &settings, result, clock);
         }
         if let (None, Some(version)) = (&result.error, self.valgrind) {
             self.progress
@@ -65,14 +59,14 @@ impl Profiling<'_> {
 
 /// The CPU and allocation recordings of one timed configuration, merged into `result`.
 fn profile_config(
-    exec: &dyn Executor,
+    profiling: &Profiling,
     config: &Config,
     dir: &Path,
     settings: &Settings,
-    progress: &progress::Progress,
     result: &mut ConfigResult,
     clock: &mut PhaseSeconds,
 ) {
+    let (program, exec, progress) = (profiling.program, profiling.exec, profiling.progress);
     let name = config.info.name();
     let id = config_id(config);
     if settings.cpu {
@@ -100,7 +94,7 @@ fn profile_config(
                         ));
                     }
                     result.cpu = Some(cpu);
-                    result.profile = summarize_profile(config, dir);
+                    result.profile = summarize_profile(program, config, dir);
                 }
             }
             Ok(Outcome::Reported(r)) => result.error = r.error,
@@ -131,10 +125,16 @@ fn profile_config(
 }
 
 /// The profile summary of a configuration from its `cpu.folded`.
-fn summarize_profile(config: &Config, dir: &Path) -> Option<crate::model::ProfileSummary> {
+fn summarize_profile(
+    program: &Program,
+    config: &Config,
+    dir: &Path,
+) -> Option<crate::model::ProfileSummary> {
     let text = std::fs::read_to_string(dir.join(layout::CPU_FOLDED)).ok()?;
     let folded = Folded::parse(&text).ok()?;
-    let question = studies::find_info(&config.info.study).and_then(|s| s.question);
+    let question = program
+        .find_info(&config.info.study)
+        .and_then(|s| s.question);
     Some(hotspots::summarize(
         &folded,
         &config.info.config,

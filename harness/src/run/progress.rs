@@ -10,7 +10,7 @@ use crate::model::ConfigResult;
 use crate::render::table::format_ns;
 
 /// Progress of a run.
-pub struct Progress {
+pub(crate) struct Progress {
     bar: Option<ProgressBar>,
     plain: bool,
     total: u64,
@@ -19,7 +19,7 @@ pub struct Progress {
 
 impl Progress {
     /// `bars`: draw a bar (stderr is a terminal and not quiet); `quiet`: print nothing.
-    pub fn new(total: u64, bars: bool, quiet: bool) -> Progress {
+    pub(crate) fn new(total: u64, bars: bool, quiet: bool) -> Progress {
         let bar = bars.then(|| {
             let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             b.set_style(
@@ -40,14 +40,14 @@ impl Progress {
     }
 
     /// A recording of `config` starts.
-    pub fn recording(&self, config: &str, what: &str) {
+    pub(crate) fn recording(&self, config: &str, what: &str) {
         if let Some(b) = &self.bar {
             b.set_message(format!("{config}: {what}"));
         }
     }
 
     /// A configuration already finished (resumed run).
-    pub fn skip(&self, config: &str) {
+    pub(crate) fn skip(&self, config: &str) {
         let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(b) = &self.bar {
             b.inc(1);
@@ -57,7 +57,7 @@ impl Progress {
     }
 
     /// A configuration finished.
-    pub fn finish_config(&self, r: &ConfigResult) {
+    pub(crate) fn finish_config(&self, r: &ConfigResult) {
         let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
         let line = match (&r.error, &r.time_ns) {
             (Some(e), _) => format!("{}: FAILED: {e}", r.name()),
@@ -86,7 +86,7 @@ impl Progress {
     }
 
     /// The run ended.
-    pub fn done(&self) {
+    pub(crate) fn done(&self) {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }

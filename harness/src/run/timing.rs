@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serprof_engines::studies::Config;
+use serprof_api::study::Config;
 
 use super::executor::{Executor, Outcome};
 use super::lockstep::{self, Job, Lane};
@@ -18,7 +18,7 @@ use crate::protocol::WorkerReport;
 /// The timing phase of one build: every configuration verified, then the verified ones timed
 /// in one lock-step schedule. Returns one result per configuration (with `time_ns`, or the
 /// reason it has none) and the schedule (`None` when nothing was timed).
-pub fn time_configs(
+pub(crate) fn time_configs(
     exec: &dyn Executor,
     configs: &[&Config],
     run_dir: &Path,
@@ -38,7 +38,7 @@ pub fn time_configs(
 }
 
 /// One thing to time: a configuration as one executor's children run it, into one folder.
-pub struct Unit<'a> {
+pub(crate) struct Unit<'a> {
     pub exec: &'a dyn Executor,
     pub config: &'a Config,
     pub dir: PathBuf,
@@ -51,7 +51,7 @@ pub struct Unit<'a> {
 /// one configuration must share it. Verification runs in the units' executors; the timing
 /// children of set `k` in `layouts[lane][k % len]` where a lane has layouts (a before-after
 /// side linked again in other layouts), else in the units'.
-pub fn time_units(
+pub(crate) fn time_units(
     units: &[Unit],
     lanes: usize,
     placement: Option<Placement>,
@@ -178,8 +178,6 @@ fn record_unit(
 mod tests {
     use std::cell::Cell;
 
-    use serprof_engines::studies;
-
     use super::*;
     use crate::model::stats::RatioStats;
     use crate::model::{ConfigId, TimeStats, Verdict};
@@ -220,7 +218,8 @@ mod tests {
     }
 
     fn configs(names: &[&str]) -> Vec<Config> {
-        names.iter().map(|n| studies::find(n).unwrap()).collect()
+        let program = crate::model::program::builtin();
+        names.iter().map(|n| program.find(n).unwrap()).collect()
     }
 
     #[test]
@@ -262,7 +261,7 @@ mod tests {
             .collect();
         for x in &t {
             assert_eq!(x.processes.len(), 4);
-            assert_eq!(x.method, crate::model::TimingMethod::LockStep);
+            assert_eq!(x.method, crate::model::stats::TimingMethod::LockStep);
             assert_eq!(x.schedule, Some(schedule.id));
         }
         let same = RatioStats::by_round(t[1], t[0]).unwrap();

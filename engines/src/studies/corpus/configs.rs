@@ -170,6 +170,8 @@ pub(super) fn configs(doc: &DocumentRecord) -> Vec<Config> {
                 // The corpus feature builds every engine the study's variants use.
                 feature: Some("corpus".into()),
                 loop_function: crate::workload::documents_loop(operation),
+                // The study's, given when the study takes the configuration.
+                budget: None,
             };
             let doc = Arc::clone(&doc);
             Config::new(info, move || {

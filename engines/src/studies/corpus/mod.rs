@@ -3,12 +3,13 @@
 //! own, parsed, serialised and round-tripped, typed and as a DOM, and the DOM transcoded to
 //! MessagePack and CBOR.
 //!
-//! The documents are files given at run time (`--corpus PATH`); the repository holds none. The
-//! harness checks them ([`load`]: JSON, size, SHA-256), records them ([`DocumentRecord`], in the
-//! run's settings, so every worker child and `--resume` see the same list) and registers them
-//! in this process ([`register`]); the study exists in [`super::all`] only then. Each
-//! configuration's constructor reads its file again, checks its hash, parses it with our
-//! reference parser ([`reference`]) and has the engine parse it: verification compares the two.
+//! The documents are files named at run time by the environment ([`DOCUMENTS_VAR`]); the
+//! repository holds none. The study is built from them like any study built from data
+//! ([`from_env`]): they are checked ([`load`]: JSON, size, SHA-256) and described
+//! ([`DocumentRecord`], in each configuration's description, so the fingerprint of the study
+//! list that the parent checks in every worker child covers their hashes). Each configuration's
+//! constructor reads its file again, checks its hash, parses it with our reference parser
+//! ([`reference`]) and has the engine parse it: verification compares the two.
 
 #[cfg(feature = "corpus")]
 mod configs;
@@ -19,7 +20,6 @@ pub mod typed;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::RwLock;
 
 use sha2::{Digest, Sha256};
 
@@ -55,22 +55,22 @@ fn sha256_hex(bytes: &[u8]) -> String {
     s
 }
 
-/// The files of `--corpus` arguments: a file as it is, a folder's `.json` files in name order.
+/// The files the paths name: a file as it is, a folder's `.json` files in name order.
 fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CorpusError> {
     let mut files = Vec::new();
     for p in paths {
-        let meta = std::fs::metadata(p)
-            .map_err(|e| CorpusError(format!("--corpus {}: {e}", p.display())))?;
+        let meta =
+            std::fs::metadata(p).map_err(|e| CorpusError(format!("{}: {e}", p.display())))?;
         if meta.is_dir() {
-            let entries = std::fs::read_dir(p)
-                .map_err(|e| CorpusError(format!("--corpus {}: {e}", p.display())))?;
+            let entries =
+                std::fs::read_dir(p).map_err(|e| CorpusError(format!("{}: {e}", p.display())))?;
             let mut found: Vec<PathBuf> = entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "json"))
                 .collect();
             if found.is_empty() {
                 return Err(CorpusError(format!(
-                    "--corpus {}: the folder has no .json file",
+                    "{}: the folder has no .json file",
                     p.display()
                 )));
             }
@@ -84,7 +84,7 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CorpusError> {
     for f in files {
         let f = f
             .canonicalize()
-            .map_err(|e| CorpusError(format!("--corpus {}: {e}", f.display())))?;
+            .map_err(|e| CorpusError(format!("{}: {e}", f.display())))?;
         if !absolute.contains(&f) {
             absolute.push(f);
         }
@@ -100,7 +100,7 @@ fn read_checked(path: &Path, max_bytes: u64) -> Result<(Vec<u8>, String), Corpus
         .len();
     if size > max_bytes {
         return Err(CorpusError(format!(
-            "{}: {:.1} MiB is over the limit of {} MiB (--corpus-max-mib)",
+            "{}: {:.1} MiB is over the limit of {} MiB (SERPROF_CORPUS_MAX_MIB)",
             path.display(),
             size as f64 / (1024.0 * 1024.0),
             max_bytes / (1024 * 1024)
@@ -163,7 +163,7 @@ fn names(files: &[PathBuf]) -> Vec<String> {
     out
 }
 
-/// Checks the documents of `--corpus` arguments and describes them.
+/// Checks the documents `paths` name and describes them.
 pub fn load(paths: &[PathBuf], max_mib: u64) -> Result<Vec<DocumentRecord>, CorpusError> {
     let files = expand(paths)?;
     let max_bytes = max_mib.saturating_mul(1024 * 1024);
@@ -180,85 +180,40 @@ pub fn load(paths: &[PathBuf], max_mib: u64) -> Result<Vec<DocumentRecord>, Corp
     Ok(records)
 }
 
-/// Checks that recorded documents are still what they were (for `--resume`): same hash.
-pub fn recheck(records: &[DocumentRecord]) -> Result<(), CorpusError> {
-    for r in records {
-        let bytes = std::fs::read(&r.path)
-            .map_err(|e| CorpusError(format!("document {}: {e}", r.path.display())))?;
-        let hash = sha256_hex(&bytes);
-        if hash != r.sha256 {
-            return Err(CorpusError(format!(
-                "document {} changed since the run measured it: SHA-256 was {}, is {hash}",
-                r.path.display(),
-                r.sha256
-            )));
-        }
-    }
-    Ok(())
-}
+/// The environment variable naming the study's documents: paths, `:`-separated, each a
+/// `.json` file or a folder of them.
+pub const DOCUMENTS_VAR: &str = "SERPROF_CORPUS";
 
-static REGISTERED: RwLock<Vec<DocumentRecord>> = RwLock::new(Vec::new());
-/// Set when the registry was built: documents registered after that would not be in it.
-static FROZEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// The environment variable of the size limit per document, in MiB ([`DEFAULT_MAX_MIB`]).
+pub const MAX_MIB_VAR: &str = "SERPROF_CORPUS_MAX_MIB";
 
-/// Makes `records` this process's documents: the corpus study is then in the registry with
-/// their configurations. The parent registers what `--corpus` (or the resumed run) gives; a
-/// worker child registers what its settings carry. Once the registry is built (the first
-/// lookup of a study) only the same documents can be registered again.
-pub fn register(records: Vec<DocumentRecord>) -> Result<(), CorpusError> {
-    let mut held = REGISTERED.write().unwrap_or_else(|p| p.into_inner());
-    if FROZEN.load(std::sync::atomic::Ordering::SeqCst) && *held != records {
-        return Err(CorpusError(
-            "the studies were built before these documents were registered".into(),
+/// The corpus study of the documents [`DOCUMENTS_VAR`] names, as every process of a run
+/// builds it (worker children inherit the environment; the parent checks that they built the
+/// same list). Without documents, or with documents that cannot be used, the study is
+/// unavailable and says why.
+pub fn from_env() -> Study {
+    let unavailable = |reason: String| study(&[]).unavailable(reason);
+    let Some(paths) = std::env::var_os(DOCUMENTS_VAR).filter(|v| !v.is_empty()) else {
+        return unavailable(format!(
+            "the {NAME} study needs documents: set {DOCUMENTS_VAR}=PATH (a .json file or a folder of them; several joined by ':')"
         ));
+    };
+    let max_mib = match std::env::var(MAX_MIB_VAR) {
+        Err(_) => DEFAULT_MAX_MIB,
+        Ok(text) => match text.trim().parse::<u64>() {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                return unavailable(format!(
+                    "{MAX_MIB_VAR}={text:?}: give a whole number of MiB, at least 1"
+                ))
+            }
+        },
+    };
+    let paths: Vec<PathBuf> = std::env::split_paths(&paths).collect();
+    match load(&paths, max_mib) {
+        Ok(docs) => study(&docs),
+        Err(CorpusError(e)) => unavailable(format!("{DOCUMENTS_VAR}: {e}")),
     }
-    *held = records;
-    Ok(())
-}
-
-/// Set when the process's studies are serprof's own, which have a corpus study for documents.
-static OFFERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// The process's studies are serprof's own: `--corpus` makes the corpus study.
-pub(crate) fn offer() {
-    OFFERED.store(true, std::sync::atomic::Ordering::SeqCst);
-}
-
-/// Whether this process's studies have a corpus study (for documents given): serprof's own do,
-/// a user's do not.
-pub fn offered() -> bool {
-    super::registry();
-    OFFERED.load(std::sync::atomic::Ordering::SeqCst)
-}
-
-/// Called when the registry is built: later registrations must not change the documents.
-pub(crate) fn freeze() {
-    FROZEN.store(true, std::sync::atomic::Ordering::SeqCst);
-}
-
-/// This process's documents.
-pub fn registered() -> Vec<DocumentRecord> {
-    REGISTERED.read().unwrap_or_else(|p| p.into_inner()).clone()
-}
-
-/// The corpus study of the registered documents, if any.
-pub fn registered_study() -> Option<Study> {
-    let docs = registered();
-    (!docs.is_empty()).then(|| study(&docs))
-}
-
-/// Why a study of this name has no configurations in this process, when that is the reason
-/// it is unknown: the corpus study without documents.
-pub fn missing_reason(study: &str) -> Option<String> {
-    (study == NAME && registered().is_empty() && offered()).then(|| {
-        "the corpus study needs documents: give --corpus PATH (a .json file or a folder of them)"
-            .to_string()
-    })
-}
-
-/// The name of the study, for messages ("the corpus study is left out").
-pub fn name() -> &'static str {
-    NAME
 }
 
 /// Frames of the parsers' string and number scanning: serde_json's `parse_str`/`parse_number`

@@ -4,13 +4,14 @@
 //! suffixes off a name ([`base_name`], [`strip_callers`]) and merges the contexts of a profile
 //! into plain functions ([`Profile::merge_contexts`], [`Profile::merge_callers`]).
 
-use super::profile::{Function, Profile};
+use super::profile::Profile;
+#[cfg(test)]
 use super::tables::{add_to, Builder};
 
 /// `name` without callgrind's context suffixes: everything from the first `'` that is outside
 /// `<...>`, `(...)`, `[...]` and `{...}` (Rust lifetimes such as `&'a str` stay, being inside
 /// brackets; the `>` of `->` is not a bracket).
-pub fn base_name(name: &str) -> &str {
+pub(crate) fn base_name(name: &str) -> &str {
     let b = name.as_bytes();
     let mut depth: i32 = 0;
     for (i, &c) in b.iter().enumerate() {
@@ -27,7 +28,8 @@ pub fn base_name(name: &str) -> &str {
 
 /// `name` without the callers of a `--separate-callers` context, keeping a recursion level:
 /// `g'f'e` gives `g`, `f'2'g` gives `f'2`, `f'2` stays.
-pub fn strip_callers(name: &str) -> &str {
+#[cfg(test)]
+pub(crate) fn strip_callers(name: &str) -> &str {
     let base = base_name(name);
     let rest = &name[base.len()..];
     if let Some(r) = rest.strip_prefix('\'') {
@@ -39,29 +41,25 @@ pub fn strip_callers(name: &str) -> &str {
     base
 }
 
-impl Function {
-    /// The name without callgrind's context suffixes: `f'2` and `f'g'h` give `f`.
-    pub fn base_name(&self) -> &str {
-        base_name(&self.name)
-    }
-}
-
 impl Profile {
     /// The same profile with contexts merged: `f`, `f'2` and `f'g'h` become one function `f`
     /// (per object and file), their self costs, calls and lines summed. Calls between contexts
     /// of one function become calls to itself, which inclusive costs leave out, so a
     /// recursive function's inclusive cost stays its outermost activations'.
-    pub fn merge_contexts(&self) -> Profile {
+    #[cfg(test)]
+    pub(crate) fn merge_contexts(&self) -> Profile {
         self.merge_by(base_name)
     }
 
     /// The same profile with `--separate-callers` contexts merged but recursion levels kept
     /// (`g'f'e` and `g'h` become `g`; `f'2'g` becomes `f'2`): the graph callgrind writes
     /// without `--separate-callers`.
-    pub fn merge_callers(&self) -> Profile {
+    #[cfg(test)]
+    pub(crate) fn merge_callers(&self) -> Profile {
         self.merge_by(strip_callers)
     }
 
+    #[cfg(test)]
     fn merge_by(&self, key: fn(&str) -> &str) -> Profile {
         let mut b = Builder::default();
         let map: Vec<usize> = self

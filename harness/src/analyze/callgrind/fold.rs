@@ -10,7 +10,7 @@ use crate::analyze::folded::Folded;
 
 /// Options of [`Profile::folded`].
 #[derive(Debug, Clone)]
-pub struct FoldOptions {
+pub(crate) struct FoldOptions {
     /// Event index (see [`Profile::event`]).
     pub event: usize,
     /// Start at these functions (indices); `None`: at every function with cost that no other
@@ -72,7 +72,7 @@ impl Profile {
     ///   count inner activations twice (see
     ///   [`Function::in_cycle`](super::Function::in_cycle)), and the shares in a cycle are
     ///   proportional to those.
-    pub fn folded(&self, opts: &FoldOptions) -> Folded {
+    pub(crate) fn folded(&self, opts: &FoldOptions) -> Folded {
         let e = opts.event;
         let roots: Vec<usize> = match &opts.roots {
             Some(r) => r.clone(),
@@ -197,7 +197,7 @@ impl Fold<'_> {
 
 /// Splits `total` in proportion to `weights` into whole numbers that add up to `total`
 /// (largest remainder; ties to the earlier weight). All zero weights: all to the first.
-pub fn apportion(total: u64, weights: &[u64]) -> Vec<u64> {
+pub(crate) fn apportion(total: u64, weights: &[u64]) -> Vec<u64> {
     let sum: u128 = weights.iter().map(|&w| w as u128).sum();
     let mut out = vec![0u64; weights.len()];
     if weights.is_empty() {

@@ -8,7 +8,7 @@ use super::profile::Profile;
 
 /// One line of [`Profile::hottest_lines`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct HotLine {
+pub(crate) struct HotLine {
     pub file: String,
     pub line: u64,
     /// Self cost of the event asked for, summed over the functions that have code there.
@@ -20,7 +20,7 @@ pub struct HotLine {
 impl Profile {
     /// Self cost per `(file, line)` over all functions, by descending cost of `event`; each
     /// with the function that has most of it. Empty with `--dump-line=no`.
-    pub fn hottest_lines(&self, event: usize) -> Vec<HotLine> {
+    pub(crate) fn hottest_lines(&self, event: usize) -> Vec<HotLine> {
         let mut m: HashMap<(&str, u64), (u64, usize, u64)> = HashMap::new();
         for l in &self.lines {
             let c = l.cost[event];

@@ -25,11 +25,9 @@ mod pattern;
 mod profile;
 mod tables;
 
-pub use context::{base_name, strip_callers};
-pub use fold::{apportion, FoldOptions};
-pub use lines::HotLine;
-pub use pattern::valgrind_pattern_matches;
-pub use profile::{Call, Function, LineCost, Position, Profile};
+pub(crate) use context::base_name;
+pub(crate) use fold::FoldOptions;
+pub(crate) use profile::Profile;
 
 #[cfg(test)]
 mod test_data;

@@ -42,7 +42,6 @@
 //! body.
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use super::profile::{Position, Profile};
 use super::tables::{add_to, Builder};
@@ -50,7 +49,7 @@ use crate::analyze::parse_error::{FileKind, ParseError};
 
 /// What is wrong with one line of a callgrind file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Malformed {
+pub(super) enum Malformed {
     #[error("calls= not followed by its cost line")]
     CallsWithoutCost,
     #[error("calls= without cfn=")]
@@ -80,26 +79,16 @@ pub enum Malformed {
 }
 
 impl Profile {
-    /// Reads and parses a callgrind file (bytes that are not UTF-8, as in odd file names, are
-    /// replaced); the error names the file.
-    pub fn from_path(path: impl AsRef<Path>) -> anyhow::Result<Profile> {
-        use anyhow::Context;
-        let path = path.as_ref();
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        Profile::parse(&String::from_utf8_lossy(&bytes))
-            .with_context(|| format!("{} is not a callgrind file", path.display()))
-    }
-
     /// Parses the text of a callgrind file.
-    pub fn parse(text: &str) -> Result<Profile, ParseError> {
+    pub(crate) fn parse(text: &str) -> Result<Profile, ParseError> {
         let mut parts = Profile::parse_impl(text, false)?;
         Ok(parts.pop().expect("one profile"))
     }
 
     /// Parses a file of several parts (`--combine-dumps=yes`) into one profile per part, in
     /// file order (name compression carries over from part to part).
-    pub fn parse_parts(text: &str) -> Result<Vec<Profile>, ParseError> {
+    #[cfg(test)]
+    pub(crate) fn parse_parts(text: &str) -> Result<Vec<Profile>, ParseError> {
         Profile::parse_impl(text, true)
     }
 
@@ -574,7 +563,9 @@ mod tests {
 
     use super::super::test_data::*;
     use super::*;
-    use crate::analyze::callgrind::{FoldOptions, Function, HotLine};
+    use crate::analyze::callgrind::lines::HotLine;
+    use crate::analyze::callgrind::profile::Function;
+    use crate::analyze::callgrind::FoldOptions;
 
     const SPEC_COMPRESSED: &str = "# callgrind format
 events: Instructions

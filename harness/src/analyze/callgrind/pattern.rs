@@ -19,7 +19,8 @@ use super::profile::Profile;
 ///   escape character.
 ///
 /// Callgrind's `?` is one byte of the name, this one a character: the same on ASCII names.
-pub fn valgrind_pattern_matches(pattern: &str, name: &str) -> bool {
+#[cfg(test)]
+pub(crate) fn valgrind_pattern_matches(pattern: &str, name: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
     let (mut pi, mut ni) = (0usize, 0usize);
@@ -49,7 +50,8 @@ pub fn valgrind_pattern_matches(pattern: &str, name: &str) -> bool {
 impl Profile {
     /// Indices of the functions whose whole name matches `pattern` by valgrind's rules (see
     /// [`valgrind_pattern_matches`]).
-    pub fn find(&self, pattern: &str) -> Vec<usize> {
+    #[cfg(test)]
+    pub(crate) fn find(&self, pattern: &str) -> Vec<usize> {
         (0..self.functions.len())
             .filter(|&i| valgrind_pattern_matches(pattern, &self.functions[i].name))
             .collect()

@@ -4,7 +4,7 @@
 
 /// One subposition kind of the `positions:` header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Position {
+pub(crate) enum Position {
     /// An instruction address (`--dump-instr=yes`), relative to the object's load offset.
     Instr,
     /// A source line number (`--dump-line=yes`, the default); 0 when there is no debug info.
@@ -16,7 +16,7 @@ pub enum Position {
 /// A function (or, with separate callers or recursion levels, a function context),
 /// identified by its object, the file of its `fl=` and its name, as callgrind identifies it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Function {
+pub(crate) struct Function {
     /// The demangled name as callgrind wrote it, contexts included (`f'2`, `g'f'e`).
     pub name: String,
     /// The source file of the function (`fl=`); `???` without debug info.
@@ -38,7 +38,7 @@ pub struct Function {
 
 /// Calls from one function to another, summed over call sites.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Call {
+pub(crate) struct Call {
     /// Index into [`Profile::functions`].
     pub caller: usize,
     /// Index into [`Profile::functions`].
@@ -52,7 +52,7 @@ pub struct Call {
 
 /// Self cost at one source line, inside one function.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LineCost {
+pub(crate) struct LineCost {
     pub file: String,
     /// 0 when callgrind had no line information.
     pub line: u64,
@@ -63,7 +63,7 @@ pub struct LineCost {
 
 /// A parsed callgrind file.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Profile {
+pub(crate) struct Profile {
     /// Event names of `events:`, e.g. `["Ir"]`.
     pub events: Vec<String>,
     /// Subpositions of `positions:` (default `[Line]`).
@@ -89,12 +89,12 @@ pub struct Profile {
 
 impl Profile {
     /// Index of the event `name` (e.g. `"Ir"`).
-    pub fn event(&self, name: &str) -> Option<usize> {
+    pub(crate) fn event(&self, name: &str) -> Option<usize> {
         self.events.iter().position(|e| e == name)
     }
 
     /// Total cost of `event`: the sum of all self costs (what `totals:` should say).
-    pub fn total(&self, event: usize) -> u64 {
+    pub(crate) fn total(&self, event: usize) -> u64 {
         self.functions
             .iter()
             .map(|f| f.self_cost.get(event).copied().unwrap_or(0))
@@ -102,12 +102,14 @@ impl Profile {
     }
 
     /// Total instructions executed (event `Ir`), or `None` if the file has no `Ir` event.
-    pub fn total_ir(&self) -> Option<u64> {
+    #[cfg(test)]
+    pub(crate) fn total_ir(&self) -> Option<u64> {
         self.event("Ir").map(|e| self.total(e))
     }
 
     /// Checks the sums against the `totals:` line (when there is one).
-    pub fn check_totals(&self) -> Result<(), TotalsMismatch> {
+    #[cfg(test)]
+    pub(crate) fn check_totals(&self) -> Result<(), TotalsMismatch> {
         if let Some(t) = &self.totals {
             for (e, name) in self.events.iter().enumerate() {
                 let declared = t.get(e).copied().unwrap_or(0);
@@ -124,39 +126,9 @@ impl Profile {
         Ok(())
     }
 
-    /// Function indices by descending self cost of `event`, without zero entries.
-    pub fn by_self(&self, event: usize) -> Vec<usize> {
-        self.ranked(|f| f.self_cost[event])
-    }
-
-    /// Function indices by descending inclusive cost of `event`, without zero entries.
-    pub fn by_inclusive(&self, event: usize) -> Vec<usize> {
-        self.ranked(|f| f.inclusive[event])
-    }
-
-    fn ranked(&self, key: impl Fn(&Function) -> u64) -> Vec<usize> {
-        let mut v: Vec<usize> = (0..self.functions.len())
-            .filter(|&i| key(&self.functions[i]) > 0)
-            .collect();
-        v.sort_by(|&a, &b| {
-            key(&self.functions[b])
-                .cmp(&key(&self.functions[a]))
-                .then_with(|| self.functions[a].name.cmp(&self.functions[b].name))
-        });
-        v
-    }
-
-    /// Calls made by function `f` (indices into `calls`), by descending cost of `event`.
-    pub fn callees(&self, f: usize, event: usize) -> Vec<usize> {
-        let mut v: Vec<usize> = (0..self.calls.len())
-            .filter(|&i| self.calls[i].caller == f)
-            .collect();
-        v.sort_by(|&a, &b| self.calls[b].cost[event].cmp(&self.calls[a].cost[event]));
-        v
-    }
-
     /// Calls made to function `f` (indices into `calls`), by descending cost of `event`.
-    pub fn callers(&self, f: usize, event: usize) -> Vec<usize> {
+    #[cfg(test)]
+    pub(crate) fn callers(&self, f: usize, event: usize) -> Vec<usize> {
         let mut v: Vec<usize> = (0..self.calls.len())
             .filter(|&i| self.calls[i].callee == f)
             .collect();
@@ -179,7 +151,8 @@ impl Profile {
 /// A `totals:` line that is not the sum of the cost lines.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{event}: totals: says {declared}, cost lines sum to {sum}")]
-pub struct TotalsMismatch {
+#[cfg(test)]
+pub(crate) struct TotalsMismatch {
     pub event: String,
     pub declared: u64,
     pub sum: u64,

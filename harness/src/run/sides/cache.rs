@@ -12,7 +12,7 @@ use crate::misuse;
 /// `~/.cache/...`). Not inside the repository: cargo merges the `.cargo/config.toml` of every
 /// folder above the one it builds in, so a side built under the repository would get the
 /// repository's `rustflags` twice and compile every dependency anew (see [`check_cache`]).
-pub fn default_cache() -> PathBuf {
+pub(crate) fn default_cache() -> PathBuf {
     if let Some(p) = std::env::var_os("SERPROF_BA_CACHE").filter(|p| !p.is_empty()) {
         return PathBuf::from(p);
     }
@@ -26,7 +26,7 @@ pub fn default_cache() -> PathBuf {
 
 /// A cache inside a folder with a `.cargo/config.toml` (other than cargo's home) is refused:
 /// cargo would merge that file into every side's build.
-pub fn check_cache(cache: &Path) -> Result<()> {
+pub(crate) fn check_cache(cache: &Path) -> Result<()> {
     let home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
@@ -55,7 +55,7 @@ const KEPT_TARGETS: usize = 6;
 /// older than another side's last build is "fresh" and gets that side's code: an after side
 /// whose one change is a function added to a codec would link the before side's engines and
 /// count exactly the same instructions.
-pub fn side_target(cache: &Path, key: &str) -> PathBuf {
+pub(crate) fn side_target(cache: &Path, key: &str) -> PathBuf {
     cache.join("target").join(key)
 }
 

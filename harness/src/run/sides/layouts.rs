@@ -104,7 +104,7 @@ fi
 
 /// The wrapper scripts, written into `<cache>/tools/` (rewritten only when their text
 /// differs, so that cargo sees the same wrapper from one invocation to the next).
-pub struct Tools {
+pub(super) struct Tools {
     pub rustc_wrap: PathBuf,
     /// The same, compiling the workspace's crates with functions on 64-byte boundaries
     /// (`-C llvm-args=-align-all-functions=6`). A wrapper of its own: cargo hashes the wrapper
@@ -114,7 +114,7 @@ pub struct Tools {
 }
 
 impl Tools {
-    pub fn install(cache: &Path) -> Result<Tools> {
+    pub(super) fn install(cache: &Path) -> Result<Tools> {
         let dir = cache.join("tools");
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create {}", dir.display()))?;
@@ -134,7 +134,13 @@ impl Tools {
 
     /// The environment of a side's `cargo build` that keeps the link of `bin` in `keep`, with
     /// the workspace's functions aligned when `align`.
-    pub fn env(&self, bin: &str, keep: &Path, target: &Path, align: bool) -> Vec<(String, String)> {
+    pub(super) fn env(
+        &self,
+        bin: &str,
+        keep: &Path,
+        target: &Path,
+        align: bool,
+    ) -> Vec<(String, String)> {
         let s = |p: &Path| p.display().to_string();
         let wrap = match align {
             true => &self.rustc_wrap_align,
@@ -163,7 +169,7 @@ fn write_script(path: &Path, text: &str) -> Result<()> {
 
 /// A kept link: the command that linked a side's binary, with its inputs.
 #[derive(Debug, Clone)]
-pub struct KeptLink {
+pub(crate) struct KeptLink {
     pub dir: PathBuf,
     pub linker: String,
     pub args: Vec<String>,
@@ -184,7 +190,7 @@ pub struct KeptLink {
     clap::ValueEnum,
 )]
 #[serde(rename_all = "kebab-case")]
-pub enum LayoutMode {
+pub(crate) enum LayoutMode {
     /// Code, read-only data and data each moved by a random multiple of 16 bytes below 4 KiB
     /// (a padding object linked first), the order of everything kept: what an edit above the
     /// measured code does to it. Needs only an assembler (`cc -c`); any linker.
@@ -196,7 +202,7 @@ pub enum LayoutMode {
 }
 
 impl LayoutMode {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             LayoutMode::Shift => "shift",
             LayoutMode::Shuffle => "shuffle",
@@ -206,7 +212,7 @@ impl LayoutMode {
 
 /// The padding of a shifted layout: bytes before the code, the read-only data and the data,
 /// each a multiple of 16 below 4096, from `seed`.
-pub fn shifts(seed: u64) -> [u64; 3] {
+pub(crate) fn shifts(seed: u64) -> [u64; 3] {
     let mut rng = crate::model::stats::SplitMix64(seed);
     [0; 3].map(|_| (rng.next_u64() % 256) * 16)
 }
@@ -229,7 +235,7 @@ fn padding_asm(seed: u64) -> String {
 
 /// How a linker shuffles sections, from its arguments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shuffle {
+pub(crate) enum Shuffle {
     /// LLD through a compiler driver (`-fuse-ld=lld`): `-Wl,--shuffle-sections=*=SEED`.
     LldDriver,
     /// LLD called directly.
@@ -240,7 +246,7 @@ pub enum Shuffle {
 
 impl KeptLink {
     /// The link kept in `dir`, if a whole one is there.
-    pub fn read(dir: &Path) -> Option<KeptLink> {
+    pub(crate) fn read(dir: &Path) -> Option<KeptLink> {
         let line = |name: &str| {
             std::fs::read_to_string(dir.join(name))
                 .ok()
@@ -256,7 +262,7 @@ impl KeptLink {
 
     /// Whether this link made `binary` (cargo's copy or hard link of the output): the same
     /// length and the output not modified since the link was kept.
-    pub fn made(&self, binary: &Path) -> bool {
+    pub(crate) fn made(&self, binary: &Path) -> bool {
         let (Ok(out), Ok(bin), Ok(kept)) = (
             std::fs::metadata(&self.output),
             std::fs::metadata(binary),
@@ -269,7 +275,7 @@ impl KeptLink {
     }
 
     /// How this link's linker shuffles sections, or why it cannot.
-    pub fn shuffle(&self) -> Result<Shuffle, String> {
+    pub(crate) fn shuffle(&self) -> Result<Shuffle, String> {
         let name = Path::new(&self.linker)
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
@@ -299,7 +305,7 @@ impl KeptLink {
 
     /// The command that links these inputs again into `out` in layout `seed` (nonzero) of
     /// `mode`, without debug sections; a shifted layout links `padding` (an object) first.
-    pub fn command(
+    pub(crate) fn command(
         &self,
         mode: LayoutMode,
         seed: u64,
@@ -359,7 +365,7 @@ impl KeptLink {
 }
 
 /// Links `kept` again in layout `seed` of `mode` into `out`.
-pub fn relink(kept: &KeptLink, mode: LayoutMode, seed: u64, out: &Path) -> Result<()> {
+pub(crate) fn relink(kept: &KeptLink, mode: LayoutMode, seed: u64, out: &Path) -> Result<()> {
     let dir = out.parent().context("a layout's path has a folder")?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let tmp = dir.join(format!(".link.tmp{}", std::process::id()));
@@ -405,7 +411,7 @@ fn assemble(asm: &str, out: &Path) -> Result<()> {
 
 /// The seed of set `set`'s layout of side `side` (0 before, 1 after) in a before-after whose
 /// settings' seed is `seed`: distinct for every side and set, never 0, below 2^31.
-pub fn seed_for(seed: u64, side: usize, set: usize) -> u64 {
+pub(crate) fn seed_for(seed: u64, side: usize, set: usize) -> u64 {
     let mix = crate::model::stats::SplitMix64(
         seed ^ ((side as u64) << 32) ^ (set as u64).wrapping_mul(0x9e37_79b9),
     )

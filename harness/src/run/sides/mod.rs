@@ -41,14 +41,14 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-pub use cache::{check_cache, default_cache, side_target};
+pub(crate) use cache::{check_cache, default_cache, side_target};
 use cache::{prune_targets, seed_target, CacheLock};
 use layouts::Tools;
-pub use layouts::{relink, seed_for, shifts, KeptLink, LayoutMode};
+pub(crate) use layouts::{relink, seed_for, shifts, KeptLink, LayoutMode};
+pub(crate) use patches::Patch;
 use patches::{apply_patch, check_patches_used, metadata};
-pub use patches::{relax_pin, Patch};
 use source::{absolute_paths, extract_revision, git, rewrite_paths, sync_working_tree};
-pub use source::{repo_root, resolve};
+pub(crate) use source::{repo_root, resolve};
 
 use crate::analyze::before_after::{AppliedPatch, Side, SideRecord};
 use crate::misuse;
@@ -56,7 +56,7 @@ use crate::protocol::{identity_of, Identity, IdentityError, PROTOCOL};
 
 /// Where a side's source comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     /// A git revision as given, and the commit it names.
     Revision { spec: String, sha: String },
     /// The working tree as it is, uncommitted changes and untracked (not ignored) files
@@ -67,7 +67,7 @@ pub enum Source {
 /// What a side builds: a package's binary target, from its folder in the repository, with the
 /// features it needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BuildTarget {
+pub(crate) struct BuildTarget {
     /// The cargo package (`-p`).
     pub package: String,
     /// Its binary target (`--bin`).
@@ -84,7 +84,8 @@ pub struct BuildTarget {
 
 impl BuildTarget {
     /// serprof's own binary, at the top of its repository.
-    pub fn serprof(features: Option<Vec<String>>) -> BuildTarget {
+    #[cfg(test)]
+    pub(crate) fn serprof(features: Option<Vec<String>>) -> BuildTarget {
         BuildTarget {
             package: "serprof".into(),
             bin: "serprof".into(),
@@ -98,7 +99,7 @@ impl BuildTarget {
 /// The folder of `binary`'s package in `repo`, relative to its top: where the binary was built
 /// when that is inside `repo`, else where a package of that name is in it (serprof's own binary
 /// run in another clone of serprof).
-pub fn package_dir(repo: &Path, binary: &crate::model::Binary) -> Result<PathBuf> {
+pub(crate) fn package_dir(repo: &Path, binary: &crate::model::Binary) -> Result<PathBuf> {
     let root = repo.canonicalize().unwrap_or_else(|_| repo.to_path_buf());
     let home = Path::new(binary.manifest_dir);
     if let Ok(rel) = home.canonicalize().unwrap_or_default().strip_prefix(&root) {
@@ -130,7 +131,7 @@ pub fn package_dir(repo: &Path, binary: &crate::model::Binary) -> Result<PathBuf
 
 /// What to build for one side.
 #[derive(Debug, Clone)]
-pub struct SideSpec {
+pub(crate) struct SideSpec {
     /// `before` or `after`.
     pub label: Side,
     pub source: Source,
@@ -217,7 +218,7 @@ impl SideSpec {
 
 /// A side whose source is in the cache, checked and patched, ready to build.
 #[derive(Debug, Clone)]
-pub struct Staged {
+pub(crate) struct Staged {
     spec: SideSpec,
     key: String,
     /// What the key stands for ([`SideSpec::name`]).
@@ -231,7 +232,7 @@ pub struct Staged {
 
 impl Staged {
     /// The cache key: two staged sides of one key are one build.
-    pub fn key(&self) -> &str {
+    pub(crate) fn key(&self) -> &str {
         &self.key
     }
 }
@@ -240,7 +241,12 @@ impl Staged {
 /// and applied to the copy. Quick (no build), so
 /// both sides are staged before either is built: a misuse on the after side costs no build.
 /// `say` gets one line per step for the progress output.
-pub fn stage(repo: &Path, cache: &Path, spec: &SideSpec, say: &dyn Fn(&str)) -> Result<Staged> {
+pub(crate) fn stage(
+    repo: &Path,
+    cache: &Path,
+    spec: &SideSpec,
+    say: &dyn Fn(&str),
+) -> Result<Staged> {
     let key = spec.key(repo);
     let src = cache.join("src").join(&key);
     std::fs::create_dir_all(cache.join("src"))
@@ -361,7 +367,7 @@ fn workspace_units(package_dir: &Path, configs: &[String]) -> Result<Vec<String>
 
 /// Builds a staged side in the shared target folder and copies its binary out. With
 /// `show_cargo`, cargo's own progress goes to stderr.
-pub fn build(
+pub(crate) fn build(
     repo: &Path,
     cache: &Path,
     staged: &Staged,
@@ -566,7 +572,7 @@ fn check_protocol(exe: &Path, describe: &str) -> Result<Identity> {
 }
 
 /// Writes `text` to stderr as one progress line (`before-after: ...`).
-pub fn stderr_line(text: &str) {
+pub(crate) fn stderr_line(text: &str) {
     let _ = writeln!(std::io::stderr(), "before-after: {text}");
 }
 

@@ -37,7 +37,7 @@ fn local_manifests(doc: &serde_json::Value, src: &Path) -> Vec<String> {
 
 /// A dependency built from a local checkout: `CRATE=PATH`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Patch {
+pub(crate) struct Patch {
     #[serde(rename = "crate")]
     pub krate: String,
     pub path: PathBuf,
@@ -45,7 +45,7 @@ pub struct Patch {
 
 impl Patch {
     /// Parses `CRATE=PATH`; the path must be a folder with a `Cargo.toml`.
-    pub fn parse(text: &str) -> Result<Patch> {
+    pub(crate) fn parse(text: &str) -> Result<Patch> {
         let Some((krate, path)) = text.split_once('=') else {
             misuse!("--patch {text}: give CRATE=PATH, e.g. --patch base64=../base64");
         };
@@ -74,7 +74,7 @@ impl Patch {
     }
 
     /// The `--config` value that makes cargo use the checkout.
-    pub fn cargo_config(&self) -> String {
+    pub(crate) fn cargo_config(&self) -> String {
         // A JSON string is a valid TOML basic string (the same escapes).
         let path = serde_json::to_string(&self.path.display().to_string()).unwrap_or_default();
         format!("patch.crates-io.{}.path={path}", self.krate)
@@ -240,7 +240,7 @@ pub(super) fn apply_patch(
 
 /// The manifest `text` with an exact pin `krate = "=X"` (or `version = "=X"` in its table)
 /// changed to `=version`, and the old X; `None` when it has no such pin or X is `version`.
-pub fn relax_pin(text: &str, krate: &str, version: &str) -> Option<(String, String)> {
+pub(crate) fn relax_pin(text: &str, krate: &str, version: &str) -> Option<(String, String)> {
     let mut old = None;
     let lines: Vec<String> = text
         .lines()

@@ -13,7 +13,7 @@ use crate::error::misuse_err;
 use crate::misuse;
 
 /// The repository `dir` is in: its top folder. Outside a repository: a misuse.
-pub fn repo_root(dir: &Path) -> Result<PathBuf> {
+pub(crate) fn repo_root(dir: &Path) -> Result<PathBuf> {
     let out = git(dir, &["rev-parse", "--show-toplevel"]).map_err(|_| {
         misuse_err(
             "before-after needs the serprof git repository: run it inside a clone of serprof",
@@ -30,7 +30,7 @@ pub fn repo_root(dir: &Path) -> Result<PathBuf> {
 }
 
 /// The commit `spec` names in `repo`, or a misuse.
-pub fn resolve(repo: &Path, spec: &str) -> Result<String> {
+pub(crate) fn resolve(repo: &Path, spec: &str) -> Result<String> {
     git(
         repo,
         &[

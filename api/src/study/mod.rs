@@ -2,255 +2,26 @@
 //!
 //! A study is built with [`Study::new`], given a dataset of its own type with
 //! [`Study::dataset`] (which makes a [`StudyOf<T>`]), and given engines: every serde engine
-//! serprof ships ([`StudyOf::serde_engines`]), or a codec of one's own ([`StudyOf::codec`]).
+//! serprof ships (`.engines(serprof::engines::serde())`), an engine described in full
+//! ([`StudyOf::engine`]), or a codec of one's own ([`StudyOf::codec`]).
 //! serprof's own studies are built the same way. The harness knows a configuration only as a
 //! [`ConfigInfo`] (its name, engine, format, operation, the frames that are the engine's) and
 //! a [`Config::workload`] to build in a worker process: the type of the values is erased there.
 
-use std::fmt;
-use std::path::PathBuf;
+mod engine;
+mod info;
+
 use std::sync::{Arc, OnceLock};
 
-use regex::Regex;
-use serde::{Deserialize, Serialize};
+pub use engine::Engine;
+pub use info::{
+    Budget, Config, ConfigInfo, DocumentRecord, Format, FramePattern, MakeWorkload, Question,
+    StudyInfo, StudyKind,
+};
 
 use crate::codec::{Codec, CodecError};
 pub use crate::workload::Operation;
 use crate::workload::{Checks, Data, Value, Values, Workload};
-
-/// JSON or binary, as the article's tables split them. A codec of one's own is binary unless it
-/// says otherwise ([`Engine::json`]); the corrupt study damages JSON and binary payloads in
-/// different ways.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    /// A text format: JSON.
-    Json,
-    /// Any binary format.
-    Binary,
-}
-
-impl Format {
-    /// `json` or `binary`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Format::Json => "json",
-            Format::Binary => "binary",
-        }
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// How a study is measured, and so which table shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum StudyKind {
-    /// Verified, then timed, sampled and counted: the time table.
-    Measured,
-    /// Damaged inputs decoded in guarded children: the outcome table.
-    Corrupt,
-}
-
-/// A regular expression over frame names, compiled once, that keeps its source text.
-#[derive(Clone)]
-pub struct FramePattern {
-    regex: Regex,
-}
-
-impl FramePattern {
-    /// Compiles `source`.
-    pub fn new(source: &str) -> Result<FramePattern, regex::Error> {
-        Ok(FramePattern {
-            regex: Regex::new(source)?,
-        })
-    }
-
-    /// Compiles a pattern written in serprof's own studies. A typo is a bug that the
-    /// registry's test finds (every study is built there), so it panics with the pattern named.
-    pub fn builtin(source: &str) -> FramePattern {
-        match FramePattern::new(source) {
-            Ok(p) => p,
-            Err(e) => panic!("built-in frame pattern {source:?} does not compile: {e}"),
-        }
-    }
-
-    /// The compiled expression.
-    pub fn regex(&self) -> &Regex {
-        &self.regex
-    }
-
-    /// Its source text.
-    pub fn as_str(&self) -> &str {
-        self.regex.as_str()
-    }
-}
-
-impl fmt::Debug for FramePattern {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "/{}/", self.as_str())
-    }
-}
-
-impl fmt::Display for FramePattern {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl PartialEq for FramePattern {
-    fn eq(&self, other: &FramePattern) -> bool {
-        self.as_str() == other.as_str()
-    }
-}
-
-/// A study's question about its profiles: the frames that answer it, and what their share is
-/// called in tables ("byte-array share").
-#[derive(Debug, Clone, PartialEq)]
-pub struct Question {
-    /// The frames whose inclusive share of samples answers the question.
-    pub frames: FramePattern,
-    /// What the share is called in tables.
-    pub label: String,
-    /// The chart caption of the share.
-    pub caption: String,
-}
-
-/// Per-configuration caps of a study: the run's settings apply, but no more than these.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Budget {
-    /// Timing processes (rounds) per configuration, in a full run.
-    pub processes: usize,
-    /// Timing processes per configuration in a `--quick` run.
-    pub quick_processes: usize,
-    /// CPU samples per configuration, in a full run.
-    pub cpu_samples: u64,
-    /// CPU samples per configuration in a `--quick` run.
-    pub quick_cpu_samples: u64,
-    /// Sampled/unsampled pairs of the CPU recording's overhead figure, full run.
-    pub overhead_pairs: usize,
-    /// The same in a `--quick` run.
-    pub quick_overhead_pairs: usize,
-}
-
-/// A study's description.
-#[derive(Debug, Clone)]
-pub struct StudyInfo {
-    /// Its name: the first part of `STUDY/CONFIG`.
-    pub name: String,
-    /// The question it answers, in a line.
-    pub title: String,
-    /// The article it reproduces (title, author, date), or what it is.
-    pub source: String,
-    /// Which runner and which table.
-    pub kind: StudyKind,
-    /// The share of samples the study asks about (`--match`), e.g. byte-array code.
-    pub question: Option<Question>,
-    /// The configuration (name inside the study) that ratios are taken against; `None`: the
-    /// fastest.
-    pub baseline: Option<String>,
-    /// The before/after steps, in order (configuration names inside the study): each is
-    /// compared with the one before it.
-    pub steps: Vec<String>,
-    /// Hidden from `serprof list` and from `run` without `--study` (test doubles).
-    pub hidden: bool,
-    /// Caps on what each configuration gets; `None`: the run's settings as they are.
-    pub budget: Option<Budget>,
-}
-
-/// A document a configuration runs on (the corpus study): where it is and what it is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DocumentRecord {
-    /// The first part of its configurations' names: the file's stem, with its folder's name
-    /// in front when two documents share a stem (`a_data`, `b_data`).
-    pub name: String,
-    /// The file, as an absolute path.
-    pub path: PathBuf,
-    /// Its size.
-    pub bytes: u64,
-    /// SHA-256, lowercase hex.
-    pub sha256: String,
-}
-
-/// What the harness needs to know of a configuration, besides how to build its workload.
-#[derive(Debug, Clone)]
-pub struct ConfigInfo {
-    /// The study it belongs to.
-    pub study: String,
-    /// The name inside the study: an engine's name (`serde_json`), maybe with a variant
-    /// suffix (`postcard+bytes`, `serde_json.serialize`), or an engine variant
-    /// (`json-base64-table`).
-    pub config: String,
-    /// The library that does the work (`serde_json`, `bytes_json`, ...).
-    pub engine: String,
-    /// That library's exact version, or `serprof` for serprof's own engines.
-    pub engine_version: String,
-    /// JSON or binary.
-    pub format: Format,
-    /// The dataset's name (`orders`, `samples`, `document`, or a study's own).
-    pub dataset: String,
-    /// What one operation is.
-    pub operation: Operation,
-    /// Frames that belong to the engine (not the harness loop, not std).
-    pub engine_frames: FramePattern,
-    /// What this configuration does differently from the reference mapping, or cannot do.
-    pub notes: String,
-    /// The document it runs on, for a configuration of a document.
-    pub document: Option<DocumentRecord>,
-    /// The cargo feature of serprof's that builds its engine (`None`: always built).
-    pub feature: Option<String>,
-    /// Its measured loop's function, as valgrind names it (what the instructions recording
-    /// counts one call of): [`Workload::loop_function`] of its workload.
-    pub loop_function: &'static str,
-}
-
-impl ConfigInfo {
-    /// `STUDY/CONFIG`.
-    pub fn name(&self) -> String {
-        format!("{}/{}", self.study, self.config)
-    }
-}
-
-/// How a configuration builds its workload.
-pub type MakeWorkload = Arc<dyn Fn() -> Result<Box<dyn Workload>, CodecError> + Send + Sync>;
-
-/// A configuration: its description and how to build its workload.
-#[derive(Clone)]
-pub struct Config {
-    /// What it is.
-    pub info: ConfigInfo,
-    /// Builds its workload.
-    pub make: MakeWorkload,
-}
-
-impl Config {
-    /// A configuration of any workload.
-    pub fn new(
-        info: ConfigInfo,
-        make: impl Fn() -> Result<Box<dyn Workload>, CodecError> + Send + Sync + 'static,
-    ) -> Config {
-        Config {
-            info,
-            make: Arc::new(make),
-        }
-    }
-
-    /// Builds the workload (in the worker process that measures it).
-    pub fn workload(&self) -> Result<Box<dyn Workload>, CodecError> {
-        (self.make)()
-    }
-}
-
-impl fmt::Debug for Config {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Config")
-            .field("info", &self.info)
-            .finish_non_exhaustive()
-    }
-}
 
 /// A study: its description and its configurations. Built with [`Study::new`], a dataset
 /// ([`Study::dataset`]) and engines; a `Vec<Study>` is what `serprof::main!` measures.
@@ -274,6 +45,7 @@ impl Study {
                 baseline: None,
                 steps: Vec::new(),
                 hidden: false,
+                unavailable: None,
                 budget: None,
             },
             configs: Vec::new(),
@@ -385,6 +157,19 @@ impl Study {
     /// Caps per configuration, for a study whose configurations are many.
     pub fn budget(mut self, budget: Budget) -> Study {
         self.info.budget = Some(budget);
+        for c in &mut self.configs {
+            c.info.budget = Some(budget);
+        }
+        self
+    }
+
+    /// The study cannot be measured in this process, for `reason` (one line: what is missing
+    /// and how to give it). A study built from files or the environment says so when they are
+    /// absent or wrong: `list` shows the reason, a `run` of every study leaves it out with a
+    /// note, and naming it (`--study NAME`) is an error that prints the reason.
+    pub fn unavailable(mut self, reason: impl Into<String>) -> Study {
+        self.info.unavailable = Some(reason.into());
+        self.configs.clear();
         self
     }
 
@@ -399,6 +184,7 @@ impl Study {
     #[doc(hidden)]
     pub fn config(mut self, mut config: Config) -> Study {
         config.info.study = self.info.name.clone();
+        config.info.budget = self.info.budget;
         self.configs.push(config);
         self
     }
@@ -447,127 +233,6 @@ impl<T> Dataset<T> {
     }
 }
 
-/// How a codec is built.
-type MakeCodec<T> = Arc<dyn Fn() -> Result<Box<dyn Codec<T>>, CodecError> + Send + Sync>;
-
-/// An engine of a study on values of `T`: a codec and what serprof should say about it.
-pub struct Engine<T> {
-    name: String,
-    library: String,
-    version: String,
-    format: Format,
-    frames: String,
-    notes: String,
-    feature: Option<String>,
-    /// The in-place access operations it has besides the study's ([`Engine::access`]).
-    access: Vec<Operation>,
-    make: MakeCodec<T>,
-}
-
-impl<T> Clone for Engine<T> {
-    fn clone(&self) -> Self {
-        Engine {
-            name: self.name.clone(),
-            library: self.library.clone(),
-            version: self.version.clone(),
-            format: self.format,
-            frames: self.frames.clone(),
-            notes: self.notes.clone(),
-            feature: self.feature.clone(),
-            access: self.access.clone(),
-            make: Arc::clone(&self.make),
-        }
-    }
-}
-
-impl<T: Value> Engine<T> {
-    /// The codec `make` builds, named `name` in the study. Its frames are those of the crate
-    /// that defines the codec's type; its format is binary.
-    pub fn new<C: Codec<T> + 'static>(
-        name: impl Into<String>,
-        make: impl Fn() -> Result<C, CodecError> + Send + Sync + 'static,
-    ) -> Engine<T> {
-        let name = name.into();
-        let krate = std::any::type_name::<C>()
-            .split("::")
-            .next()
-            .unwrap_or("")
-            .to_string();
-        Engine {
-            library: name.clone(),
-            version: String::new(),
-            format: Format::Binary,
-            frames: format!("{}::", regex::escape(&krate)),
-            notes: String::new(),
-            feature: None,
-            access: Vec::new(),
-            make: Arc::new(move || make().map(|c| Box::new(c) as Box<dyn Codec<T>>)),
-            name,
-        }
-    }
-
-    /// The library that does the work and its version (tables show `library version`).
-    pub fn library(mut self, library: impl Into<String>, version: impl Into<String>) -> Self {
-        self.library = library.into();
-        self.version = version.into();
-        self
-    }
-
-    /// Its payloads are JSON text (the corrupt study damages them as text).
-    pub fn json(mut self) -> Self {
-        self.format = Format::Json;
-        self
-    }
-
-    /// The frames that are the engine's own: a regular expression over frame names.
-    pub fn frames(mut self, regex: impl Into<String>) -> Self {
-        self.frames = regex.into();
-        self
-    }
-
-    /// What it does differently from the other engines, or cannot do.
-    pub fn notes(mut self, text: impl Into<String>) -> Self {
-        self.notes = text.into();
-        self
-    }
-
-    /// The cargo feature of serprof's that builds it.
-    #[doc(hidden)]
-    pub fn feature(mut self, feature: impl Into<String>) -> Self {
-        self.feature = Some(feature.into());
-        self
-    }
-
-    /// A zero-copy engine's in-place reads, each a configuration of its own beside the study's
-    /// operations (`ENGINE.access`, `ENGINE.validated-access`): [`Operation::Access`] through
-    /// [`Codec::access_unchecked`], [`Operation::ValidatedAccess`] through [`Codec::access`].
-    /// The study checks them against its digest ([`StudyOf::digest`]).
-    pub fn access(mut self, operations: impl IntoIterator<Item = Operation>) -> Self {
-        self.access = operations
-            .into_iter()
-            .filter(|o| matches!(o, Operation::Access | Operation::ValidatedAccess))
-            .collect();
-        self
-    }
-
-    /// The engine under another name in the study.
-    pub fn named(mut self, name: impl Into<String>) -> Self {
-        self.name = name.into();
-        self
-    }
-
-    /// Its name in the study.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// Builds its codec, as a worker process does (for tests and tools that drive a codec
-    /// themselves).
-    pub fn build(&self) -> Result<Box<dyn Codec<T>>, CodecError> {
-        (self.make)()
-    }
-}
-
 /// A study whose dataset holds values of `T`, being given its engines. It becomes a [`Study`]
 /// with `.into()`.
 pub struct StudyOf<T: 'static> {
@@ -592,6 +257,12 @@ impl<T: Value> StudyOf<T> {
     pub fn engine(mut self, engine: Engine<T>) -> Self {
         self.engines.push(engine);
         self
+    }
+
+    /// Adds engines described in full, in order: `.engines(serprof::engines::serde())` adds
+    /// every serde engine of the build.
+    pub fn engines(self, engines: impl IntoIterator<Item = Engine<T>>) -> Self {
+        engines.into_iter().fold(self, StudyOf::engine)
     }
 
     /// The operations each engine is measured on, each a configuration of its own: a round
@@ -703,6 +374,7 @@ impl<T: Value> StudyOf<T> {
             document: None,
             feature: engine.feature.clone(),
             loop_function: crate::workload::values_loop(operation),
+            budget: self.study.info.budget,
         };
         let (dataset, checks, make) = (
             self.dataset.clone(),
@@ -760,22 +432,6 @@ fn short_type_name<T>() -> String {
     }
     out.push_str(&segment);
     out
-}
-
-/// The studies a process measures, set once before anything looks a configuration up.
-static STUDIES: OnceLock<fn() -> Vec<Study>> = OnceLock::new();
-
-/// Makes `studies` the studies of this process (`serprof::main!` does it, before it parses
-/// the command line). Returns false when another list was set before.
-#[doc(hidden)]
-pub fn set_studies(studies: fn() -> Vec<Study>) -> bool {
-    STUDIES.set(studies).is_ok()
-}
-
-/// The list set by [`set_studies`], if one was.
-#[doc(hidden)]
-pub fn studies_fn() -> Option<fn() -> Vec<Study>> {
-    STUDIES.get().copied()
 }
 
 #[cfg(test)]

@@ -1,0 +1,128 @@
+//! An engine of a study: a codec on values of `T` and what serprof says about it.
+
+use std::sync::Arc;
+
+use super::Format;
+use crate::codec::{Codec, CodecError};
+use crate::workload::{Operation, Value};
+
+/// How a codec is built.
+type MakeCodec<T> = Arc<dyn Fn() -> Result<Box<dyn Codec<T>>, CodecError> + Send + Sync>;
+
+/// An engine of a study on values of `T`: a codec and what serprof should say about it.
+pub struct Engine<T> {
+    pub(super) name: String,
+    pub(super) library: String,
+    pub(super) version: String,
+    pub(super) format: Format,
+    pub(super) frames: String,
+    pub(super) notes: String,
+    pub(super) feature: Option<String>,
+    /// The in-place access operations it has besides the study's ([`Engine::access`]).
+    pub(super) access: Vec<Operation>,
+    pub(super) make: MakeCodec<T>,
+}
+
+impl<T> Clone for Engine<T> {
+    fn clone(&self) -> Self {
+        Engine {
+            name: self.name.clone(),
+            library: self.library.clone(),
+            version: self.version.clone(),
+            format: self.format,
+            frames: self.frames.clone(),
+            notes: self.notes.clone(),
+            feature: self.feature.clone(),
+            access: self.access.clone(),
+            make: Arc::clone(&self.make),
+        }
+    }
+}
+
+impl<T: Value> Engine<T> {
+    /// The codec `make` builds, named `name` in the study. Its frames are those of the crate
+    /// that defines the codec's type; its format is binary.
+    pub fn new<C: Codec<T> + 'static>(
+        name: impl Into<String>,
+        make: impl Fn() -> Result<C, CodecError> + Send + Sync + 'static,
+    ) -> Engine<T> {
+        let name = name.into();
+        let krate = std::any::type_name::<C>()
+            .split("::")
+            .next()
+            .unwrap_or("")
+            .to_string();
+        Engine {
+            library: name.clone(),
+            version: String::new(),
+            format: Format::Binary,
+            frames: format!("{}::", regex::escape(&krate)),
+            notes: String::new(),
+            feature: None,
+            access: Vec::new(),
+            make: Arc::new(move || make().map(|c| Box::new(c) as Box<dyn Codec<T>>)),
+            name,
+        }
+    }
+
+    /// The library that does the work and its version (tables show `library version`).
+    pub fn library(mut self, library: impl Into<String>, version: impl Into<String>) -> Self {
+        self.library = library.into();
+        self.version = version.into();
+        self
+    }
+
+    /// Its payloads are JSON text (the corrupt study damages them as text).
+    pub fn json(mut self) -> Self {
+        self.format = Format::Json;
+        self
+    }
+
+    /// The frames that are the engine's own: a regular expression over frame names.
+    pub fn frames(mut self, regex: impl Into<String>) -> Self {
+        self.frames = regex.into();
+        self
+    }
+
+    /// What it does differently from the other engines, or cannot do.
+    pub fn notes(mut self, text: impl Into<String>) -> Self {
+        self.notes = text.into();
+        self
+    }
+
+    /// The cargo feature of serprof's that builds it.
+    #[doc(hidden)]
+    pub fn feature(mut self, feature: impl Into<String>) -> Self {
+        self.feature = Some(feature.into());
+        self
+    }
+
+    /// A zero-copy engine's in-place reads, each a configuration of its own beside the study's
+    /// operations (`ENGINE.access`, `ENGINE.validated-access`): [`Operation::Access`] through
+    /// [`Codec::access_unchecked`], [`Operation::ValidatedAccess`] through [`Codec::access`].
+    /// The study checks them against its digest ([`StudyOf::digest`]).
+    pub fn access(mut self, operations: impl IntoIterator<Item = Operation>) -> Self {
+        self.access = operations
+            .into_iter()
+            .filter(|o| matches!(o, Operation::Access | Operation::ValidatedAccess))
+            .collect();
+        self
+    }
+
+    /// The engine under another name in the study.
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Its name in the study.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Builds its codec, as a worker process does (for tests and tools that drive a codec
+    /// themselves).
+    pub fn build(&self) -> Result<Box<dyn Codec<T>>, CodecError> {
+        (self.make)()
+    }
+}

@@ -1,0 +1,252 @@
+//! What the harness knows of a study and its configurations: descriptions with the type of the
+//! values erased, and how to build a configuration's workload.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use crate::codec::CodecError;
+use crate::workload::{Operation, Workload};
+
+/// JSON or binary, as the article's tables split them. A codec of one's own is binary unless it
+/// says otherwise ([`Engine::json`]); the corrupt study damages JSON and binary payloads in
+/// different ways.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// A text format: JSON.
+    Json,
+    /// Any binary format.
+    Binary,
+}
+
+impl Format {
+    /// `json` or `binary`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Binary => "binary",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a study is measured, and so which table shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StudyKind {
+    /// Verified, then timed, sampled and counted: the time table.
+    Measured,
+    /// Damaged inputs decoded in guarded children: the outcome table.
+    Corrupt,
+}
+
+/// A regular expression over frame names, compiled once, that keeps its source text.
+#[derive(Clone)]
+pub struct FramePattern {
+    regex: Regex,
+}
+
+impl FramePattern {
+    /// Compiles `source`.
+    pub fn new(source: &str) -> Result<FramePattern, regex::Error> {
+        Ok(FramePattern {
+            regex: Regex::new(source)?,
+        })
+    }
+
+    /// Compiles a pattern written in serprof's own studies. A typo is a bug that the
+    /// registry's test finds (every study is built there), so it panics with the pattern named.
+    pub fn builtin(source: &str) -> FramePattern {
+        match FramePattern::new(source) {
+            Ok(p) => p,
+            Err(e) => panic!("built-in frame pattern {source:?} does not compile: {e}"),
+        }
+    }
+
+    /// The compiled expression.
+    pub fn regex(&self) -> &Regex {
+        &self.regex
+    }
+
+    /// Its source text.
+    pub fn as_str(&self) -> &str {
+        self.regex.as_str()
+    }
+}
+
+impl fmt::Debug for FramePattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "/{}/", self.as_str())
+    }
+}
+
+impl fmt::Display for FramePattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq for FramePattern {
+    fn eq(&self, other: &FramePattern) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+/// A study's question about its profiles: the frames that answer it, and what their share is
+/// called in tables ("byte-array share").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    /// The frames whose inclusive share of samples answers the question.
+    pub frames: FramePattern,
+    /// What the share is called in tables.
+    pub label: String,
+    /// The chart caption of the share.
+    pub caption: String,
+}
+
+/// Per-configuration caps of a study: the run's settings apply, but no more than these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Timing processes (rounds) per configuration, in a full run.
+    pub processes: usize,
+    /// Timing processes per configuration in a `--quick` run.
+    pub quick_processes: usize,
+    /// CPU samples per configuration, in a full run.
+    pub cpu_samples: u64,
+    /// CPU samples per configuration in a `--quick` run.
+    pub quick_cpu_samples: u64,
+    /// Sampled/unsampled pairs of the CPU recording's overhead figure, full run.
+    pub overhead_pairs: usize,
+    /// The same in a `--quick` run.
+    pub quick_overhead_pairs: usize,
+}
+
+/// A study's description.
+#[derive(Debug, Clone)]
+pub struct StudyInfo {
+    /// Its name: the first part of `STUDY/CONFIG`.
+    pub name: String,
+    /// The question it answers, in a line.
+    pub title: String,
+    /// The article it reproduces (title, author, date), or what it is.
+    pub source: String,
+    /// Which runner and which table.
+    pub kind: StudyKind,
+    /// The share of samples the study asks about (`--match`), e.g. byte-array code.
+    pub question: Option<Question>,
+    /// The configuration (name inside the study) that ratios are taken against; `None`: the
+    /// fastest.
+    pub baseline: Option<String>,
+    /// The before/after steps, in order (configuration names inside the study): each is
+    /// compared with the one before it.
+    pub steps: Vec<String>,
+    /// Hidden from `serprof list` and from `run` without `--study` (test doubles).
+    pub hidden: bool,
+    /// Why the study cannot be measured in this process ([`super::Study::unavailable`]);
+    /// it then has no configurations.
+    pub unavailable: Option<String>,
+    /// Caps on what each configuration gets; `None`: the run's settings as they are.
+    pub budget: Option<Budget>,
+}
+
+/// A document a configuration runs on (the corpus study): where it is and what it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocumentRecord {
+    /// The first part of its configurations' names: the file's stem, with its folder's name
+    /// in front when two documents share a stem (`a_data`, `b_data`).
+    pub name: String,
+    /// The file, as an absolute path.
+    pub path: PathBuf,
+    /// Its size.
+    pub bytes: u64,
+    /// SHA-256, lowercase hex.
+    pub sha256: String,
+}
+
+/// What the harness needs to know of a configuration, besides how to build its workload.
+#[derive(Debug, Clone)]
+pub struct ConfigInfo {
+    /// The study it belongs to.
+    pub study: String,
+    /// The name inside the study: an engine's name (`serde_json`), maybe with a variant
+    /// suffix (`postcard+bytes`, `serde_json.serialize`), or an engine variant
+    /// (`json-base64-table`).
+    pub config: String,
+    /// The library that does the work (`serde_json`, `bytes_json`, ...).
+    pub engine: String,
+    /// That library's exact version, or `serprof` for serprof's own engines.
+    pub engine_version: String,
+    /// JSON or binary.
+    pub format: Format,
+    /// The dataset's name (`orders`, `samples`, `document`, or a study's own).
+    pub dataset: String,
+    /// What one operation is.
+    pub operation: Operation,
+    /// Frames that belong to the engine (not the harness loop, not std).
+    pub engine_frames: FramePattern,
+    /// What this configuration does differently from the reference mapping, or cannot do.
+    pub notes: String,
+    /// The document it runs on, for a configuration of a document.
+    pub document: Option<DocumentRecord>,
+    /// The cargo feature of serprof's that builds its engine (`None`: always built).
+    pub feature: Option<String>,
+    /// Its measured loop's function, as valgrind names it (what the instructions recording
+    /// counts one call of): [`Workload::loop_function`] of its workload.
+    pub loop_function: &'static str,
+    /// Its study's caps ([`StudyInfo::budget`]), which the study copies into each of its
+    /// configurations.
+    pub budget: Option<Budget>,
+}
+
+impl ConfigInfo {
+    /// `STUDY/CONFIG`.
+    pub fn name(&self) -> String {
+        format!("{}/{}", self.study, self.config)
+    }
+}
+
+/// How a configuration builds its workload.
+pub type MakeWorkload = Arc<dyn Fn() -> Result<Box<dyn Workload>, CodecError> + Send + Sync>;
+
+/// A configuration: its description and how to build its workload.
+#[derive(Clone)]
+pub struct Config {
+    /// What it is.
+    pub info: ConfigInfo,
+    /// Builds its workload.
+    pub make: MakeWorkload,
+}
+
+impl Config {
+    /// A configuration of any workload.
+    pub fn new(
+        info: ConfigInfo,
+        make: impl Fn() -> Result<Box<dyn Workload>, CodecError> + Send + Sync + 'static,
+    ) -> Config {
+        Config {
+            info,
+            make: Arc::new(make),
+        }
+    }
+
+    /// Builds the workload (in the worker process that measures it).
+    pub fn workload(&self) -> Result<Box<dyn Workload>, CodecError> {
+        (self.make)()
+    }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}

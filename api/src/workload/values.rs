@@ -1,0 +1,456 @@
+//! The workload of a codec on a dataset of values, and its measured loops.
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use super::{
+    debug_difference, values_loop, Checks, Damaged, DebugDiff, Operation, Value, Verified, Workload,
+};
+use crate::codec::{Codec, CodecError};
+use crate::verify::{Finding, VerifyError};
+
+/// A dataset's values: built by the process that measures them, or a static dataset of
+/// serprof's own (measured where it was generated, never copied).
+pub enum Data<T: 'static> {
+    /// Built for this process.
+    Shared(Arc<[T]>),
+    /// A static dataset.
+    Static(&'static [T]),
+}
+
+impl<T> Clone for Data<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Data::Shared(a) => Data::Shared(Arc::clone(a)),
+            Data::Static(s) => Data::Static(s),
+        }
+    }
+}
+
+impl<T> std::ops::Deref for Data<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        match self {
+            Data::Shared(a) => a,
+            Data::Static(s) => s,
+        }
+    }
+}
+
+/// The workload of a codec on a dataset of `T`s: one value per operation, cycling.
+pub struct Values<T: 'static> {
+    codec: Box<dyn Codec<T>>,
+    data: Data<T>,
+    operation: Operation,
+    checks: Checks<T>,
+    in_place: bool,
+    buf: Vec<u8>,
+    next: usize,
+    /// The deserialize loop's inputs: every value's payload, encoded before any timing.
+    payloads: Vec<Vec<u8>>,
+}
+
+impl<T: Value> Values<T> {
+    /// `codec` on `data`, measuring `operation`; `in_place`: the engine rewrites what it parses.
+    pub fn new(
+        codec: Box<dyn Codec<T>>,
+        data: Data<T>,
+        operation: Operation,
+        checks: Checks<T>,
+        in_place: bool,
+    ) -> Values<T> {
+        Values {
+            codec,
+            data,
+            operation,
+            checks,
+            in_place,
+            buf: Vec::new(),
+            next: 0,
+            payloads: Vec::new(),
+        }
+    }
+
+    /// How `a` and `b` differ: the study's own account, else their `{:#?}`.
+    fn differs(&self, index: usize, a: &T, b: &T) -> Difference {
+        let account = self.checks.describe.as_ref().and_then(|f| f(a, b));
+        match (account, debug_difference(a, b)) {
+            (_, Some(d)) if d.floats_only => Difference::Floats(d),
+            (Some(text), _) => Difference::Other(text),
+            (None, Some(d)) => Difference::Other(d.to_string()),
+            (None, None) => Difference::Other(format!(
+                "value {index} compares unequal where its {{:#?}} shows no difference"
+            )),
+        }
+    }
+
+    /// Encodes value `index` into `self.buf` and decodes it back.
+    fn round_trip(&mut self, index: usize) -> Result<T, VerifyError> {
+        self.buf.clear();
+        self.codec
+            .encode(&self.data[index], &mut self.buf)
+            .map_err(|error| VerifyError::Encode { index, error })?;
+        self.codec
+            .decode(self.buf.as_mut_slice())
+            .map_err(|error| VerifyError::Decode { index, error })
+    }
+
+    /// For the access loops: reading value `index`'s payload (in `buf`, just encoded) in place
+    /// must give the digest of the value.
+    fn check_access(&mut self, index: usize) -> Result<(), VerifyError> {
+        let Some(digest) = &self.checks.digest else {
+            return Err(VerifyError::Check {
+                index,
+                message: "the study gives no digest to check an access against \
+                          (`StudyOf::digest`)"
+                    .into(),
+            });
+        };
+        let expected = digest(&self.data[index]);
+        let read = match self.operation {
+            // SAFETY: `buf` holds the payload this codec's `encode` wrote for value `index`.
+            Operation::Access => unsafe { self.codec.access_unchecked(&self.buf) },
+            _ => self.codec.access(&self.buf),
+        }
+        .map_err(|error| VerifyError::Decode { index, error })?;
+        if read != expected {
+            return Err(VerifyError::Check {
+                index,
+                message: format!(
+                    "reading the payload in place gave digest {read:#018x}, the value's is \
+                     {expected:#018x}: the access reads other fields than the digest does"
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// For the deserialize loop, which decodes stored payloads where they are: the engine must
+    /// leave its input as it was (an engine that parses in place says so, and its loop copies).
+    fn check_reads_only(&mut self, index: usize) -> Result<(), VerifyError> {
+        let mut input = self.buf.clone();
+        self.codec
+            .decode(&mut input)
+            .map_err(|error| VerifyError::Decode { index, error })?;
+        if input != self.buf {
+            return Err(VerifyError::Check {
+                index,
+                message: "the engine writes into the payload it decodes: its codec must say \
+                          so (`Codec::decodes_in_place`)"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Encodes every value once, for the deserialize loop.
+    fn encode_all(&mut self) -> Result<(), CodecError> {
+        if self.payloads.len() == self.data.len() {
+            return Ok(());
+        }
+        let mut payloads = Vec::with_capacity(self.data.len());
+        for value in self.data.iter() {
+            let mut out = Vec::new();
+            self.codec.encode(value, &mut out)?;
+            payloads.push(out);
+        }
+        self.payloads = payloads;
+        Ok(())
+    }
+}
+
+/// How a decoded value differs from its original.
+enum Difference {
+    /// Only in floating-point numbers: a finding.
+    Floats(DebugDiff),
+    /// Otherwise: a failure.
+    Other(String),
+}
+
+impl<T: Value> Workload for Values<T> {
+    fn verify(&mut self) -> Result<Verified, VerifyError> {
+        let mut total = 0usize;
+        let mut shares = None;
+        let mut floats: Option<(usize, DebugDiff)> = None;
+        let mut float_values = 0;
+        for index in 0..self.data.len() {
+            let back = self.round_trip(index)?;
+            total += self.buf.len();
+            if self.operation == Operation::Deserialize && !self.in_place {
+                self.check_reads_only(index)?;
+            }
+            if matches!(
+                self.operation,
+                Operation::Access | Operation::ValidatedAccess
+            ) {
+                self.check_access(index)?;
+            }
+            let original = &self.data[index];
+            if *original != back {
+                match self.differs(index, original, &back) {
+                    Difference::Floats(d) => {
+                        float_values += 1;
+                        floats.get_or_insert((index, d));
+                    }
+                    Difference::Other(difference) => {
+                        return Err(VerifyError::Differs { index, difference })
+                    }
+                }
+            }
+            if let Some(message) = self
+                .checks
+                .verify_with
+                .as_ref()
+                .and_then(|f| f(original, &back))
+            {
+                return Err(VerifyError::Check { index, message });
+            }
+            if let Some(f) = &self.checks.shares_references {
+                shares = Some(shares.unwrap_or(true) && f(&back));
+            }
+        }
+        let findings = floats
+            .map(|(index, d)| Finding::FloatsChanged {
+                values: float_values,
+                index,
+                original: d.original,
+                decoded: d.decoded,
+            })
+            .into_iter()
+            .collect();
+        Ok(Verified {
+            payload_bytes: total as f64 / self.data.len().max(1) as f64,
+            shares_references: shares,
+            findings,
+        })
+    }
+
+    fn run(&mut self, n: u64) -> Result<(), CodecError> {
+        // Chosen once per call, outside the loop.
+        match self.operation {
+            op @ (Operation::Access | Operation::ValidatedAccess) => {
+                self.encode_all()?;
+                access_loop::<T>(
+                    self.codec.as_mut(),
+                    &self.payloads,
+                    &mut self.next,
+                    n,
+                    op == Operation::ValidatedAccess,
+                )
+            }
+            Operation::Deserialize => {
+                self.encode_all()?;
+                deserialize_loop::<T>(
+                    self.codec.as_mut(),
+                    &mut self.payloads,
+                    &mut self.buf,
+                    &mut self.next,
+                    n,
+                    self.in_place,
+                )
+            }
+            op => {
+                let body = match op {
+                    Operation::RoundTrip => roundtrip_loop::<T>,
+                    _ => serialize_loop::<T>,
+                };
+                body(
+                    self.codec.as_mut(),
+                    &self.data,
+                    &mut self.buf,
+                    &mut self.next,
+                    n,
+                )
+            }
+        }
+    }
+
+    fn dataset_len(&self) -> usize {
+        self.data.len()
+    }
+
+    fn loop_function(&self) -> &'static str {
+        values_loop(self.operation)
+    }
+
+    fn copies_input(&self) -> bool {
+        self.operation == Operation::Deserialize && self.in_place
+    }
+
+    fn encode_value(&mut self, index: usize, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        let value = self.data.get(index).ok_or_else(|| {
+            CodecError::setup(format_args!(
+                "there is no value {index}: the dataset has {} (0 to {})",
+                self.data.len(),
+                self.data.len().saturating_sub(1)
+            ))
+        })?;
+        self.codec.encode(value, out)
+    }
+
+    fn decode_to_text(&mut self, bytes: &mut [u8]) -> Result<String, CodecError> {
+        self.codec.decode(bytes).map(|v| format!("{v:#?}"))
+    }
+
+    fn payloads(&mut self) -> Result<Vec<Vec<u8>>, VerifyError> {
+        let mut payloads = Vec::with_capacity(self.data.len());
+        for index in 0..self.data.len() {
+            let back = self.round_trip(index)?;
+            if back != self.data[index] {
+                let difference = match self.differs(index, &self.data[index], &back) {
+                    Difference::Floats(d) => d.to_string(),
+                    Difference::Other(text) => text,
+                };
+                return Err(VerifyError::Differs { index, difference });
+            }
+            payloads.push(self.buf.clone());
+        }
+        Ok(payloads)
+    }
+
+    fn decode_damaged(&mut self, bytes: &mut [u8], index: usize) -> Damaged {
+        match self.codec.decode(bytes) {
+            Err(e) => Damaged::Refused(e),
+            Ok(value) if value == self.data[index] => Damaged::Unchanged,
+            Ok(value) => match self.differs(index, &self.data[index], &value) {
+                Difference::Floats(d) => Damaged::Altered(d.to_string()),
+                Difference::Other(text) => Damaged::Altered(text),
+            },
+        }
+    }
+}
+
+/// Runs `n` operations cycling through `data` from `*next`, each one `op(codec, value, buf)` on
+/// the cleared buffer. Generic over `op`, so each loop below is compiled on its own and no
+/// dispatch happens per operation.
+#[inline(always)]
+fn cycle<T, F>(
+    codec: &mut dyn Codec<T>,
+    data: &[T],
+    buf: &mut Vec<u8>,
+    next: &mut usize,
+    n: u64,
+    mut op: F,
+) -> Result<(), CodecError>
+where
+    F: FnMut(&mut dyn Codec<T>, &T, &mut Vec<u8>) -> Result<(), CodecError>,
+{
+    let mut i = *next;
+    for _ in 0..n {
+        let value = &data[i];
+        i += 1;
+        if i == data.len() {
+            i = 0;
+        }
+        buf.clear();
+        op(&mut *codec, black_box(value), &mut *buf)?;
+    }
+    *next = i;
+    Ok(())
+}
+
+/// The round-trip loop: encode into the reused buffer, decode the buffer itself (in-place
+/// parsers parse it in place; the next encode clears it), drop the value.
+#[inline(never)]
+fn roundtrip_loop<T>(
+    codec: &mut dyn Codec<T>,
+    data: &[T],
+    buf: &mut Vec<u8>,
+    next: &mut usize,
+    n: u64,
+) -> Result<(), CodecError> {
+    cycle(codec, data, buf, next, n, |codec, value, buf| {
+        codec.encode(value, buf)?;
+        let back = codec.decode(black_box(buf.as_mut_slice()))?;
+        drop(black_box(back));
+        Ok(())
+    })
+}
+
+/// The serialize-only loop.
+#[inline(never)]
+fn serialize_loop<T>(
+    codec: &mut dyn Codec<T>,
+    data: &[T],
+    buf: &mut Vec<u8>,
+    next: &mut usize,
+    n: u64,
+) -> Result<(), CodecError> {
+    cycle(codec, data, buf, next, n, |codec, value, buf| {
+        codec.encode(value, buf)?;
+        black_box(buf.as_slice());
+        Ok(())
+    })
+}
+
+/// The access loop: read each stored payload in place (a zero-copy engine's access), keep the
+/// digest. `validated` is chosen once, outside the loop.
+#[inline(never)]
+fn access_loop<T>(
+    codec: &mut dyn Codec<T>,
+    payloads: &[Vec<u8>],
+    next: &mut usize,
+    n: u64,
+    validated: bool,
+) -> Result<(), CodecError> {
+    let mut i = *next;
+    let len = payloads.len();
+    for _ in 0..n {
+        let payload = black_box(payloads[i].as_slice());
+        i += 1;
+        if i == len {
+            i = 0;
+        }
+        let digest = if validated {
+            codec.access(payload)?
+        } else {
+            // SAFETY: every stored payload is one this codec's `encode` wrote (`encode_all`),
+            // unchanged since.
+            unsafe { codec.access_unchecked(payload)? }
+        };
+        black_box(digest);
+    }
+    *next = i;
+    Ok(())
+}
+
+/// The deserialize-only loop: decode each stored payload, drop the value. An engine that only
+/// reads its input (verification checks that it leaves it as it was) decodes the stored
+/// payload where it is; one that parses in place (`copy`) decodes a copy in the reused buffer,
+/// and its figure includes that copy. The choice is made once, outside the loop.
+#[inline(never)]
+fn deserialize_loop<T>(
+    codec: &mut dyn Codec<T>,
+    payloads: &mut [Vec<u8>],
+    buf: &mut Vec<u8>,
+    next: &mut usize,
+    n: u64,
+    copy: bool,
+) -> Result<(), CodecError> {
+    let mut i = *next;
+    let len = payloads.len();
+    if copy {
+        for _ in 0..n {
+            buf.clear();
+            buf.extend_from_slice(&payloads[i]);
+            i += 1;
+            if i == len {
+                i = 0;
+            }
+            let back = codec.decode(black_box(buf.as_mut_slice()))?;
+            drop(black_box(back));
+        }
+    } else {
+        for _ in 0..n {
+            let input = payloads[i].as_mut_slice();
+            i += 1;
+            if i == len {
+                i = 0;
+            }
+            let back = codec.decode(black_box(input))?;
+            drop(black_box(back));
+        }
+    }
+    *next = i;
+    Ok(())
+}
