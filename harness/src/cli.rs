@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{ArgAction, Parser, Subcommand};
+use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::analyze::views::Limits;
 use crate::commands;
@@ -293,9 +293,10 @@ fn init_tracing(verbose: u8, trace_json: Option<&std::path::Path>) -> Result<()>
 /// The `main` of a binary that measures `studies` (`serprof::main!` expands to a call of it):
 /// sets the process's studies and binary, parses the command line and runs it. Errors become
 /// one line on stderr and exit code 1 or 2 (see [`crate::error`]).
-pub fn main_with(
+pub(crate) fn main_with(
     binary: crate::model::Binary,
     studies: fn() -> Vec<serprof_api::Study>,
+    builtins: fn(&[serprof_api::Study]) -> crate::model::program::Builtins,
 ) -> ExitCode {
     // Like other Unix tools, end quietly when stdout is closed early (`serprof list | head`)
     // instead of panicking on EPIPE.
@@ -307,13 +308,18 @@ pub fn main_with(
         eprintln!("serprof: error: {line}");
         return ExitCode::from(2);
     }
-    let program = crate::model::Program::new(binary, studies());
+    let studies = studies();
+    let builtins = builtins(&studies);
+    let program = crate::model::Program::new(binary, studies, builtins);
     main(&program)
 }
 
 /// Parses the command line and runs it on `program`'s studies.
 fn main(program: &crate::model::Program) -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match command_of(program)
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
@@ -326,6 +332,23 @@ fn main(program: &crate::model::Program) -> ExitCode {
             ExitCode::from(crate::error::exit_code_of(&e))
         }
     }
+}
+
+/// The command line of `program`: serprof's own `dataset` command and the Order wording of
+/// `encode` only where its studies include the Order dataset.
+pub(crate) fn command_of(program: &crate::model::Program) -> clap::Command {
+    let command = Cli::command();
+    if program.dataset_command().is_some() {
+        return command;
+    }
+    command
+        .mut_subcommand("dataset", |c| c.hide(true))
+        .mut_subcommand("encode", |c| {
+            c.mut_arg("value", |a| {
+                a.visible_alias(None)
+                    .help("The value to encode (its index in the dataset); omit when the dataset has one value")
+            })
+        })
 }
 
 /// Help and version print as clap prints them; a usage error becomes one line on stderr and
@@ -530,7 +553,10 @@ fn dispatch(cli: Cli, program: &crate::model::Program) -> Result<ExitCode> {
                 json,
             })
         }
-        Command::Dataset { order, stats, json } => commands::dataset::run(order, stats, json),
+        Command::Dataset { order, stats, json } => commands::dataset::run(
+            program,
+            &crate::model::program::DatasetArgs { order, stats, json },
+        ),
         Command::Encode { config, value } => commands::codec_io::encode(program, &config, value),
         Command::Decode { config, file } => {
             commands::codec_io::decode(program, &config, file.as_deref())
@@ -562,7 +588,7 @@ fn dispatch(cli: Cli, program: &crate::model::Program) -> Result<ExitCode> {
                 json,
             },
         ),
-        Command::Doctor { json } => commands::doctor::run(json),
+        Command::Doctor { json } => commands::doctor::run(program, json),
         Command::Check {
             baseline,
             current,
@@ -588,7 +614,7 @@ fn worker(program: &crate::model::Program, args: &crate::protocol::WorkerArgs) -
         Request::Record(r) => crate::measure::run(program, &r)?,
         Request::Corrupt(r) => crate::measure::corrupt::run(program, &r)?,
         Request::Timing(r) => crate::measure::timing::serve(program, &r)?,
-        Request::Probe { batches } => crate::measure::reference::probe_process(batches)?,
+        Request::Probe { batches } => crate::measure::reference::probe_process(program, batches)?,
     }
     Ok(ExitCode::SUCCESS)
 }

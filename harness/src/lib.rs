@@ -103,10 +103,45 @@ pub mod engines {
     }
 }
 
+/// What the harness takes from serprof's engines crate beyond the studies: the probe's
+/// reference workload, and the `dataset` command where the studies include the Order dataset.
+/// This file is the one door of the harness into the engines crate.
+fn builtins(studies: &[Study]) -> model::program::Builtins {
+    let orders = studies
+        .iter()
+        .flat_map(|s| s.configs())
+        .any(|c| c.info.dataset == serprof_engines::dataset::ORDERS);
+    model::program::Builtins {
+        reference: serprof_engines::studies::formats::reference,
+        dataset: orders.then_some(dataset as model::program::DatasetFn),
+    }
+}
+
+/// serprof's `dataset` command, on the engines crate's export.
+fn dataset(args: &model::program::DatasetArgs, out: &mut dyn std::io::Write) -> anyhow::Result<()> {
+    use serprof_engines::casestudy::export::{write, Export, ExportError};
+    let req = Export {
+        order: args.order,
+        stats: args.stats,
+        json: args.json,
+    };
+    match write(&req, out) {
+        Ok(()) => Ok(()),
+        Err(ExportError::Misuse(m)) => Err(error::misuse_err(m)),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// What serprof's own tests and benches reach below the public API; not for users (it
 /// follows serprof's internals and changes with them).
 #[doc(hidden)]
 pub mod testing {
+    /// serprof's own binary measuring `studies`.
+    pub fn program(studies: Vec<crate::Study>) -> Program {
+        let builtins = crate::builtins(&studies);
+        Program::new(crate::model::binary::Binary::SERPROF, studies, builtins)
+    }
+
     pub use crate::layout::read_json;
     pub use crate::measure::cpu::{fold_report, BLOCKLIST};
     pub use crate::model::manifest::RunManifest;
@@ -121,8 +156,12 @@ pub mod testing {
 /// What [`main!`] expands to; not for direct use.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::cli::main_with;
     pub use crate::model::binary::Binary;
+
+    /// The `main` of a binary measuring `studies`.
+    pub fn main_with(binary: Binary, studies: fn() -> Vec<crate::Study>) -> std::process::ExitCode {
+        crate::cli::main_with(binary, studies, crate::builtins)
+    }
 }
 
 /// The `main` of a binary that measures `studies` (a `fn() -> Vec<Study>`): it parses

@@ -26,8 +26,9 @@ use crate::model::{AllocStats, CompressedBytes, ConfigId, CpuStats, Failure, Rec
 use serprof_api::verify::Finding;
 
 /// The version of the protocol. Change it whenever a request, a reply or a command line
-/// changes.
-pub(crate) const PROTOCOL: u32 = 5;
+/// changes. 6: the settings carry the stamp of the planned studies (`Settings::studies`) and
+/// no longer the corpus study's documents.
+pub(crate) const PROTOCOL: u32 = 6;
 
 /// The hidden subcommand every worker child runs.
 pub(crate) const WORKER_COMMAND: &str = "__worker";

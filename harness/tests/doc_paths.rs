@@ -10,8 +10,10 @@
 //! Where a path starts: `serprof` (harness/src), `serprof_engines` (engines/src) and
 //! `serprof_api` (api/src) are crate roots, `crate` is any of them, and a path whose first
 //! segment is a top-level module of a crate (`measure::timing`, `studies::corpus`) starts in
-//! each crate that has one; it must resolve in at least one. Paths starting anywhere else
-//! (`std::hint::black_box`, `serde_json::Value`, a type such as `Settings::jobs`) are left alone.
+//! each crate that has one; it must resolve in at least one. A path whose first segment is a
+//! type's name (`Settings::jobs`) must name a type of one of the crates and resolve from it
+//! (`AnyCodec::Document` is stale when no `AnyCodec` exists). Paths starting anywhere else
+//! (`std::hint::black_box`, `serde_json::Value`) are left alone.
 //!
 //! How segments resolve, in sources without comments, string contents and `#[cfg(test)] mod`s:
 //! - in a module: a child module file (`seg.rs` or `seg/mod.rs` in the module's folder), an item
@@ -431,6 +433,9 @@ impl Repo {
         let (roots, rest): (Vec<usize>, _) = match self.crates.iter().position(|c| c.0 == first) {
             Some(k) => (vec![k], &segs[1..]),
             None if first == "crate" => (all.collect(), &segs[1..]),
+            None if first.starts_with(|c: char| c.is_ascii_uppercase()) => {
+                return Some(self.check_type(segs));
+            }
             None => (
                 all.filter(|&k| self.module(k, &segs[..1]).is_some())
                     .collect(),
@@ -446,6 +451,40 @@ impl Repo {
             }
         }
         (!errors.is_empty()).then(|| Err(errors.join("; ")))
+    }
+
+    /// A path that starts with a type's name (`Settings::jobs`, `Operation::Parse`): a struct,
+    /// enum, union, trait or type alias of that name must exist in one of the repo's crates,
+    /// and the rest must resolve from one of them. A type of another crate is written with its
+    /// crate's path (`sonic_rs::Value`), which is left alone.
+    fn check_type(&self, segs: &[String]) -> Result<(), String> {
+        let mut found = Vec::new();
+        for (k, (_, src)) in self.crates.iter().enumerate() {
+            for (file, toks) in self.files.iter().filter(|(p, _)| p.starts_with(src)) {
+                for (kind, name, at) in items(toks) {
+                    match kind {
+                        _ if name != segs[0] => {}
+                        "type" => return Ok(()),
+                        "struct" | "enum" | "union" | "trait" => {
+                            found.push(At::Type(k, file.clone(), at))
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        if found.is_empty() {
+            return Err(format!("no type `{}` in the repo's crates", segs[0]));
+        }
+        let mut errors: Vec<String> = Vec::new();
+        for at in found {
+            match self.walk(at, &segs[1..]) {
+                Ok(_) => return Ok(()),
+                Err(e) if !errors.contains(&e) => errors.push(e),
+                Err(_) => {}
+            }
+        }
+        Err(errors.join("; "))
     }
 
     /// Follows `segs` from `at`; the error says which segment is missing where.
@@ -608,8 +647,8 @@ pub fn roundtrip_loop() {}
 == scratch.md
 Resolved: `serprof::measure::timing::Unit::prepare()`, `measure::timing::Unit::runs`,
 `serprof::Op::Access`, `serprof::workload::Codec::IN_PLACE`, `serprof::main!`,
-`crate::workload::roundtrip_loop`, `workload::{Operation, roundtrip_loop}`.
-Not checked: `std::hint::black_box`, `Vec::<u8>::push`, `Unit`, `Unit::gone(x)`.
+`crate::workload::roundtrip_loop`, `workload::{Operation, roundtrip_loop}`, `Unit::prepare`.
+Not checked: `std::hint::black_box`, `alloc::vec::Vec::<u8>::push`, `Unit`, `Unit::gone(x)`.
 
 ```
 `serprof::gone`
@@ -625,6 +664,8 @@ Stale:
 `workload::roundtrip_loop::inner`
 `measure::timing::Unit::name::len`
 `serprof_api::workload`
+`AnyCodec::Document`
+`Operation::Parse`
 "#;
 
 #[test]

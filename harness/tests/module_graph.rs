@@ -23,8 +23,8 @@ const HARNESS_LAYERS: [(&str, u32); 11] = [
     ("cli", 9),
     ("commands", 8),
     ("run", 7),
-    ("measure", 6),
-    ("render", 5),
+    ("render", 6),
+    ("measure", 5),
     ("analyze", 4),
     ("process", 3),
     ("protocol", 3),
@@ -34,17 +34,20 @@ const HARNESS_LAYERS: [(&str, u32); 11] = [
 ];
 
 /// Layers of the engines crate, top first.
-const ENGINES_LAYERS: [(&str, u32); 9] = [
+const ENGINES_LAYERS: [(&str, u32); 5] = [
     ("studies", 6),
     ("casestudy", 5),
     ("external", 5),
-    ("study", 4),
     ("dataset", 3),
-    ("workload", 3),
     ("model", 2),
-    ("verify", 2),
-    ("codec", 1),
 ];
+
+/// Layers of the API crate, top first.
+const API_LAYERS: [(&str, u32); 4] = [("study", 3), ("workload", 2), ("verify", 1), ("codec", 0)];
+
+/// The one harness file that names the engines crate (docs/ARCHITECTURE.md, "The crate
+/// boundary"): the crate root, serprof's own studies and the builtins it hands over as values.
+const ENGINES_CRATE_USERS: [&str; 1] = ["lib.rs"];
 
 /// A source file with comments and strings blanked, and its string literals.
 struct Source {
@@ -381,7 +384,10 @@ fn reexports(
     for s in sources {
         for stmt in s.code.split(';') {
             let stmt = stmt.trim();
-            let Some(rest) = stmt.strip_prefix("pub use ") else {
+            let Some(rest) = stmt
+                .strip_prefix("pub use ")
+                .or_else(|| stmt.strip_prefix("pub(crate) use "))
+            else {
                 continue;
             };
             for p in expand(rest) {
@@ -598,6 +604,61 @@ fn check_crate(krate: &str, layers: &[(&str, u32)]) -> Vec<String> {
 fn no_import_cycles_and_every_import_points_down() {
     let mut problems = check_crate("harness", &HARNESS_LAYERS);
     problems.extend(check_crate("engines", &ENGINES_LAYERS));
+    problems.extend(check_crate("api", &API_LAYERS));
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+/// The paths a crate's sources name (comments and strings blanked) that start with `krate::`,
+/// as (file relative to its `src`, the path's first two segments).
+fn crate_uses(sources: &[Source], src: &Path, krate: &str) -> Vec<(String, String)> {
+    let needle = format!("{krate}::");
+    let mut out = Vec::new();
+    for s in sources {
+        let file = s
+            .path
+            .strip_prefix(src)
+            .unwrap_or(&s.path)
+            .display()
+            .to_string();
+        for (at, _) in s.code.match_indices(&needle) {
+            let before = s.code[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let rest: String = s.code[at + needle.len()..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            out.push((file.clone(), format!("{needle}{rest}")));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_crates_meet_only_where_documented() {
+    let mut problems = Vec::new();
+    // The API crate stands alone: it names neither the engines nor the harness.
+    let api = load(&crate_src("api"));
+    for krate in ["serprof_engines", "serprof"] {
+        for (file, path) in crate_uses(&api, &crate_src("api"), krate) {
+            problems.push(format!("api/src/{file} names {path}"));
+        }
+    }
+    // The engines crate builds on the API and never on the harness.
+    let engines = load(&crate_src("engines"));
+    for (file, path) in crate_uses(&engines, &crate_src("engines"), "serprof") {
+        problems.push(format!("engines/src/{file} names {path}"));
+    }
+    // The harness reaches the engines crate only through its crate root.
+    let harness = load(&crate_src("harness"));
+    for (file, path) in crate_uses(&harness, &crate_src("harness"), "serprof_engines") {
+        if !ENGINES_CRATE_USERS.contains(&file.as_str()) {
+            problems.push(format!(
+                "harness/src/{file} names {path}: reach engines and studies through serprof_api, or take a value from lib.rs"
+            ));
+        }
+    }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
 }
 
@@ -608,11 +669,12 @@ fn every_run_folder_file_name_is_written_once() {
         .iter()
         .find(|s| s.module == ["layout"])
         .expect("harness/src/layout.rs");
-    // `pub const NAME: &str = "value";` in layout.rs.
+    // `pub(crate) const NAME: &str = "value";` in layout.rs.
     let mut names = Vec::new();
     for line in layout.code_with_strings.lines() {
         let line = line.trim();
-        if line.starts_with("pub const ") && line.contains(": &str = \"") {
+        let declared = line.starts_with("pub const ") || line.starts_with("pub(crate) const ");
+        if declared && line.contains(": &str = \"") {
             let value = line.split('"').nth(1).unwrap().to_string();
             names.push(value);
         }

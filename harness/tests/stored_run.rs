@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use serprof::testing::read_json;
-use serprof::testing::{ConfigResult, Program, RunManifest};
+use serprof::testing::{program, ConfigResult, RunManifest};
 
 fn fixture() -> &'static Path {
     Path::new(concat!(
@@ -24,7 +24,7 @@ fn rendered() -> String {
             read_json(&dir.join("result.json")).unwrap()
         })
         .collect();
-    serprof::testing::table(&Program::serprof(serprof::builtin_studies()), &results)
+    serprof::testing::table(&program(serprof::builtin_studies()), &results)
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! program (a type, a hand-written codec with a hot `#[inline(never)]` function, every serde
 //! engine) in a scratch git repository, depending on serprof by path.
 //!
+//! - its command line shows only what applies to its studies (no `dataset`, no `--order`);
 //! - `run --quick`: every configuration is verified and measured, the codec's flame graph and
 //!   `hotspots --match` name the hot function, and `report.html` shows the study;
 //! - `before-after HEAD~1 HEAD` after a commit that doubles the hot function's work: the
@@ -107,6 +108,21 @@ fn a_users_own_type_and_codec_run_profile_and_compare_before_and_after() {
     let scratch = tempfile::tempdir().unwrap();
     let krate = user_crate(scratch.path());
     let exe = build(&krate);
+    // Only the commands that apply to its studies: no Order dataset, no `dataset` command.
+    let help = StdCommand::new(&exe).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("run") && !help.contains("dataset"), "{help}");
+    let encode = StdCommand::new(&exe)
+        .args(["encode", "--help"])
+        .output()
+        .unwrap();
+    let encode = String::from_utf8_lossy(&encode.stdout);
+    assert!(
+        !encode.contains("Order") && !encode.contains("--order"),
+        "{encode}"
+    );
+    let dataset = StdCommand::new(&exe).arg("dataset").output().unwrap();
+    assert_eq!(dataset.status.code(), Some(2));
     let runs = scratch.path().join("runs");
     let runs_arg = runs.display().to_string();
 

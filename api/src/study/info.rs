@@ -155,6 +155,40 @@ pub struct StudyInfo {
     pub unavailable: Option<String>,
     /// Caps on what each configuration gets; `None`: the run's settings as they are.
     pub budget: Option<Budget>,
+    /// How a corrupt study ([`StudyKind::Corrupt`]) damages its payloads.
+    pub damage: Option<Damage>,
+}
+
+/// How a corrupt study makes its damaged inputs: seeded mutations of each engine's own valid
+/// payloads, input `index` depending only on the index, the format and the payloads (so the
+/// inputs of a `--quick` run are the first of a full run's, and a restarted child makes
+/// exactly the input it resumes from).
+#[derive(Debug, Clone, Copy)]
+pub struct Damage {
+    /// The seed of every run's inputs (recorded with the outcomes).
+    pub seed: u64,
+    /// Inputs per engine in a full run.
+    pub inputs: usize,
+    /// Inputs per engine in a `--quick` run.
+    pub quick_inputs: usize,
+    /// The damaged input number `index` for an engine of `format` whose valid payloads of the
+    /// dataset are `payloads` (one per value, in dataset order).
+    pub input: fn(index: usize, format: Format, payloads: &[Vec<u8>]) -> DamagedInput,
+}
+
+/// One damaged input of a corrupt study.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DamagedInput {
+    /// Its number.
+    pub index: usize,
+    /// The value whose payload was damaged (its index in the dataset).
+    pub order: usize,
+    /// The kind of mutation (`truncate`, `bit-flip`, ...).
+    pub mutation: &'static str,
+    /// What was done, in words ("truncated to 4 of 812 bytes").
+    pub what: String,
+    /// The damaged payload.
+    pub bytes: Vec<u8>,
 }
 
 /// A document a configuration runs on (the corpus study): where it is and what it is.

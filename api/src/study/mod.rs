@@ -15,8 +15,8 @@ use std::sync::{Arc, OnceLock};
 
 pub use engine::Engine;
 pub use info::{
-    Budget, Config, ConfigInfo, DocumentRecord, Format, FramePattern, MakeWorkload, Question,
-    StudyInfo, StudyKind,
+    Budget, Config, ConfigInfo, Damage, DamagedInput, DocumentRecord, Format, FramePattern,
+    MakeWorkload, Question, StudyInfo, StudyKind,
 };
 
 use crate::codec::{Codec, CodecError};
@@ -47,6 +47,7 @@ impl Study {
                 hidden: false,
                 unavailable: None,
                 budget: None,
+                damage: None,
             },
             configs: Vec::new(),
         }
@@ -173,10 +174,11 @@ impl Study {
         self
     }
 
-    /// The study decodes damaged payloads of its configurations instead of timing them.
-    #[doc(hidden)]
-    pub fn corrupt(mut self) -> Study {
+    /// The study decodes damaged payloads of its configurations, made by `damage`, in
+    /// guarded children instead of timing them, and counts what each engine does with them.
+    pub fn corrupt(mut self, damage: Damage) -> Study {
         self.info.kind = StudyKind::Corrupt;
+        self.info.damage = Some(damage);
         self
     }
 
@@ -344,10 +346,9 @@ impl<T: Value> StudyOf<T> {
         self
     }
 
-    /// See [`Study::corrupt`].
-    #[doc(hidden)]
-    pub fn corrupt(mut self) -> Self {
-        self.study = self.study.corrupt();
+    /// See [`Study::corrupt`]; each engine's configuration decodes.
+    pub fn corrupt(mut self, damage: Damage) -> Self {
+        self.study = self.study.corrupt(damage);
         self.operations = vec![Operation::Decode];
         self
     }
@@ -469,7 +470,7 @@ mod tests {
             (c.name(), c.dataset.as_str()),
             ("points/text".into(), "Point")
         );
-        assert_eq!(c.engine_frames.as_str(), "serprof_engines::");
+        assert_eq!(c.engine_frames.as_str(), "serprof_api::");
         let three: Study = Study::new("points", "q")
             .dataset(|| vec![Point { x: 1.5 }])
             .codec("text", || Ok(Text))
@@ -494,7 +495,7 @@ mod tests {
         w.run(10).unwrap();
         assert_eq!(
             w.loop_function(),
-            "serprof_engines::workload::deserialize_loop"
+            "serprof_api::workload::values::deserialize_loop"
         );
     }
 
@@ -537,14 +538,32 @@ mod tests {
         let mut w = right.configs()[1].workload().unwrap();
         w.verify().unwrap();
         w.run(5).unwrap();
-        assert_eq!(w.loop_function(), "serprof_engines::workload::access_loop");
+        assert_eq!(
+            w.loop_function(),
+            "serprof_api::workload::values::access_loop"
+        );
         let wrong = study(true);
         let err = wrong.configs()[1].workload().unwrap().verify().unwrap_err();
         assert!(err.to_string().contains("digest"), "{err}");
+        fn untouched(index: usize, _: Format, payloads: &[Vec<u8>]) -> DamagedInput {
+            DamagedInput {
+                index,
+                order: 0,
+                mutation: "none",
+                what: "nothing".into(),
+                bytes: payloads[0].clone(),
+            }
+        }
+        let damage = Damage {
+            seed: 1,
+            inputs: 2,
+            quick_inputs: 1,
+            input: untouched,
+        };
         let corrupt: Study = Study::new("broken", "q")
             .dataset(|| vec![Point { x: 1.5 }])
             .engine(Engine::new("peek", || Ok(Peek { wrong: false })).access([Operation::Access]))
-            .corrupt()
+            .corrupt(damage)
             .into();
         assert_eq!(corrupt.configs().len(), 1);
     }

@@ -2,7 +2,7 @@
 
 use std::hint::black_box;
 
-use super::{documents_loop, Damaged, Operation, Verified, Workload};
+use super::seam::{Damaged, Operation, Verified, Workload};
 use crate::codec::CodecError;
 use crate::verify::{Finding, VerifyError};
 
@@ -225,5 +225,20 @@ impl Workload for Documents {
 
     fn decode_damaged(&mut self, _bytes: &mut [u8], _index: usize) -> Damaged {
         Damaged::Refused(not_for_documents("decode damaged inputs"))
+    }
+}
+
+/// The measured loop of a [`Documents`] workload of `operation`, as valgrind names it.
+pub fn documents_loop(operation: Operation) -> &'static str {
+    match operation {
+        // A document is text with no in-place form: the access operations, which no document
+        // configuration has, would parse it.
+        Operation::Parse
+        | Operation::Decode
+        | Operation::Deserialize
+        | Operation::Access
+        | Operation::ValidatedAccess => "serprof_api::workload::documents::parse_loop",
+        Operation::Serialize => "serprof_api::workload::documents::document_serialize_loop",
+        Operation::RoundTrip => "serprof_api::workload::documents::document_roundtrip_loop",
     }
 }

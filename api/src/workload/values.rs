@@ -3,9 +3,8 @@
 use std::hint::black_box;
 use std::sync::Arc;
 
-use super::{
-    debug_difference, values_loop, Checks, Damaged, DebugDiff, Operation, Value, Verified, Workload,
-};
+use super::diff::{debug_difference, DebugDiff};
+use super::seam::{Checks, Damaged, Operation, Value, Verified, Workload};
 use crate::codec::{Codec, CodecError};
 use crate::verify::{Finding, VerifyError};
 
@@ -453,4 +452,16 @@ fn deserialize_loop<T>(
     }
     *next = i;
     Ok(())
+}
+
+/// The measured loop of a [`Values`] workload of `operation`, as valgrind names it.
+pub fn values_loop(operation: Operation) -> &'static str {
+    match operation {
+        Operation::RoundTrip => "serprof_api::workload::values::roundtrip_loop",
+        Operation::Deserialize => "serprof_api::workload::values::deserialize_loop",
+        Operation::Access | Operation::ValidatedAccess => {
+            "serprof_api::workload::values::access_loop"
+        }
+        _ => "serprof_api::workload::values::serialize_loop",
+    }
 }

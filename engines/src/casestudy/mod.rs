@@ -7,7 +7,9 @@
 //!   Korean blog post "Jackson 직접 구현해보기 (JSON 직렬화기 구현)" ("Implementing Jackson
 //!   ourselves: a JSON serializer", part 2 of a series on Jackson's internals).
 //! - `json_text`: the JSON text both write the same way (string escapes, integers).
+//! - [`export`]: the Order dataset as Jackson-mapping JSON, and its facts (`serprof dataset`).
 
 pub mod bytes_json;
+pub mod export;
 mod json_text;
 pub mod reflect_json;

@@ -26,7 +26,7 @@ pub fn study() -> Study {
                 // `model::bytes`, and the `base64` crate's.
                 .question("(?i)byte_?array|base64", "byte-array code")
                 .steps(STEPS)
-                .dataset_static("orders", crate::dataset::orders),
+                .dataset_static(crate::dataset::ORDERS, crate::dataset::orders),
             |study, engine| study.engine(engine),
         )
         .shared_references(Order::shares_references)

@@ -7,8 +7,10 @@
 //! each engine's own valid payloads of the 200 Orders. Input `i` depends only on `i`, the format
 //! and the payloads, never on how many inputs a run asks for, so the 100 inputs of `--quick` are
 //! the first 100 of the full 1,000, and a restarted child regenerates exactly the input it
-//! resumes from. The harness (`serprof::run::corrupt`) decodes them in guarded children and sorts the
-//! outcomes.
+//! resumes from. The study hands them to the harness as its [`DAMAGE`]; the harness decodes them
+//! in guarded children and sorts the outcomes.
+
+use serprof_api::study::{Damage, DamagedInput};
 
 use super::{bytes, formats, Format, Study};
 
@@ -25,11 +27,11 @@ pub fn study() -> Study {
         .fold(
             Study::new("corrupt", "What each engine does with damaged input")
                 .source("beyond the articles: seeded mutations of valid payloads, decoded in guarded children")
-                .dataset_static("orders", crate::dataset::orders),
+                .dataset_static(crate::dataset::ORDERS, crate::dataset::orders),
             |study, engine| study.engine(engine),
         )
         .describe_difference(crate::model::Order::first_difference)
-        .corrupt()
+        .corrupt(DAMAGE)
         .into()
 }
 
@@ -42,6 +44,26 @@ pub const INPUTS_FULL: usize = 1_000;
 
 /// Inputs per engine with `--quick`.
 pub const INPUTS_QUICK: usize = 100;
+
+/// The study's damage, as the harness reads it: [`corrupt_input`] under [`SEED`].
+pub const DAMAGE: Damage = Damage {
+    seed: SEED,
+    inputs: INPUTS_FULL,
+    quick_inputs: INPUTS_QUICK,
+    input: damaged,
+};
+
+/// [`corrupt_input`] as the harness takes it.
+fn damaged(index: usize, format: Format, payloads: &[Vec<u8>]) -> DamagedInput {
+    let input = corrupt_input(index, format, payloads);
+    DamagedInput {
+        index: input.index,
+        order: input.order,
+        mutation: input.mutation.as_str(),
+        what: input.what,
+        bytes: input.bytes,
+    }
+}
 
 /// How a valid payload was damaged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

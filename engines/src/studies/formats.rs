@@ -41,7 +41,7 @@ pub fn study() -> Study {
                 overhead_pairs: 8,
                 quick_overhead_pairs: 6,
             })
-            .dataset_static("orders", crate::dataset::orders),
+            .dataset_static(crate::dataset::ORDERS, crate::dataset::orders),
             |study, engine| study.engine(engine),
         )
         .shared_references(Order::shares_references)
@@ -59,7 +59,7 @@ pub fn study() -> Study {
 /// reference workload serprof times to tell CPUs and processes apart.
 pub fn reference() -> super::Config {
     let study: Study = Study::new("formats", "the reference workload")
-        .dataset_static("orders", crate::dataset::orders)
+        .dataset_static(crate::dataset::ORDERS, crate::dataset::orders)
         .engine(json_engine())
         .into();
     study.configs()[0].clone()

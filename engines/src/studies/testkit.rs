@@ -16,7 +16,7 @@ pub fn study() -> Study {
             .source("serprof's test suite")
             .question("testkit", "testkit code")
             .hidden()
-            .dataset_static("orders", crate::dataset::orders)
+            .dataset_static(crate::dataset::ORDERS, crate::dataset::orders)
             .shared_references(Order::shares_references)
             .describe_difference(Order::first_difference)
     };

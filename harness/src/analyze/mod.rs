@@ -7,6 +7,7 @@ pub(crate) mod compare;
 pub(crate) mod folded;
 pub(crate) mod hotspots;
 pub(crate) mod parse_error;
+pub(crate) mod pprof;
 pub(crate) mod sections;
 pub(crate) mod sources;
 pub(crate) mod views;

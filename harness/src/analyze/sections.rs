@@ -72,7 +72,7 @@ impl BinaryDiff {
     }
 }
 
-pub(crate) use crate::model::fnv;
+pub(crate) use crate::model::hash::fnv;
 
 /// The sections of a 64-bit little-endian ELF file, or why it is not one.
 pub(crate) fn sections(elf: &[u8]) -> Result<Vec<Section>, String> {

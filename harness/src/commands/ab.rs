@@ -96,7 +96,7 @@ pub(crate) fn run(program: &Program, req: &AbRequest) -> Result<ExitCode> {
     interrupt::install();
     let started = SystemTime::now();
     let clock = Instant::now();
-    let placed = placement::place(&req.cpu)?;
+    let placed = placement::place(program, &req.cpu)?;
     let exec = ChildProcesses::this(program)?;
     let mut settings = Settings::defaults();
     settings.pin_cpu = placed.cpu;

@@ -19,8 +19,11 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use serde::Serialize;
 
+use serprof_api::study::Config;
+
 use crate::measure::reference;
 use crate::model::stats::median;
+use crate::model::Program;
 use crate::process::{Guarded, Limits};
 use crate::protocol::{ProbeReply, Request};
 use crate::render::table::format_ns;
@@ -105,12 +108,12 @@ fn probe_child(exe: &std::path::Path, cpu: Option<usize>) -> Result<f64> {
     Ok(reply.median_ns)
 }
 
-pub(crate) fn run(json: bool) -> Result<ExitCode> {
+pub(crate) fn run(program: &Program, json: bool) -> Result<ExitCode> {
     let started = Instant::now();
     let jiffies = placement::cpu_jiffies();
     eprintln!("serprof doctor: probing each CPU, then {PROCESSES} processes (about 15 s)");
 
-    let speeds = cpu_speeds()?;
+    let speeds = cpu_speeds(&program.reference())?;
     let would_pin = speeds
         .iter()
         .min_by(|a, b| a.median_ns.total_cmp(&b.median_ns))
@@ -150,9 +153,9 @@ pub(crate) fn run(json: bool) -> Result<ExitCode> {
 
 /// The reference workload on this thread pinned to each CPU in turn: `CPU_PASSES` alternating
 /// passes after one that warms up. CPUs this thread cannot be pinned to are left out.
-fn cpu_speeds() -> Result<Vec<CpuSpeed>> {
+fn cpu_speeds(reference_config: &Config) -> Result<Vec<CpuSpeed>> {
     let cpus = reference::allowed_cpus();
-    let mut w = reference::build()?;
+    let mut w = reference::build(reference_config)?;
     let mut per_cpu: Vec<Vec<f64>> = vec![Vec::new(); cpus.len()];
     for pass in 0..=CPU_PASSES {
         for (i, &cpu) in cpus.iter().enumerate() {

@@ -13,7 +13,6 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serprof_api::study::Config;
 use serprof_api::workload::{Damaged, Workload};
-use serprof_engines::studies::corrupt::corrupt_input;
 
 use crate::layout::{write_atomic, CORRUPT_PAYLOADS, CORRUPT_PROGRESS};
 use crate::model::corrupt::{input_count, InputRecord, Outcome};
@@ -59,6 +58,10 @@ fn decode_inputs(
     let config = program
         .planned(&settings.studies, &req.config.to_string())
         .map_err(harness)?;
+    let damage = program
+        .find_info(&config.info.study)
+        .and_then(|s| s.damage)
+        .ok_or_else(|| harness(format_args!("{}: the study has no damage", req.config)))?;
     let mut work = make_workload(&config)?;
     let payloads = if start == 0 {
         // Damage is only meaningful against payloads the engine reads correctly: every value's
@@ -82,8 +85,8 @@ fn decode_inputs(
             .map_err(harness)
     };
     emit(CorruptEvent::Ready { start })?;
-    for index in start..input_count(settings) {
-        let input = corrupt_input(index, config.info.format, &payloads);
+    for index in start..input_count(&damage, settings) {
+        let input = (damage.input)(index, config.info.format, &payloads);
         let mut bytes = input.bytes;
         let decoded = catch_unwind(AssertUnwindSafe(|| {
             work.decode_damaged(&mut bytes, input.order)

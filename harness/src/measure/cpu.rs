@@ -13,10 +13,10 @@ use anyhow::{Context, Result};
 
 use super::clock::timed_batch;
 use crate::analyze::folded::Folded;
+use crate::analyze::pprof::{cpu_pprof, Timing};
 use crate::analyze::sources::Sources;
 use crate::model::stats::{median, RatioStats};
 use crate::model::Settings;
-use crate::render::pprof::{cpu_pprof, Timing};
 use serprof_api::workload::{ops_per_batch, warm_up, Workload};
 
 /// Libraries whose samples pprof-rs drops.

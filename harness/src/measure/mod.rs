@@ -33,8 +33,6 @@ use serprof_api::workload::Workload;
 use crate::layout::{self, write_atomic, write_json};
 use crate::model::{AllocStats, CpuStats, Failure, Program, Recording, Settings};
 use crate::protocol::{report_path, RecordRequest, WorkerReport};
-use crate::render::flame::{flame_svg, Kind};
-use crate::render::speedscope::{speedscope_json, Unit};
 
 /// Makes the recording `req` asks for and writes its report into the request's folder.
 pub(crate) fn run(program: &Program, req: &RecordRequest) -> Result<()> {
@@ -155,24 +153,6 @@ fn record_cpu(
         &dir.join(layout::CPU_SOURCES),
         rec.sources.to_text().as_bytes(),
     )?;
-    write_atomic(
-        &dir.join(layout::CPU_SPEEDSCOPE),
-        &speedscope_json(
-            &rec.folded,
-            &rec.sources,
-            &format!("{name} (CPU samples)"),
-            Unit::None,
-        ),
-    )?;
-    let subtitle = format!(
-        "{} samples at {:.0} Hz effective ({} Hz requested), serprof {}",
-        rec.samples,
-        rec.effective_hz,
-        rec.requested_hz,
-        env!("CARGO_PKG_VERSION")
-    );
-    let svg = flame_svg(&text, Kind::Cpu, name, &subtitle)?;
-    write_atomic(&dir.join(layout::CPU_SVG), &svg)?;
     Ok(CpuStats {
         samples: rec.samples,
         requested_hz: rec.requested_hz,
@@ -230,33 +210,6 @@ fn record_alloc(
         &dir.join(layout::ALLOC_SOURCES),
         sources.to_text().as_bytes(),
     )?;
-    write_atomic(
-        &dir.join(layout::ALLOC_SPEEDSCOPE),
-        &speedscope_json(
-            &folded,
-            &sources,
-            &format!("{name} (allocated bytes)"),
-            Unit::Bytes,
-        ),
-    )?;
-    if folded.total() > 0 {
-        let subtitle = format!(
-            "{} stacks sampled every {} allocated bytes over {} operations, serprof {}",
-            samples,
-            settings.alloc_sample_bytes,
-            n,
-            env!("CARGO_PKG_VERSION")
-        );
-        let svg = flame_svg(
-            &text,
-            Kind::Alloc,
-            &format!("{name} (allocated bytes)"),
-            &subtitle,
-        )?;
-        write_atomic(&dir.join(layout::ALLOC_SVG), &svg)?;
-    } else {
-        let _ = std::fs::remove_file(dir.join(layout::ALLOC_SVG));
-    }
     Ok(AllocStats {
         allocs_per_op: counts.allocs as f64 / n as f64,
         reallocs_per_op: counts.reallocs as f64 / n as f64,

@@ -3,6 +3,9 @@
 //! thread CPU time in short batches. `serprof run` uses it to choose a CPU, `serprof doctor` to
 //! measure the machine.
 
+use serprof_api::study::Config;
+
+use crate::model::Program;
 use anyhow::{anyhow, Result};
 
 use super::clock::timed_batch;
@@ -11,9 +14,8 @@ use serprof_api::workload::Workload;
 /// The configuration the reference runs.
 pub(crate) const REFERENCE: &str = "formats/serde_json";
 
-/// The reference workload, built and verified.
-pub(crate) fn build() -> Result<Box<dyn Workload>> {
-    let config = serprof_engines::studies::formats::reference();
+/// The reference workload (`config`: the program's reference), built and verified.
+pub(crate) fn build(config: &Config) -> Result<Box<dyn Workload>> {
     let mut w = config.workload().map_err(|e| anyhow!("{REFERENCE}: {e}"))?;
     w.verify().map_err(|e| anyhow!("{REFERENCE}: {e}"))?;
     Ok(w)
@@ -75,8 +77,8 @@ pub(crate) fn on_cpu<T>(cpu: usize, f: impl FnOnce() -> T) -> Option<T> {
 
 /// One probe process (`serprof __reference-probe`): builds the reference, warms up, and prints
 /// the median thread CPU ns per operation of `batches` batches as JSON on stdout.
-pub(crate) fn probe_process(batches_n: usize) -> Result<()> {
-    let mut w = build()?;
+pub(crate) fn probe_process(program: &Program, batches_n: usize) -> Result<()> {
+    let mut w = build(&program.reference())?;
     serprof_api::workload::warm_up(w.as_mut(), std::time::Duration::from_millis(150))
         .map_err(|e| anyhow!("{REFERENCE}: {e}"))?;
     let b = batches(w.as_mut(), batches_n.max(1))?;

@@ -1,5 +1,6 @@
 //! What one damaged input did, and the figures of one engine (`result.json`'s `corrupt` field).
 
+use serprof_api::study::Damage;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -170,13 +171,12 @@ pub(crate) const REPRO_PER_OUTCOME: usize = 20;
 /// Altered-accepted values that also get a reproducer: a few examples, not a thousand files.
 pub(crate) const REPRO_ALTERED: usize = 3;
 
-/// Inputs per engine under `settings`.
-pub(crate) fn input_count(settings: &Settings) -> usize {
-    use serprof_engines::studies::corrupt::{INPUTS_FULL, INPUTS_QUICK};
+/// Inputs per engine of a study that damages inputs with `damage`, under `settings`.
+pub(crate) fn input_count(damage: &Damage, settings: &Settings) -> usize {
     if settings.quick {
-        INPUTS_QUICK
+        damage.quick_inputs
     } else {
-        INPUTS_FULL
+        damage.inputs
     }
 }
 
@@ -224,8 +224,9 @@ mod tests {
     #[test]
     fn caps_follow_the_settings_but_never_exceed_the_study_caps() {
         let mut s = Settings::quick();
-        assert_eq!(input_count(&s), 100);
-        assert_eq!(input_count(&Settings::defaults()), 1000);
+        let damage = serprof_engines::studies::corrupt::DAMAGE;
+        assert_eq!(input_count(&damage, &s), 100);
+        assert_eq!(input_count(&damage, &Settings::defaults()), 1000);
         assert_eq!(per_input_cap(&s), Duration::from_secs(2));
         s.child_time_cap_s = 1;
         assert_eq!(per_input_cap(&s), Duration::from_secs(1));

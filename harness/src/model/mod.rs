@@ -8,6 +8,7 @@ pub(crate) mod config_id;
 pub(crate) mod corrupt;
 pub(crate) mod cpu_check;
 pub(crate) mod failure;
+pub(crate) mod hash;
 pub(crate) mod lockstep;
 pub(crate) mod manifest;
 pub(crate) mod program;
@@ -29,10 +30,3 @@ pub(crate) use result::{
 pub(crate) use settings::Settings;
 pub(crate) use stats::TimeStats;
 pub(crate) use verdict::Verdict;
-
-/// A stable 64-bit FNV-1a hash (section contents, cache keys in `run::sides`, study stamps).
-pub(crate) fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}

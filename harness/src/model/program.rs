@@ -12,12 +12,39 @@ use serprof_api::study::{Config, Study, StudyInfo, StudyKind};
 
 use super::binary::{git_rev_of, Binary};
 
-/// What a process measures: its binary, that binary's revision, its studies.
+/// What a process measures: its binary, that binary's revision, its studies, and what the
+/// harness takes from serprof's own engines.
 #[derive(Debug, Clone)]
 pub struct Program {
     binary: Binary,
     rev: String,
     studies: Vec<Study>,
+    builtins: Builtins,
+}
+
+/// What the harness takes from serprof's engines crate, handed in as values by the crate root
+/// (the one file of the harness that names that crate).
+#[derive(Debug, Clone, Copy)]
+pub struct Builtins {
+    /// The probe's fixed reference workload: `formats/serde_json` on the Order dataset,
+    /// whatever studies the program measures.
+    pub reference: fn() -> Config,
+    /// serprof's `dataset` command, where the program's studies include the Order dataset.
+    pub dataset: Option<DatasetFn>,
+}
+
+/// serprof's `dataset` command: writes what the arguments ask for.
+pub(crate) type DatasetFn = fn(&DatasetArgs, &mut dyn std::io::Write) -> anyhow::Result<()>;
+
+/// The arguments of `serprof dataset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DatasetArgs {
+    /// Only this Order.
+    pub order: Option<usize>,
+    /// The dataset's facts instead of the Orders.
+    pub stats: bool,
+    /// One JSON document.
+    pub json: bool,
 }
 
 /// The names of a list of studies and a fingerprint of their configurations: what a parent
@@ -33,17 +60,23 @@ pub struct StudyStamp {
 
 impl Program {
     /// The program of `binary` measuring `studies`.
-    pub fn new(binary: Binary, studies: Vec<Study>) -> Program {
+    pub fn new(binary: Binary, studies: Vec<Study>, builtins: Builtins) -> Program {
         Program {
             rev: git_rev_of(&binary),
             binary,
             studies,
+            builtins,
         }
     }
 
-    /// serprof's own binary with `studies` (the tests' and benches' way in).
-    pub fn serprof(studies: Vec<Study>) -> Program {
-        Program::new(Binary::SERPROF, studies)
+    /// The probe's reference workload.
+    pub fn reference(&self) -> Config {
+        (self.builtins.reference)()
+    }
+
+    /// serprof's `dataset` command, when the studies include the Order dataset.
+    pub fn dataset_command(&self) -> Option<DatasetFn> {
+        self.builtins.dataset
     }
 
     /// The binary that measures.
@@ -122,7 +155,7 @@ impl Program {
         }
         StudyStamp {
             names: self.studies.iter().map(|s| s.info().name.clone()).collect(),
-            fingerprint: format!("{:016x}", super::fnv(text.as_bytes())),
+            fingerprint: format!("{:016x}", super::hash::fnv(text.as_bytes())),
         }
     }
 
@@ -158,5 +191,71 @@ impl Program {
 /// serprof's own program (its binary and studies), built afresh, for unit tests.
 #[cfg(test)]
 pub(crate) fn builtin() -> Program {
-    Program::serprof(serprof_engines::studies::builtin())
+    crate::testing::program(serprof_engines::studies::builtin())
+}
+
+#[cfg(test)]
+mod tests {
+    use serprof_api::{Codec, CodecError, Study};
+
+    use super::*;
+
+    #[derive(Debug, Clone, PartialEq)]
+    struct Tick(u8);
+
+    struct Byte;
+    impl Codec<Tick> for Byte {
+        fn encode(&mut self, v: &Tick, out: &mut Vec<u8>) -> Result<(), CodecError> {
+            out.push(v.0);
+            Ok(())
+        }
+        fn decode(&mut self, bytes: &mut [u8]) -> Result<Tick, CodecError> {
+            bytes
+                .first()
+                .map(|&b| Tick(b))
+                .ok_or_else(|| CodecError::decode("empty"))
+        }
+    }
+
+    fn ticks(name: &str, engines: &[&str]) -> Program {
+        let study = engines
+            .iter()
+            .fold(
+                Study::new(name, "q").dataset(|| vec![Tick(1), Tick(2)]),
+                |s, &e| s.codec(e, || Ok(Byte)),
+            )
+            .into();
+        crate::testing::program(vec![study])
+    }
+
+    #[test]
+    fn two_study_lists_live_side_by_side_and_each_finds_only_its_own() {
+        let a = ticks("alpha", &["one"]);
+        let b = ticks("beta", &["one", "two"]);
+        assert!(a.find("alpha/one").is_some() && a.find("beta/one").is_none());
+        assert!(b.find("beta/two").is_some() && b.find("alpha/one").is_none());
+        let mut w = b.find("beta/two").unwrap().workload().unwrap();
+        w.verify().unwrap();
+        assert_eq!(a.configs().len(), 1);
+        assert_eq!(b.configs().len(), 2);
+        // Neither has the Order dataset: no `dataset` command; serprof's own has it.
+        assert!(a.dataset_command().is_none());
+        assert!(builtin().dataset_command().is_some());
+    }
+
+    #[test]
+    fn a_child_with_other_studies_refuses_what_its_parent_planned() {
+        let parent = ticks("alpha", &["one"]);
+        let same = ticks("alpha", &["one"]);
+        let other = ticks("alpha", &["one", "two"]);
+        let planned = parent.stamp();
+        assert_eq!(planned.names, ["alpha"]);
+        assert!(same.planned(&planned, "alpha/one").is_ok());
+        let err = other.planned(&planned, "alpha/one").unwrap_err();
+        assert!(err.contains("other studies than were planned"), "{err}");
+        assert!(err.contains(&planned.fingerprint), "{err}");
+        // An unplanned (empty) stamp is a before/after side's: no check, only the lookup.
+        assert!(other.planned(&StudyStamp::default(), "alpha/two").is_ok());
+        assert!(same.planned(&planned, "alpha/nope").is_err());
+    }
 }

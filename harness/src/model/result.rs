@@ -5,9 +5,9 @@
 //! `result.json` without it still reads.
 
 use serde::{Deserialize, Serialize};
+use serprof_api::study::DocumentRecord;
 use serprof_api::study::{ConfigInfo, Format, Operation};
 use serprof_api::verify::Finding;
-use serprof_engines::studies::corpus::DocumentRecord;
 
 use super::config_id::ConfigId;
 use super::corrupt::CorruptStats;

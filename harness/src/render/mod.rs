@@ -5,7 +5,7 @@ pub(crate) mod charts;
 pub(crate) mod corpus_table;
 pub(crate) mod corrupt_table;
 pub(crate) mod flame;
-pub(crate) mod pprof;
+pub(crate) mod recording;
 pub(crate) mod report;
 pub(crate) mod report_data;
 pub(crate) mod report_page;

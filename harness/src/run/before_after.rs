@@ -392,7 +392,7 @@ impl Folder {
         if settings.seed == 0 {
             settings.seed = placement::clock_seed();
         }
-        let placed = placement::place(&req.cpu)?;
+        let placed = placement::place(program, &req.cpu)?;
         settings.pin_cpu = placed.cpu;
         let runs = Side::BOTH.map(|s| dir.join(s.as_str()));
         let mut manifests = Vec::new();

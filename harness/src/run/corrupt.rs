@@ -1,7 +1,7 @@
 //! The `corrupt` study's parent side: damaged payloads decoded in guarded children, one outcome
 //! per input.
 //!
-//! The inputs are [`serprof_engines::studies::corrupt::corrupt_input`]: seeded mutations of the
+//! The inputs are the study's [`Damage`]: seeded mutations of the
 //! engine's own valid payloads, 1,000 per engine (100 with `--quick`). For each configuration the
 //! parent ([`measure_config`]) starts one guarded child (`serprof __corrupt-worker`,
 //! [`crate::measure::corrupt`])
@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use serde::Serialize;
 use serprof_api::study::Config;
-use serprof_engines::studies::corrupt::{corrupt_input, SEED};
+use serprof_api::study::Damage;
 
 use super::executor::Executor;
 use super::progress::Progress;
@@ -63,6 +63,7 @@ use crate::protocol::{CorruptEvent, CorruptRequest, Request};
 /// own valid payloads.
 pub(crate) fn measure_config(
     exec: &dyn Executor,
+    damage: &Damage,
     config: &Config,
     dir: &Path,
     settings: &Settings,
@@ -71,9 +72,9 @@ pub(crate) fn measure_config(
     let mut result = ConfigResult::new(&config.info);
     let decoded = exec
         .exe()
-        .and_then(|exe| decode_all(&exe, config, dir, settings, progress));
+        .and_then(|exe| decode_all(&exe, damage, config, dir, settings, progress));
     match decoded {
-        Ok(Some(decoded)) => summarize(config, dir, settings, decoded, &mut result),
+        Ok(Some(decoded)) => summarize(damage, config, dir, settings, decoded, &mut result),
         Ok(None) => {
             result.error = Some(Failure::Child {
                 recording: Recording::Corrupt,
@@ -100,13 +101,14 @@ struct Decoded {
 /// Runs children until every input has an outcome; `None` when the run was interrupted.
 fn decode_all(
     exe: &Path,
+    damage: &Damage,
     config: &Config,
     dir: &Path,
     settings: &Settings,
     progress: &Progress,
 ) -> Result<Option<Decoded>> {
     let name = config.info.name();
-    let n = input_count(settings);
+    let n = input_count(damage, settings);
     // A resumed or repeated run starts afresh: nothing of an unfinished attempt is trusted.
     for stale in [CORRUPT_PROGRESS, CORRUPT_PAYLOADS, OUTCOMES_JSONL] {
         let _ = std::fs::remove_file(dir.join(stale));
@@ -187,6 +189,7 @@ struct OutcomeLine<'a> {
 
 /// Counts the outcomes, writes `outcomes.jsonl` and the reproducers, fills `result`.
 fn summarize(
+    damage: &Damage,
     config: &Config,
     dir: &Path,
     settings: &Settings,
@@ -204,7 +207,7 @@ fn summarize(
     result.payload_bytes =
         Some(payloads.iter().map(|p| p.len() as f64).sum::<f64>() / payloads.len() as f64);
     let mut stats = CorruptStats {
-        seed: format!("{SEED:#x}"),
+        seed: format!("{:#x}", damage.seed),
         inputs: decoded.records.len(),
         skipped: 0,
         per_input_cap_ms: per_input_cap(settings).as_millis() as u64,
@@ -217,11 +220,11 @@ fn summarize(
     let mut lines = Vec::new();
     let mut shown: BTreeMap<Outcome, usize> = BTreeMap::new();
     for (index, record) in decoded.records.iter().enumerate() {
-        let input = corrupt_input(index, config.info.format, &payloads);
+        let input = (damage.input)(index, config.info.format, &payloads);
         let line = OutcomeLine {
             index,
             order: input.order,
-            mutation: input.mutation.as_str(),
+            mutation: input.mutation,
             what: &input.what,
             outcome: record.as_ref().map(|r| r.outcome),
             detail: record.as_ref().map_or("skipped", |r| &r.detail),
@@ -235,7 +238,7 @@ fn summarize(
         stats.counts.add(record.outcome);
         stats
             .by_mutation
-            .entry(input.mutation.as_str().to_string())
+            .entry(input.mutation.to_string())
             .or_default()
             .add(record.outcome);
         let limit = match record.outcome {
@@ -259,7 +262,7 @@ fn summarize(
         stats.cases.push(CorruptCase {
             index,
             order: input.order,
-            mutation: input.mutation.as_str().to_string(),
+            mutation: input.mutation.to_string(),
             what: input.what,
             outcome: record.outcome,
             detail: record.detail.clone(),

@@ -134,7 +134,7 @@ fn open_run(program: &Program, req: &RunRequest) -> Result<(PathBuf, RunManifest
     if settings.seed == 0 {
         settings.seed = placement::clock_seed();
     }
-    let placed = placement::place(&req.cpu)?;
+    let placed = placement::place(program, &req.cpu)?;
     settings.pin_cpu = placed.cpu;
     let manifest = new_manifest(program, &configs, settings, placed);
     Ok((run_dir, manifest, configs))
@@ -321,9 +321,15 @@ impl<'a> Measuring<'a> {
             let dir = Self::dir_of(self.run_dir, config);
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
+            let damage = self
+                .program
+                .find_info(&config.info.study)
+                .and_then(|s| s.damage)
+                .with_context(|| format!("{}: the study has no damage", config.info.name()))?;
+            let (settings, progress) = (self.settings, &self.progress);
             let result = self.clock.time(
                 |c| &mut c.corrupt,
-                || corrupt::measure_config(exec, config, &dir, self.settings, &self.progress),
+                || corrupt::measure_config(exec, &damage, config, &dir, settings, progress),
             );
             if interrupt::interrupted() {
                 break;

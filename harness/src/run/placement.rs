@@ -8,10 +8,13 @@
 
 use anyhow::Result;
 
+use serprof_api::study::Config;
+
 use crate::measure::reference;
 use crate::misuse;
 use crate::model::manifest::{Health, Placement};
 use crate::model::stats::median;
+use crate::model::Program;
 
 /// What `--cpu` asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,9 +46,9 @@ const PROBE_BATCHES: usize = 7;
 
 /// The probe: per allowed CPU, the median reference time per operation (ns), measured on this
 /// thread pinned there, CPUs alternating twice so that drift hits both.
-pub(crate) fn probe() -> Result<Vec<(usize, f64)>> {
+pub(crate) fn probe(reference_config: &Config) -> Result<Vec<(usize, f64)>> {
     let cpus = reference::allowed_cpus();
-    let mut w = reference::build()?;
+    let mut w = reference::build(reference_config)?;
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); cpus.len()];
     // A warm-up pass on each, then two alternating passes.
     for pass in 0..3 {
@@ -67,7 +70,7 @@ pub(crate) fn probe() -> Result<Vec<(usize, f64)>> {
 }
 
 /// Chooses the CPU as `choice` says.
-pub(crate) fn place(choice: &CpuChoice) -> Result<Placement> {
+pub(crate) fn place(program: &Program, choice: &CpuChoice) -> Result<Placement> {
     match choice {
         CpuChoice::None => Ok(Placement {
             cpu: None,
@@ -86,7 +89,7 @@ pub(crate) fn place(choice: &CpuChoice) -> Result<Placement> {
             })
         }
         CpuChoice::Auto => {
-            let probe = probe()?;
+            let probe = probe(&program.reference())?;
             let fastest = probe
                 .iter()
                 .min_by(|a, b| a.1.total_cmp(&b.1))
@@ -177,7 +180,8 @@ mod tests {
         assert_eq!(CpuChoice::parse(Some("none")).unwrap(), CpuChoice::None);
         let e = CpuChoice::parse(Some("fast")).unwrap_err();
         assert_eq!(crate::error::exit_code_of(&e), 2);
-        assert!(place(&CpuChoice::Fixed(100_000)).is_err());
+        let program = crate::model::program::builtin();
+        assert!(place(&program, &CpuChoice::Fixed(100_000)).is_err());
     }
 
     #[test]

@@ -93,6 +93,11 @@ fn profile_config(
                             cpu.samples, settings.cpu_samples
                         ));
                     }
+                    if let Err(e) = crate::render::recording::cpu_views(dir, &name, &cpu) {
+                        result
+                            .warnings
+                            .push(format!("the CPU flame graph was not drawn: {e:#}"));
+                    }
                     result.cpu = Some(cpu);
                     result.profile = summarize_profile(program, config, dir);
                 }
@@ -114,6 +119,13 @@ fn profile_config(
         );
         match recorded {
             Ok(Outcome::Reported(r)) if r.error.is_none() => {
+                if let Some(alloc) = &r.alloc {
+                    if let Err(e) = crate::render::recording::alloc_views(dir, &name, alloc) {
+                        result
+                            .warnings
+                            .push(format!("the allocation flame graph was not drawn: {e:#}"));
+                    }
+                }
                 result.alloc = r.alloc;
                 result.warnings.extend(r.warnings);
             }
