@@ -111,7 +111,11 @@ fn a_users_own_type_and_codec_run_profile_and_compare_before_and_after() {
     // Only the commands that apply to its studies: no Order dataset, no `dataset` command.
     let help = StdCommand::new(&exe).arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
-    assert!(help.contains("run") && !help.contains("dataset"), "{help}");
+    let listed = |name: &str| {
+        help.lines()
+            .any(|l| l.trim_start().starts_with(&format!("{name} ")))
+    };
+    assert!(listed("run") && !listed("dataset"), "{help}");
     let encode = StdCommand::new(&exe)
         .args(["encode", "--help"])
         .output()
