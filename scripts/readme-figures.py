@@ -6,7 +6,7 @@
 With RUN_DIR (a folder `serprof run` wrote, e.g. snapshots/latest): copies what the figures are
 made of into docs/figures/run/ (run.json, and each formats and bytes configuration's
 result.json without its per-sample lists), and the flame graphs the README shows into
-docs/figures/. With CORPUS_RUN_DIR (a run of `--study corpus --corpus DIR` with twitter.json):
+docs/figures/. With CORPUS_RUN_DIR (a run of `SERPROF_CORPUS=DIR serprof run --study corpus` with twitter.json in DIR):
 the same for the twitter parse rows the README shows, into docs/figures/run/corpus/, with each
 row's share of CPU samples in malloc and free (from its cpu.folded) in malloc.json. Without
 them, reads docs/figures/run/ again.
@@ -111,7 +111,7 @@ def malloc_percent(folded_path):
 def keep_corpus(run):
     sdir = os.path.join(run, "corpus")
     if not os.path.isdir(sdir):
-        die(f"{run} has no corpus study: run `serprof run --study corpus --corpus DIR` with twitter.json in DIR")
+        die(f"{run} has no corpus study: run `SERPROF_CORPUS=DIR serprof run --study corpus` with twitter.json in DIR")
     out = os.path.join(KEPT, "corpus")
     if os.path.isdir(out):
         shutil.rmtree(out)

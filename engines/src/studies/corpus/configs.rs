@@ -225,7 +225,7 @@ typed_engine!(WithSonic, SonicRs);
 typed_engine!(WithSimd, SimdSerde);
 
 /// Builds a configuration's engine on its document: reads the file, checks its hash (the
-/// parent checked that text is JSON when `--corpus` gave it), and has the engine prepare its
+/// study checked that text is JSON when it loaded the documents), and has the engine prepare its
 /// value and payload. The reference parser reads it only when the configuration is verified.
 fn make(doc: &DocumentRecord, variant: Variant) -> Result<Box<dyn DocumentCodec>, CodecError> {
     let json = std::fs::read(&doc.path)

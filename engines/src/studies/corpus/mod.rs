@@ -31,7 +31,7 @@ use typed::Standard;
 /// The study's name.
 const NAME: &str = "corpus";
 
-/// The default of `--corpus-max-mib`: a document's DOM takes several times its size in memory
+/// The default of `SERPROF_CORPUS_MAX_MIB`: a document's DOM takes several times its size in memory
 /// and every configuration holds one beside its reference; 64 MiB stays well inside a worker's
 /// 4 GiB address-space cap.
 pub const DEFAULT_MAX_MIB: u64 = 64;
