@@ -19,6 +19,8 @@ pub struct Program {
     binary: Binary,
     rev: String,
     studies: Vec<Study>,
+    /// The studies' stamp, computed once (the studies never change).
+    stamp: StudyStamp,
     builtins: Builtins,
 }
 
@@ -64,6 +66,7 @@ impl Program {
         Program {
             rev: git_rev_of(&binary),
             binary,
+            stamp: stamp_of(&studies),
             studies,
             builtins,
         }
@@ -135,28 +138,7 @@ impl Program {
 
     /// The stamp of this program's studies.
     pub fn stamp(&self) -> StudyStamp {
-        let mut text = String::new();
-        for s in &self.studies {
-            let i = s.info();
-            let _ = writeln!(text, "study {} {:?}", i.name, i.unavailable);
-            for c in s.configs() {
-                let c = &c.info;
-                let doc = c.document.as_ref().map(|d| d.sha256.as_str());
-                let _ = writeln!(
-                    text,
-                    "{} {} {} {} {} {doc:?}",
-                    c.name(),
-                    c.engine,
-                    c.engine_version,
-                    c.dataset,
-                    c.operation
-                );
-            }
-        }
-        StudyStamp {
-            names: self.studies.iter().map(|s| s.info().name.clone()).collect(),
-            fingerprint: format!("{:016x}", super::hash::fnv(text.as_bytes())),
-        }
+        self.stamp.clone()
     }
 
     /// The configuration `name` of a worker child whose parent planned `planned`: an error
@@ -174,8 +156,8 @@ impl Program {
     /// Checks that this process's studies are the ones `planned` describes (a worker child's
     /// or a resumed run's): one error line naming both lists when not.
     pub fn check_stamp(&self, planned: &StudyStamp) -> Result<(), String> {
-        let own = self.stamp();
-        if *planned == own {
+        let own = &self.stamp;
+        if planned == own {
             return Ok(());
         }
         Err(format!(
@@ -185,6 +167,34 @@ impl Program {
             own.names.join(", "),
             own.fingerprint
         ))
+    }
+}
+
+/// The stamp of `studies`: their names, and FNV-1a over every study's name and reason when
+/// unavailable and every configuration's name, engine, version, dataset, operation and
+/// document hash.
+fn stamp_of(studies: &[Study]) -> StudyStamp {
+    let mut text = String::new();
+    for s in studies {
+        let i = s.info();
+        let _ = writeln!(text, "study {} {:?}", i.name, i.unavailable);
+        for c in s.configs() {
+            let c = &c.info;
+            let doc = c.document.as_ref().map(|d| d.sha256.as_str());
+            let _ = writeln!(
+                text,
+                "{} {} {} {} {} {doc:?}",
+                c.name(),
+                c.engine,
+                c.engine_version,
+                c.dataset,
+                c.operation
+            );
+        }
+    }
+    StudyStamp {
+        names: studies.iter().map(|s| s.info().name.clone()).collect(),
+        fingerprint: format!("{:016x}", super::hash::fnv(text.as_bytes())),
     }
 }
 

@@ -13,20 +13,33 @@ use crate::analyze::sources::Sources;
 use crate::layout::{self, write_atomic};
 use crate::model::{AllocStats, CpuStats};
 
+/// The folded stacks in `folded` (a file of `dir`), written as the speedscope profile
+/// `speedscope` titled `title`, with the side table `sources`; returns the stacks' text.
+fn speedscope(
+    dir: &Path,
+    [folded, sources, speedscope]: [&str; 3],
+    title: &str,
+    unit: Unit,
+) -> Result<(String, Folded)> {
+    let text = std::fs::read_to_string(dir.join(folded))?;
+    let stacks = Folded::parse(&text)?;
+    let table = Sources::read(&dir.join(sources));
+    write_atomic(
+        &dir.join(speedscope),
+        &speedscope_json(&stacks, &table, title, unit),
+    )?;
+    Ok((text, stacks))
+}
+
 /// `cpu.svg` and `cpu.speedscope.json` of the CPU recording in `dir`.
 pub(crate) fn cpu_views(dir: &Path, name: &str, cpu: &CpuStats) -> Result<()> {
-    let text = std::fs::read_to_string(dir.join(layout::CPU_FOLDED))?;
-    let folded = Folded::parse(&text)?;
-    let sources = Sources::read(&dir.join(layout::CPU_SOURCES));
-    write_atomic(
-        &dir.join(layout::CPU_SPEEDSCOPE),
-        &speedscope_json(
-            &folded,
-            &sources,
-            &format!("{name} (CPU samples)"),
-            Unit::None,
-        ),
-    )?;
+    let files = [
+        layout::CPU_FOLDED,
+        layout::CPU_SOURCES,
+        layout::CPU_SPEEDSCOPE,
+    ];
+    let title = format!("{name} (CPU samples)");
+    let (text, _) = speedscope(dir, files, &title, Unit::None)?;
     let subtitle = format!(
         "{} samples at {:.0} Hz effective ({} Hz requested), serprof {}",
         cpu.samples,
@@ -41,19 +54,14 @@ pub(crate) fn cpu_views(dir: &Path, name: &str, cpu: &CpuStats) -> Result<()> {
 /// `alloc.svg` (when a stack was sampled) and `alloc.speedscope.json` of the allocation
 /// recording in `dir`.
 pub(crate) fn alloc_views(dir: &Path, name: &str, alloc: &AllocStats) -> Result<()> {
-    let text = std::fs::read_to_string(dir.join(layout::ALLOC_FOLDED))?;
-    let folded = Folded::parse(&text)?;
-    let sources = Sources::read(&dir.join(layout::ALLOC_SOURCES));
-    write_atomic(
-        &dir.join(layout::ALLOC_SPEEDSCOPE),
-        &speedscope_json(
-            &folded,
-            &sources,
-            &format!("{name} (allocated bytes)"),
-            Unit::Bytes,
-        ),
-    )?;
-    if folded.total() == 0 {
+    let files = [
+        layout::ALLOC_FOLDED,
+        layout::ALLOC_SOURCES,
+        layout::ALLOC_SPEEDSCOPE,
+    ];
+    let title = format!("{name} (allocated bytes)");
+    let (text, stacks) = speedscope(dir, files, &title, Unit::Bytes)?;
+    if stacks.total() == 0 {
         let _ = std::fs::remove_file(dir.join(layout::ALLOC_SVG));
         return Ok(());
     }
@@ -64,11 +72,6 @@ pub(crate) fn alloc_views(dir: &Path, name: &str, alloc: &AllocStats) -> Result<
         alloc.ops,
         env!("CARGO_PKG_VERSION")
     );
-    let svg = flame_svg(
-        &text,
-        Kind::Alloc,
-        &format!("{name} (allocated bytes)"),
-        &subtitle,
-    )?;
+    let svg = flame_svg(&text, Kind::Alloc, &title, &subtitle)?;
     write_atomic(&dir.join(layout::ALLOC_SVG), &svg)
 }

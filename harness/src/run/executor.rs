@@ -164,8 +164,9 @@ impl ChildProcesses {
 
 fn loops_of(program: &Program) -> BTreeMap<String, &'static str> {
     program
-        .configs()
+        .studies()
         .iter()
+        .flat_map(|s| s.configs())
         .map(|c| (c.info.name(), c.info.loop_function))
         .collect()
 }
