@@ -181,7 +181,11 @@ fn build_part(key: &str) -> &str {
         .map_or("", |i| &key[i..])
 }
 
-/// Removes the least recently built side target folders beyond [`KEPT_TARGETS`], never `keep`.
+/// Removes the least recently built side target folders beyond [`KEPT_TARGETS`], never `keep`,
+/// with what belongs to each: its kept link (`link/<key>`, whose hard links would otherwise
+/// hold the removed folder's object files and rlibs on disk) and its copied binary
+/// (`bin/<key>`). A side's staged source (`src/<key>`) stays: a side staged in this run may not
+/// be built yet, and a source is small.
 pub(super) fn prune_targets(cache: &Path, keep: &Path) {
     let mut dirs: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(cache.join("target"))
         .into_iter()
@@ -194,6 +198,11 @@ pub(super) fn prune_targets(cache: &Path, keep: &Path) {
     dirs.sort();
     let excess = (dirs.len() + 1).saturating_sub(KEPT_TARGETS);
     for (_, d) in dirs.into_iter().take(excess) {
+        if let Some(key) = d.file_name() {
+            for part in ["link", "bin"] {
+                let _ = std::fs::remove_dir_all(cache.join(part).join(key));
+            }
+        }
         let _ = std::fs::remove_dir_all(d);
     }
 }
@@ -261,5 +270,42 @@ mod tests {
         ] {
             assert!(!is_workspace_unit(dep, &units), "{dep}");
         }
+    }
+
+    #[test]
+    fn pruning_removes_a_side_with_its_kept_link_and_binary() {
+        let cache = std::env::temp_dir().join(format!("serprof-prune-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&cache);
+        let keys: Vec<String> = (0..KEPT_TARGETS + 2).map(|i| format!("side-{i}")).collect();
+        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        for (i, key) in keys.iter().enumerate() {
+            for part in ["target", "link", "bin", "src"] {
+                std::fs::create_dir_all(cache.join(part).join(key)).unwrap();
+                std::fs::write(cache.join(part).join(key).join("f"), key).unwrap();
+            }
+            // Built in the order of their names.
+            let when = old + std::time::Duration::from_secs(i as u64);
+            std::fs::File::open(cache.join("target").join(key))
+                .and_then(|f| f.set_modified(when))
+                .unwrap();
+        }
+        // The oldest is the one being built: never removed.
+        let keep = cache.join("target").join(&keys[0]);
+        prune_targets(&cache, &keep);
+        let present = |part: &str, key: &str| cache.join(part).join(key).exists();
+        assert!(present("target", &keys[0]) && present("link", &keys[0]));
+        // Two of the other seven go: six are kept, the one being built included.
+        for key in &keys[1..3] {
+            for part in ["target", "link", "bin"] {
+                assert!(!present(part, key), "{part}/{key} stays");
+            }
+            assert!(present("src", key), "src/{key} is removed");
+        }
+        for key in &keys[3..] {
+            for part in ["target", "link", "bin", "src"] {
+                assert!(present(part, key), "{part}/{key} is removed");
+            }
+        }
+        std::fs::remove_dir_all(&cache).unwrap();
     }
 }
