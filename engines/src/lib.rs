@@ -5,6 +5,7 @@
 //! - [`external`]: one small adapter per third-party library.
 //! - [`casestudy`]: hand-written engines of the case studies (`bytes_json`, `reflect_json`).
 //! - [`studies`]: studies and configurations as data.
+//! - [`versions`]: the library versions this build compiled.
 
 //!
 //! The codec seam, the study builder and the measured loops are `serprof_api`'s; this crate
@@ -15,6 +16,7 @@ pub mod dataset;
 pub mod external;
 pub mod model;
 pub mod studies;
+pub mod versions;
 
 // The API crate's modules under their own names, so that every engine writes `crate::codec`.
 pub(crate) use serprof_api::{codec, study, verify, workload};

@@ -152,12 +152,16 @@ pub(crate) enum Command {
         #[arg(long, value_name = "N", visible_alias = "order")]
         value: Option<usize>,
     },
-    /// Decode a payload (FILE or stdin) with CONFIG and print the value's `{:#?}`.
+    /// Decode a payload (FILE or stdin) with CONFIG and print the value's `{:#?}` (or JSON).
     Decode {
         /// A configuration, STUDY/CONFIG (see `serprof list`).
         config: String,
         /// The payload; stdin when absent or `-`.
         file: Option<PathBuf>,
+        /// Print the value as JSON, for a type that derives serde's traits and is measured
+        /// with serprof's serde engines (others print `{:#?}`, with a note on stderr).
+        #[arg(long)]
+        json: bool,
     },
     /// (Re)write RUN_DIR/report.html: tables, charts and links to every flame graph.
     Report {
@@ -309,6 +313,11 @@ pub(crate) fn main_with(
         return ExitCode::from(2);
     }
     let studies = studies();
+    // A study that cannot be measured as described stops the program before anything runs.
+    if let Some(problem) = studies.iter().find_map(serprof_api::Study::problem) {
+        eprintln!("serprof: error: {problem}");
+        return ExitCode::from(2);
+    }
     let builtins = builtins(&studies);
     let program = crate::model::Program::new(binary, studies, builtins);
     main(&program)
@@ -558,8 +567,8 @@ fn dispatch(cli: Cli, program: &crate::model::Program) -> Result<ExitCode> {
             &crate::model::program::DatasetArgs { order, stats, json },
         ),
         Command::Encode { config, value } => commands::codec_io::encode(program, &config, value),
-        Command::Decode { config, file } => {
-            commands::codec_io::decode(program, &config, file.as_deref())
+        Command::Decode { config, file, json } => {
+            commands::codec_io::decode(program, &config, file.as_deref(), json)
         }
         Command::Report { run_dir } => commands::report::run(program, &run_dir),
         Command::Compare {

@@ -88,19 +88,51 @@ pub fn builtin_studies() -> Vec<Study> {
 }
 
 /// Engines serprof ships, on a type of the user's, to add to a study with
-/// [`StudyOf::engines`] or [`StudyOf::engine`].
+/// [`StudyOf::engines`] or [`StudyOf::engine`]: [`engines::serde`] for a type that derives
+/// serde's traits, and one function per library that derives its own (`borsh`, `rkyv`,
+/// `speedy`, `wincode`, `bitcode`, `musli`, `nanoserde`, `msgpacker`, `minicbor`, `bilrost`,
+/// `fory`), each behind the cargo feature of its crate's name. Engine names are unique in a
+/// study: bitcode's derive is `bitcode-derive`, beside `bitcode` (its serde API) of `serde()`.
 pub mod engines {
     use serprof_api::Engine;
     use serprof_engines::external::SerdeValue;
 
     /// Every serde engine of this build's features, on `T`, each as serde comes (`Vec<u8>`
-    /// as a sequence of integers): JSON (serde_json, sonic-rs, simd-json) and binary
-    /// (rmp-serde, ciborium, bincode, bincode 1, postcard, bitcode). A type that derives
-    /// serde's `Serialize` and `Deserialize` takes them all:
+    /// as a sequence of integers), each through its library's fast call for a caller-owned
+    /// buffer: JSON (`serde_json`, `sonic-rs`, `simd-json`) and binary (`rmp-serde`,
+    /// `ciborium`, `bincode`, `bincode1`, `postcard` through `to_slice`, `bitcode` through its
+    /// serde API). A type that derives serde's `Serialize` and `Deserialize` takes them all:
     /// `.engines(serprof::engines::serde())`.
     pub fn serde<T: SerdeValue>() -> Vec<Engine<T>> {
         serprof_engines::external::serde_engines()
     }
+
+    // One engine per library that derives its own traits on a user's type, each named after
+    // its crate; the compiler checks the type's derives against the library's traits.
+    #[cfg(feature = "bilrost")]
+    pub use serprof_engines::external::bilrost::engine as bilrost;
+    #[cfg(feature = "bitcode")]
+    pub use serprof_engines::external::bitcode::derive_engine as bitcode;
+    #[cfg(feature = "borsh")]
+    pub use serprof_engines::external::borsh::engine as borsh;
+    #[cfg(feature = "fory")]
+    pub use serprof_engines::external::fory::engine as fory;
+    #[cfg(feature = "minicbor")]
+    pub use serprof_engines::external::minicbor::engine as minicbor;
+    #[cfg(feature = "msgpacker")]
+    pub use serprof_engines::external::msgpacker::engine as msgpacker;
+    #[cfg(feature = "musli")]
+    pub use serprof_engines::external::musli::engine as musli;
+    #[cfg(feature = "nanoserde")]
+    pub use serprof_engines::external::nanoserde::engine as nanoserde;
+    #[cfg(feature = "rkyv")]
+    pub use serprof_engines::external::rkyv::engine as rkyv;
+    #[cfg(feature = "rkyv")]
+    pub use serprof_engines::external::rkyv::engine_with_access as rkyv_access;
+    #[cfg(feature = "speedy")]
+    pub use serprof_engines::external::speedy::engine as speedy;
+    #[cfg(feature = "wincode")]
+    pub use serprof_engines::external::wincode::engine as wincode;
 }
 
 /// What the harness takes from serprof's engines crate beyond the studies: the probe's
@@ -114,6 +146,7 @@ fn builtins(studies: &[Study]) -> model::program::Builtins {
     model::program::Builtins {
         reference: serprof_engines::studies::formats::reference,
         dataset: orders.then_some(dataset as model::program::DatasetFn),
+        lockfile: serprof_engines::versions::lockfile(),
     }
 }
 

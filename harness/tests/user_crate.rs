@@ -1,14 +1,19 @@
 //! serprof as a library, from a crate of the user's own outside the workspace: the example's
-//! program (a type, a hand-written codec with a hot `#[inline(never)]` function, every serde
-//! engine) in a scratch git repository, depending on serprof by path.
+//! program (a type with the derives of ten libraries besides serde's, a hand-written codec with
+//! a hot `#[inline(never)]` function, every serde engine and every derive engine, serialize and
+//! deserialize rows) in a scratch git repository, depending on serprof by path.
 //!
 //! - its command line shows only what applies to its studies (no `dataset`, no `--order`);
-//! - `run --quick`: every configuration is verified and measured, the codec's flame graph and
+//! - `run --quick`: at least 19 engines, every configuration verified and measured, each
+//!   serialize and deserialize row's ratio to serde_json's row of its own operation; `run.json`
+//!   names the crate's own lock file and the versions it resolved; the codec's flame graph and
 //!   `hotspots --match` name the hot function, and `report.html` shows the study;
-//! - `before-after HEAD~1 HEAD` after a commit that doubles the hot function's work: the
-//!   codec's instructions grow with the hot function at the top of its moved list, and every
-//!   other configuration's total moves by less than 0.1% with none of its engine functions
-//!   listed.
+//! - `before-after HEAD~1 HEAD` (the codec and serde_json) after a commit that doubles the hot
+//!   function's work: the codec's instructions grow with the hot function at the top of its
+//!   moved list, and serde_json's total moves by less than 0.1% with none of its engine
+//!   functions listed;
+//! - a misspelled baseline, and an engine added twice, each stop the program at start with
+//!   exit 2 and one line naming them.
 //!
 //! The crate builds into the workspace's target folder (same profile and rustflags: only the
 //! crate itself compiles), its before-after sides in the shared test cache. Needs git, cargo
@@ -28,6 +33,17 @@ fn user_crate(dir: &Path) -> PathBuf {
     std::fs::create_dir_all(krate.join("src")).unwrap();
     std::fs::create_dir_all(krate.join(".cargo")).unwrap();
     let harness = workspace().join("harness");
+    // The example's own dependencies besides serprof (serde and the derive libraries).
+    let example =
+        std::fs::read_to_string(workspace().join("examples/readings/Cargo.toml")).unwrap();
+    let deps: String = example
+        .split_once("[dependencies]")
+        .unwrap()
+        .1
+        .lines()
+        .filter(|l| !l.starts_with("serprof "))
+        .map(|l| format!("{l}\n"))
+        .collect();
     std::fs::write(
         krate.join("Cargo.toml"),
         format!(
@@ -38,8 +54,7 @@ edition = "2021"
 
 [dependencies]
 serprof = {{ path = {harness:?} }}
-serde = {{ version = "1", features = ["derive"] }}
-
+{deps}
 [profile.release]
 debug = true
 strip = false
@@ -73,6 +88,9 @@ fn build(krate: &Path) -> PathBuf {
     let target = workspace().join("target");
     let out = StdCommand::new("cargo")
         .current_dir(krate)
+        // As a shell in the crate's folder: serprof's build script finds the crate's own lock
+        // file from it (the target folder is the workspace's).
+        .env("PWD", krate)
         .env("CARGO_TARGET_DIR", &target)
         .args(["build", "--release", "--quiet"])
         .output()
@@ -137,14 +155,45 @@ fn a_users_own_type_and_codec_run_profile_and_compare_before_and_after() {
         &["run", "--quick", "--quiet", "--json", "--out", &runs_arg],
     );
     let results = doc["results"].as_array().unwrap();
-    assert!(results.len() >= 3, "the serde engines and the codec: {doc}");
+    let mut engines: Vec<&str> = results
+        .iter()
+        .map(|r| r["config"].as_str().unwrap().split('.').next().unwrap())
+        .collect();
+    engines.dedup();
+    assert!(
+        engines.len() >= 20,
+        "nine serde engines, ten derives, the codec: {engines:?}"
+    );
     for r in results {
         assert_eq!(r["verified"], true, "{r}");
         assert!(r["error"].is_null(), "{r}");
         assert!(r["time_ns"]["median"].as_f64().unwrap() > 0.0, "{r}");
     }
+    // run.json: the crate's own lock file, and the versions it resolved.
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(runs.join("latest/run.json")).unwrap())
+            .unwrap();
+    let lock = krate.join("Cargo.lock");
+    assert_eq!(
+        manifest["lockfile"].as_str().map(Path::new),
+        Some(lock.as_path()),
+        "{}",
+        manifest["lockfile"]
+    );
+    let locked = std::fs::read_to_string(&lock).unwrap();
+    let borsh = manifest["engines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["engine"] == "borsh")
+        .unwrap();
+    let entry = format!(
+        "name = \"borsh\"\nversion = \"{}\"",
+        borsh["version"].as_str().unwrap()
+    );
+    assert!(locked.contains(&entry), "{borsh} in the crate's lock file");
     let run_dir = PathBuf::from(doc["run_dir"].as_str().unwrap());
-    let codec = run_dir.join("readings/handwritten");
+    let codec = run_dir.join("readings/handwritten.serialize");
     let svg = std::fs::read_to_string(codec.join("cpu.svg")).unwrap();
     assert!(
         svg.contains("checksum"),
@@ -159,6 +208,11 @@ fn a_users_own_type_and_codec_run_profile_and_compare_before_and_after() {
     assert!(hot.contains("readings_user::checksum"), "{hot}");
     let report = std::fs::read_to_string(run_dir.join("report.html")).unwrap();
     assert!(report.contains("Which engine for our sensor readings?"));
+    // Each serialize and deserialize row's ratio is to serde_json's row of its operation.
+    assert!(
+        report.contains("ratios are to the study's baseline of each row's operation, <b>serde_json.serialize</b>, <b>serde_json.deserialize</b>; for the other operations, to the fastest"),
+        "the references named in the report"
+    );
 
     // A commit that doubles the hot function's work.
     let main = krate.join("src/main.rs");
@@ -183,18 +237,22 @@ fn a_users_own_type_and_codec_run_profile_and_compare_before_and_after() {
             "--no-alloc",
             "--quiet",
             "--json",
+            "--config",
+            "readings/handwritten.*",
+            "--config",
+            "readings/serde_json.*",
             "--out",
             &ba,
         ],
     );
     let rows = record["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), results.len(), "every configuration compared");
+    assert_eq!(rows.len(), 4, "the configurations asked for compared");
     for row in rows {
         let name = row["config"].as_str().unwrap();
         let counts = &row["comparison"]["instructions"];
         let delta = counts["delta_per_op"].as_f64().unwrap();
         let before = counts["before_per_op"].as_f64().unwrap();
-        if name == "readings/handwritten" {
+        if name.starts_with("readings/handwritten") {
             assert!(delta > 0.0, "the codec does more: {counts}");
             let top = counts["moved"][0]["function"].as_str().unwrap();
             assert!(
@@ -214,5 +272,34 @@ fn a_users_own_type_and_codec_run_profile_and_compare_before_and_after() {
                 );
             }
         }
+    }
+
+    // A misspelled baseline, then an engine added twice: one line, exit 2, before anything runs.
+    let text = std::fs::read_to_string(&main).unwrap();
+    let cases = [
+        (
+            text.replace(".baseline(\"serde_json\")", ".baseline(\"serde_jsn\")"),
+            "the baseline \"serde_jsn\" names no configuration or engine",
+        ),
+        (
+            text.replace(
+                ".engine(serprof::engines::borsh())",
+                ".engine(serprof::engines::borsh())\n            .engine(serprof::engines::borsh())",
+            ),
+            "two configurations are named borsh.serialize",
+        ),
+    ];
+    for (changed, says) in cases {
+        assert_ne!(changed, text, "update this test to the example's study");
+        std::fs::write(&main, changed).unwrap();
+        let exe = build(&krate);
+        let out = StdCommand::new(&exe)
+            .args(["run", "--quick"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{err}");
     }
 }

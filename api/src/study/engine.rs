@@ -18,6 +18,9 @@ pub struct Engine<T> {
     pub(super) frames: String,
     pub(super) notes: String,
     pub(super) feature: Option<String>,
+    pub(super) call: String,
+    /// Its values as JSON, when it knows how ([`Engine::json_view`]).
+    pub(super) json_view: Option<crate::workload::JsonView<T>>,
     /// The in-place access operations it has besides the study's ([`Engine::access`]).
     pub(super) access: Vec<Operation>,
     pub(super) make: MakeCodec<T>,
@@ -33,6 +36,8 @@ impl<T> Clone for Engine<T> {
             frames: self.frames.clone(),
             notes: self.notes.clone(),
             feature: self.feature.clone(),
+            call: self.call.clone(),
+            json_view: self.json_view.clone(),
             access: self.access.clone(),
             make: Arc::clone(&self.make),
         }
@@ -59,6 +64,8 @@ impl<T: Value> Engine<T> {
             frames: format!("{}::", regex::escape(&krate)),
             notes: String::new(),
             feature: None,
+            call: String::new(),
+            json_view: None,
             access: Vec::new(),
             make: Arc::new(move || make().map(|c| Box::new(c) as Box<dyn Codec<T>>)),
             name,
@@ -87,6 +94,25 @@ impl<T: Value> Engine<T> {
     /// What it does differently from the other engines, or cannot do.
     pub fn notes(mut self, text: impl Into<String>) -> Self {
         self.notes = text.into();
+        self
+    }
+
+    /// The calls its codec makes, as the library names them (`postcard::to_slice`,
+    /// `bitcode::Buffer::encode`): `result.json` and `serprof list` show them, so that a row
+    /// says which of a library's ways to write and read it measures.
+    pub fn call(mut self, call: impl Into<String>) -> Self {
+        self.call = call.into();
+        self
+    }
+
+    /// How a value of `T` is written as JSON, which `serprof decode --json` prints; a study
+    /// takes the view of the first engine that has one (serprof's serde engines do). `view`
+    /// returns the JSON text, or why the value has none.
+    pub fn json_view(
+        mut self,
+        view: impl Fn(&T) -> Result<String, String> + Send + Sync + 'static,
+    ) -> Self {
+        self.json_view = Some(Arc::new(view));
         self
     }
 

@@ -218,6 +218,9 @@ pub struct ConfigInfo {
     pub engine: String,
     /// That library's exact version, or `serprof` for serprof's own engines.
     pub engine_version: String,
+    /// The calls its engine makes to write and read (`postcard::to_slice`, ...), as
+    /// [`Engine::call`] gives them; empty when the engine does not say.
+    pub call: String,
     /// JSON or binary.
     pub format: Format,
     /// The dataset's name (`orders`, `samples`, `document`, or a study's own).

@@ -135,11 +135,68 @@ impl Study {
         self
     }
 
-    /// Ratios are taken against this configuration (a name inside the study) instead of the
-    /// fastest.
+    /// Ratios are taken against this engine instead of the fastest: each row's ratio is to the
+    /// engine's row of the same operation (`serde_json` means `serde_json.serialize` for a
+    /// serialize row, `serde_json.deserialize` for a deserialize row). A full configuration name
+    /// (`serde_json.serialize`) makes that one row every row's reference. A baseline that names
+    /// neither is an error when the program starts ([`Study::problem`]).
     pub fn baseline(mut self, config: impl Into<String>) -> Study {
         self.info.baseline = Some(config.into());
         self
+    }
+
+    /// What makes the study unusable, in one line, if anything: two configurations of one name
+    /// (an engine added twice, or two engines given one name), or a baseline or step that names
+    /// no configuration and no engine of the study. An unavailable study has none of these.
+    pub fn problem(&self) -> Option<String> {
+        let name = &self.info.name;
+        let mut seen = std::collections::HashSet::new();
+        for c in &self.configs {
+            if !seen.insert(c.info.config.as_str()) {
+                return Some(format!(
+                    "study {name}: two configurations are named {} (engine names must be unique within a study: rename one with `Engine::named`)",
+                    c.info.config
+                ));
+            }
+        }
+        if self.configs.is_empty() {
+            return None;
+        }
+        let names = || {
+            self.configs
+                .iter()
+                .map(|c| c.info.config.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if let Some(b) = &self.info.baseline {
+            let names_engine = |c: &Config| {
+                c.info.config == *b
+                    || c.info
+                        .config
+                        .strip_prefix(b.as_str())
+                        .and_then(|r| r.strip_prefix('.'))
+                        == Some(c.info.operation.as_str())
+            };
+            if !self.configs.iter().any(names_engine) {
+                return Some(format!(
+                    "study {name}: the baseline {b:?} names no configuration or engine of it (it has {})",
+                    names()
+                ));
+            }
+        }
+        if let Some(step) = self
+            .info
+            .steps
+            .iter()
+            .find(|s| !self.configs.iter().any(|c| &c.info.config == *s))
+        {
+            return Some(format!(
+                "study {name}: the step {step:?} names no configuration of it (it has {})",
+                names()
+            ));
+        }
+        None
     }
 
     /// Before/after steps: configurations (names inside the study) each compared with the one
@@ -257,6 +314,9 @@ impl<T: Value> StudyOf<T> {
 
     /// Adds an engine described in full.
     pub fn engine(mut self, engine: Engine<T>) -> Self {
+        if self.checks.json.is_none() {
+            self.checks.json = engine.json_view.clone();
+        }
         self.engines.push(engine);
         self
     }
@@ -367,6 +427,7 @@ impl<T: Value> StudyOf<T> {
             config,
             engine: engine.library.clone(),
             engine_version: engine.version.clone(),
+            call: engine.call.clone(),
             format: engine.format,
             dataset: self.dataset.name.clone(),
             operation,
@@ -518,6 +579,40 @@ mod tests {
                 .map_err(CodecError::decode)?;
             Ok(x.to_bits() + u64::from(self.wrong))
         }
+    }
+
+    #[test]
+    fn a_duplicate_engine_or_a_baseline_of_nothing_is_a_problem_and_an_engine_baseline_is_not() {
+        let points = || Study::new("points", "q").dataset(|| vec![Point { x: 1.5 }]);
+        let both = || points().operations([Operation::Serialize, Operation::Deserialize]);
+        let fine: Study = both().codec("text", || Ok(Text)).baseline("text").into();
+        assert_eq!(fine.problem(), None);
+        let whole: Study = both()
+            .codec("text", || Ok(Text))
+            .baseline("text.deserialize")
+            .into();
+        assert_eq!(whole.problem(), None);
+        let typo: Study = both().codec("text", || Ok(Text)).baseline("txt").into();
+        assert_eq!(
+            typo.problem().as_deref(),
+            Some("study points: the baseline \"txt\" names no configuration or engine of it (it has text.serialize, text.deserialize)")
+        );
+        // `text.round` is no operation: a prefix of a name is not an engine.
+        let partial: Study = both().codec("text", || Ok(Text)).baseline("tex").into();
+        assert!(partial.problem().is_some());
+        let twice: Study = points()
+            .codec("text", || Ok(Text))
+            .codec("text", || Ok(Text))
+            .into();
+        assert_eq!(
+            twice.problem().as_deref(),
+            Some("study points: two configurations are named text (engine names must be unique within a study: rename one with `Engine::named`)")
+        );
+        let step: Study = points()
+            .codec("text", || Ok(Text))
+            .steps(["text", "txt"])
+            .into();
+        assert!(step.problem().unwrap().contains("the step \"txt\""));
     }
 
     #[test]

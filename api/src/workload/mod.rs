@@ -23,7 +23,7 @@ use crate::codec::CodecError;
 pub use diff::{debug_difference, DebugDiff};
 pub use documents::{documents_loop, DocumentCodec, Documents};
 pub use seam::{
-    Checks, Damaged, Digester, Operation, PairCheck, Property, Value, Verified, Workload,
+    Checks, Damaged, Digester, JsonView, Operation, PairCheck, Property, Value, Verified, Workload,
 };
 pub use values::{values_loop, Data, Values};
 

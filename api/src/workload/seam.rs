@@ -95,6 +95,12 @@ pub trait Workload: Send {
     fn encode_value(&mut self, index: usize, out: &mut Vec<u8>) -> Result<(), CodecError>;
     /// A payload decoded, as its value's `{:#?}` (`serprof decode`).
     fn decode_to_text(&mut self, bytes: &mut [u8]) -> Result<String, CodecError>;
+    /// A payload decoded, as JSON (`serprof decode --json`), or `None` when the study's values
+    /// have no JSON view ([`Checks::json`]).
+    fn decode_to_json(&mut self, bytes: &mut [u8]) -> Result<Option<String>, CodecError> {
+        let _ = bytes;
+        Ok(None)
+    }
     /// Every value's payload, each checked to decode back equal (the corrupt study's valid
     /// inputs).
     fn payloads(&mut self) -> Result<Vec<Vec<u8>>, VerifyError>;
@@ -124,7 +130,13 @@ pub struct Checks<T> {
     /// The digest of a value that an engine's in-place access must return for its payload
     /// (the access operations' check).
     pub digest: Option<Digester<T>>,
+    /// A value as JSON text (`serprof decode --json`): set for a type that derives serde's
+    /// traits by the serde engines ([`crate::study::Engine::json_view`]).
+    pub json: Option<JsonView<T>>,
 }
+
+/// A value as JSON text, or why it cannot be written as JSON.
+pub type JsonView<T> = Arc<dyn Fn(&T) -> Result<String, String> + Send + Sync>;
 
 /// A value's digest (see [`crate::model::Digest`]).
 pub type Digester<T> = Arc<dyn Fn(&T) -> u64 + Send + Sync>;
@@ -136,6 +148,7 @@ impl<T> Default for Checks<T> {
             verify_with: None,
             shares_references: None,
             digest: None,
+            json: None,
         }
     }
 }
@@ -147,6 +160,7 @@ impl<T> Clone for Checks<T> {
             verify_with: self.verify_with.clone(),
             shares_references: self.shares_references.clone(),
             digest: self.digest.clone(),
+            json: self.json.clone(),
         }
     }
 }

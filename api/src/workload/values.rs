@@ -291,6 +291,14 @@ impl<T: Value> Workload for Values<T> {
         self.codec.decode(bytes).map(|v| format!("{v:#?}"))
     }
 
+    fn decode_to_json(&mut self, bytes: &mut [u8]) -> Result<Option<String>, CodecError> {
+        let Some(json) = self.checks.json.clone() else {
+            return Ok(None);
+        };
+        let value = self.codec.decode(bytes)?;
+        json(&value).map(Some).map_err(CodecError::setup)
+    }
+
     fn payloads(&mut self) -> Result<Vec<Vec<u8>>, VerifyError> {
         let mut payloads = Vec::with_capacity(self.data.len());
         for index in 0..self.data.len() {

@@ -15,8 +15,10 @@ use bilrost::{Message, OwnedMessage};
 use crate::codec::{Codec, CodecError};
 use crate::model::{Order, OrderStatus};
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "0.1016.3";
+/// The version of bilrost this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("bilrost", "0.1016.")
+}
 
 /// bilrost, converting to and from the mirror messages below inside encode and decode.
 #[derive(Debug, Clone, Copy, Default)]
@@ -38,9 +40,30 @@ impl Codec<Order> for Bilrost {
     }
 }
 
-/// bilrost as a `formats` engine.
-pub fn engine() -> crate::study::Engine<Order> {
-    super::described("bilrost", VERSION, "bilrost", || Bilrost)
+/// bilrost on a type that derives its `Message` itself: written and read directly, no mirror.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Direct;
+
+impl<T: OwnedMessage> Codec<T> for Direct {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        value.encode(out).map_err(CodecError::encode)
+    }
+
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
+        T::decode(&bytes[..]).map_err(CodecError::decode)
+    }
+}
+
+/// bilrost on any type that derives its `Message` (`#[derive(bilrost::Message)]`).
+pub fn engine<T: crate::workload::Value + OwnedMessage>() -> crate::study::Engine<T> {
+    super::described("bilrost", version(), "bilrost", || Direct)
+        .call("bilrost::Message::encode, OwnedMessage::decode")
+}
+
+/// bilrost on the Order, through the mirror messages (the `formats` study).
+pub fn order_engine() -> crate::study::Engine<Order> {
+    super::described("bilrost", version(), "bilrost", || Bilrost)
+        .call("bilrost::Message::encode, OwnedMessage::decode (through the mirror messages)")
 }
 
 /// `Order`.

@@ -6,8 +6,10 @@ use serde::Serialize;
 use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
 
-/// Exact version pinned in engines/Cargo.toml (3.0.0 does not compile by design).
-pub const VERSION: &str = "2.0.1";
+/// The version of bincode this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("bincode", "2.")
+}
 
 /// bincode 2 with `config::standard()` (little endian, varint integers), byte arrays as `bytes`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -37,9 +39,10 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Bincode {
 
 /// bincode as a study's engine on `T`, byte arrays written as `bytes`.
 pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
-    super::described("bincode", VERSION, "bincode|serde(_core)?::", move || {
+    super::described("bincode", version(), "bincode|serde(_core)?::", move || {
         Bincode { bytes }
     })
+    .call("bincode::serde::encode_into_std_write, decode_from_slice (standard config)")
 }
 
 // What bincode cannot do for the Order model: it is not self-describing (no field names, no

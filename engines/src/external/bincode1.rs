@@ -8,8 +8,10 @@ use serde::Serialize;
 use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
 
-/// Exact version pinned in engines/Cargo.toml (the crate is renamed `bincode1` there).
-pub const VERSION: &str = "1.3.3";
+/// The version of bincode this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("bincode", "1.")
+}
 
 /// bincode 1.3.3 in the format of `bincode1::serialize` (fixint, little endian), rejecting
 /// trailing bytes; byte arrays as `bytes`.
@@ -36,9 +38,13 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Bincode1 {
 
 /// bincode 1 as a study's engine on `T`, byte arrays written as `bytes`.
 pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
-    super::described("bincode1", VERSION, "bincode|serde(_core)?::", move || {
-        Bincode1 { bytes }
-    })
+    super::described(
+        "bincode1",
+        version(),
+        "bincode|serde(_core)?::",
+        move || Bincode1 { bytes },
+    )
+    .call("bincode::Options::serialize_into, deserialize (fixint)")
 }
 
 // What bincode 1 cannot do for the Order model: what bincode 2 cannot (not self-describing, no

@@ -1,4 +1,6 @@
-//! bitcode: a bit-packed, column-oriented binary format, used here through its serde API.
+//! bitcode: a bit-packed, column-oriented binary format, through its serde API (`bitcode`, on
+//! the Order graph and on any serde type) and through its own derive with a reused buffer
+//! (`bitcode-derive`, on a type that derives `bitcode::Encode` and `bitcode::Decode`).
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -6,8 +8,10 @@ use serde::Serialize;
 use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "0.6.9";
+/// The version of bitcode this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("bitcode", "0.6.")
+}
 
 /// bitcode's serde API, byte arrays as `bytes`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -32,9 +36,40 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Bitcode {
 
 /// bitcode as a study's engine on `T`, byte arrays written as `bytes`.
 pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
-    super::described("bitcode", VERSION, "bitcode|serde(_core)?::", move || {
+    super::described("bitcode", version(), "bitcode|serde(_core)?::", move || {
         Bitcode { bytes }
     })
+    .call("bitcode::serialize, bitcode::deserialize (serde)")
+}
+
+/// bitcode's own derive with one `bitcode::Buffer` reused across calls, the call bitcode
+/// documents for speed. `Buffer::encode` returns a slice of the buffer's own memory, which is
+/// copied into the caller's buffer (the seam's contract: the payload is in `out`).
+pub struct Derived<T> {
+    buffer: bitcode::Buffer,
+    value: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: bitcode::Encode + bitcode::DecodeOwned> Codec<T> for Derived<T> {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        out.extend_from_slice(self.buffer.encode(value));
+        Ok(())
+    }
+
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
+        self.buffer.decode(bytes).map_err(CodecError::decode)
+    }
+}
+
+/// bitcode's own derive as an engine on `T`, named `bitcode-derive` (`bitcode` is its serde API).
+pub fn derive_engine<T: crate::workload::Value + bitcode::Encode + bitcode::DecodeOwned>(
+) -> crate::study::Engine<T> {
+    super::described("bitcode", version(), "bitcode", || Derived::<T> {
+        buffer: bitcode::Buffer::new(),
+        value: std::marker::PhantomData,
+    })
+    .named("bitcode-derive")
+    .call("bitcode::Buffer::encode (reused) + copy, bitcode::Buffer::decode")
 }
 
 // What bitcode cannot do for the Order model: its own derive (`bitcode::Encode`/`Decode`, the

@@ -32,8 +32,10 @@ use crate::model::{
 #[rustfmt::skip]
 pub mod order_capnp;
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "0.27.3";
+/// The version of capnp this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("capnp", "0.27.")
+}
 
 /// capnp with the generated code; `aligned` is where a payload that does not start on an
 /// 8-byte boundary is copied before it is read (capnp reads words in place).
@@ -77,10 +79,11 @@ impl Codec<Order> for Capnp {
 pub fn engine() -> crate::study::Engine<Order> {
     super::described(
         "capnp",
-        VERSION,
+        version(),
         "capnp|serprof_engines::external::capnp",
         Capnp::default,
     )
+    .call("capnp::serialize::write_message, read_message_from_flat_slice")
 }
 
 /// A list length as Cap'n Proto's `u32`.

@@ -6,8 +6,10 @@ use serde::Serialize;
 use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "0.2.2";
+/// The version of ciborium this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("ciborium", "0.2.")
+}
 
 /// ciborium with byte arrays written as `bytes` (`Seq` is serde's default, an array of
 /// integers; `Native` is a CBOR byte string, major type 2).
@@ -31,9 +33,13 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Ciborium {
 
 /// ciborium as a study's engine on `T`, byte arrays written as `bytes`.
 pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
-    super::described("ciborium", VERSION, "ciborium|serde(_core)?::", move || {
-        Ciborium { bytes }
-    })
+    super::described(
+        "ciborium",
+        version(),
+        "ciborium|serde(_core)?::",
+        move || Ciborium { bytes },
+    )
+    .call("ciborium::into_writer, ciborium::from_reader")
 }
 
 // What ciborium cannot do for the Order model: it writes structs as maps with every field name

@@ -39,8 +39,10 @@ use crate::model::{
 #[rustfmt::skip]
 pub mod order_generated;
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "2.1.2";
+/// The version of flatbuffers this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("flatbuffers", "2.")
+}
 
 /// flatbuffers with the generated code and one builder, reset before each encode.
 pub struct Flatbuffers {
@@ -75,10 +77,11 @@ impl Codec<Order> for Flatbuffers {
 pub fn engine() -> crate::study::Engine<Order> {
     super::described(
         "flatbuffers",
-        VERSION,
+        version(),
         "flatbuffers|serprof_engines::external::flatbuffers",
         Flatbuffers::default,
     )
+    .call("FlatBufferBuilder (reused) + copy, flatbuffers::root + owned copy")
 }
 
 type Builder = FlatBufferBuilder<'static>;

@@ -14,28 +14,62 @@ use crate::model::{
     OrderStatus, OrderedMap, OrderedSet, Product, Tags,
 };
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "1.7.7";
+/// The version of fory this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("fory", "1.")
+}
 
-/// A configured `Fory` with every model type registered.
-pub struct ForyCodec {
+/// A configured `Fory` with every type of `T`'s graph registered (every model type, for the
+/// Order).
+pub struct ForyCodec<T = Order> {
     fory: Fory,
+    value: std::marker::PhantomData<fn() -> T>,
+}
+
+/// How a user's types are registered with a `Fory` (ids are part of the wire form).
+pub type Register = std::sync::Arc<dyn Fn(&mut Fory) -> Result<(), Error> + Send + Sync>;
+
+/// The `Fory` serprof measures: native mode (`xlang(false)`: Rust types, no cross-language
+/// mapping), `compatible(false)` (both sides share the schema, as in every round trip here: no
+/// per-type field metadata on the wire, Java Fory's default `SCHEMA_CONSISTENT`), and
+/// `track_ref(true)` (shared `Arc`s written once).
+fn configured(register: impl Fn(&mut Fory) -> Result<(), Error>) -> Result<Fory, CodecError> {
+    let mut fory = Fory::builder()
+        .xlang(false)
+        .compatible(false)
+        .track_ref(true)
+        .build();
+    register(&mut fory).map_err(CodecError::setup)?;
+    Ok(fory)
 }
 
 impl ForyCodec {
-    /// Builds the engine: native mode (`xlang(false)`: Rust types, no cross-language mapping),
-    /// `compatible(false)` (both sides share the schema, as in every round trip here: no
-    /// per-type field metadata on the wire, Java Fory's default `SCHEMA_CONSISTENT`), and
-    /// `track_ref(true)` (shared `Arc`s written once).
+    /// Builds the engine on the Order, every model type registered.
     pub fn new() -> Result<ForyCodec, CodecError> {
-        let mut fory = Fory::builder()
-            .xlang(false)
-            .compatible(false)
-            .track_ref(true)
-            .build();
-        register(&mut fory).map_err(CodecError::setup)?;
-        Ok(ForyCodec { fory })
+        Ok(ForyCodec {
+            fory: configured(register)?,
+            value: std::marker::PhantomData,
+        })
     }
+}
+
+/// fory on any type that derives `ForyObject`, its types registered by `register`
+/// (`|f| f.register::<Reading>(1)`, one call per struct and enum of the graph), configured as
+/// on the Order graph.
+pub fn engine<T: crate::workload::Value + Serializer<Target = T>>(
+    register: impl Fn(&mut Fory) -> Result<(), Error> + Send + Sync + 'static,
+) -> crate::study::Engine<T> {
+    let register: Register = std::sync::Arc::new(register);
+    crate::study::Engine::new("fory", move || {
+        Ok(ForyCodec::<T> {
+            fory: configured(|f| register(f))?,
+            value: std::marker::PhantomData,
+        })
+    })
+    .library("fory", version())
+    .call("Fory::serialize_to, Fory::deserialize")
+    .frames("fory")
+    .feature("fory")
 }
 
 /// Registers every type of the Order graph under a fixed numeric id (ids are part of the wire
@@ -55,8 +89,8 @@ fn register(fory: &mut Fory) -> Result<(), Error> {
     Ok(())
 }
 
-impl Codec<Order> for ForyCodec {
-    fn encode(&mut self, value: &Order, out: &mut Vec<u8>) -> Result<(), CodecError> {
+impl<T: Serializer<Target = T>> Codec<T> for ForyCodec<T> {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
         // `serialize_to` appends to the caller's buffer.
         self.fory
             .serialize_to(out, value)
@@ -64,7 +98,7 @@ impl Codec<Order> for ForyCodec {
             .map_err(CodecError::encode)
     }
 
-    fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         self.fory.deserialize(bytes).map_err(CodecError::decode)
     }
 }

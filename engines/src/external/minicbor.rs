@@ -15,30 +15,34 @@ use crate::model::{
     OrderedMap, OrderedSet, Product, Tags,
 };
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "2.3.1";
+/// The version of minicbor this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("minicbor", "2.")
+}
 
 /// minicbor with the impls below.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Minicbor;
 
-impl Codec<Order> for Minicbor {
-    fn encode(&mut self, value: &Order, out: &mut Vec<u8>) -> Result<(), CodecError> {
+impl<T: Encode<()> + for<'b> Decode<'b, ()>> Codec<T> for Minicbor {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
         // `Vec<u8>` is a minicbor writer: appends.
         minicbor::encode(value, &mut *out).map_err(CodecError::encode)
     }
 
-    fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         let mut d = Decoder::new(bytes);
-        let value: Order = d.decode().map_err(CodecError::decode)?;
+        let value: T = d.decode().map_err(CodecError::decode)?;
         super::whole(d.position(), bytes.len())?;
         Ok(value)
     }
 }
 
-/// minicbor as a `formats` engine.
-pub fn engine() -> crate::study::Engine<Order> {
-    super::described("minicbor", VERSION, "minicbor", || Minicbor)
+/// minicbor on any type that derives its traits (`Encode`, `Decode`, with the default context `()`).
+pub fn engine<T: crate::workload::Value + Encode<()> + for<'b> Decode<'b, ()>>(
+) -> crate::study::Engine<T> {
+    super::described("minicbor", version(), "minicbor", || Minicbor)
+        .call("minicbor::encode, Decoder::decode")
 }
 
 type EncodeResult<W> = Result<(), EncodeError<<W as Write>::Error>>;

@@ -14,30 +14,33 @@ use crate::model::{
     Product, Tags,
 };
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "0.7.2";
+/// The version of msgpacker this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("msgpacker", "0.7.")
+}
 
 /// msgpacker with the impls below.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Msgpacker;
 
-impl Codec<Order> for Msgpacker {
-    fn encode(&mut self, value: &Order, out: &mut Vec<u8>) -> Result<(), CodecError> {
+impl<T: Packable + Unpackable> Codec<T> for Msgpacker {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
         // `Vec<u8>` is a `BufMut`: appends; packing cannot fail.
         value.pack(out);
         Ok(())
     }
 
-    fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
-        let (read, value) = Order::unpack_with_ofs(bytes).map_err(CodecError::decode)?;
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
+        let (read, value) = T::unpack_with_ofs(bytes).map_err(CodecError::decode)?;
         super::whole(read, bytes.len())?;
         Ok(value)
     }
 }
 
-/// msgpacker as a `formats` engine.
-pub fn engine() -> crate::study::Engine<Order> {
-    super::described("msgpacker", VERSION, "msgpacker", || Msgpacker)
+/// msgpacker on any type that derives its traits (`MsgPacker`: `Packable`, `Unpackable`).
+pub fn engine<T: crate::workload::Value + Packable + Unpackable>() -> crate::study::Engine<T> {
+    super::described("msgpacker", version(), "msgpacker", || Msgpacker)
+        .call("Packable::pack, Unpackable::unpack_with_ofs")
 }
 
 /// Reads values one after another from a payload, counting the bytes they take.

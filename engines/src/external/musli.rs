@@ -2,29 +2,39 @@
 //! order, no names), through its derives on the model's types.
 
 use crate::codec::{Codec, CodecError};
-use crate::model::Order;
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "0.2.1";
+/// The version of musli this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("musli", "0.2.")
+}
 
 /// `musli::storage` with its default options.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Musli;
 
-impl Codec<Order> for Musli {
-    fn encode(&mut self, value: &Order, out: &mut Vec<u8>) -> Result<(), CodecError> {
+impl<
+        T: musli::Encode<musli::mode::Binary>
+            + for<'de> musli::Decode<'de, musli::mode::Binary, musli::alloc::Global>,
+    > Codec<T> for Musli
+{
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
         musli::storage::encode(&mut *out, value).map_err(CodecError::encode)
     }
 
-    fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         // `from_slice` fails on bytes after the value.
         musli::storage::from_slice(bytes).map_err(CodecError::decode)
     }
 }
 
-/// Müsli as a `formats` engine.
-pub fn engine() -> crate::study::Engine<Order> {
-    super::described("musli", VERSION, "musli", || Musli)
+/// Müsli (`musli::storage`) on any type that derives its traits (`Encode`, `Decode`).
+pub fn engine<
+    T: crate::workload::Value
+        + musli::Encode<musli::mode::Binary>
+        + for<'de> musli::Decode<'de, musli::mode::Binary, musli::alloc::Global>,
+>() -> crate::study::Engine<T> {
+    super::described("musli", version(), "musli", || Musli)
+        .call("musli::storage::encode, musli::storage::from_slice")
 }
 
 // What Müsli cannot do for the Order model: `storage` is not self-describing (fields by

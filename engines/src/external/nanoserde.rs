@@ -10,34 +10,36 @@
 use nanoserde::{DeBin, SerBin};
 
 use crate::codec::{Codec, CodecError};
-use crate::model::Order;
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "0.2.1";
+/// The version of nanoserde this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("nanoserde", "0.2.")
+}
 
 /// nanoserde through its derives on the model.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Nanoserde;
 
-impl Codec<Order> for Nanoserde {
-    fn encode(&mut self, value: &Order, out: &mut Vec<u8>) -> Result<(), CodecError> {
+impl<T: SerBin + DeBin> Codec<T> for Nanoserde {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
         // `ser_bin` appends to the caller's buffer; it cannot fail.
         value.ser_bin(out);
         Ok(())
     }
 
-    fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         // `deserialize_bin` would ignore bytes after the value: read from an offset instead.
         let mut read = 0;
-        let value = Order::de_bin(&mut read, bytes).map_err(CodecError::decode)?;
+        let value = T::de_bin(&mut read, bytes).map_err(CodecError::decode)?;
         super::whole(read, bytes.len())?;
         Ok(value)
     }
 }
 
-/// nanoserde as a `formats` engine.
-pub fn engine() -> crate::study::Engine<Order> {
-    super::described("nanoserde", VERSION, "nanoserde", || Nanoserde)
+/// nanoserde on any type that derives its binary traits (`SerBin`, `DeBin`).
+pub fn engine<T: crate::workload::Value + SerBin + DeBin>() -> crate::study::Engine<T> {
+    super::described("nanoserde", version(), "nanoserde", || Nanoserde)
+        .call("SerBin::ser_bin, DeBin::de_bin")
 }
 
 // What nanoserde cannot do for the Order model: it has no `Arc` (the field proxies write each

@@ -6,23 +6,67 @@ use serde::Serialize;
 use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "1.2.0";
+/// The version of postcard this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("postcard", "1.")
+}
+
+/// Which of postcard's serializers writes the payload.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Call {
+    /// `postcard::to_slice` into a buffer sized beforehand: postcard's call for a buffer the
+    /// caller owns. The caller's buffer is zero-filled to its capacity and truncated to the
+    /// payload after; when it is too small, it grows and the value is written again (only while
+    /// the buffer's capacity grows to the largest payload).
+    #[default]
+    Slice,
+    /// `postcard::to_extend`, which pushes every byte through `Extend` onto a growing `Vec`.
+    Extend,
+}
 
 /// postcard with byte arrays written as `bytes` (`Seq` is serde's default, `Native` is
-/// `serde_bytes`).
+/// `serde_bytes`), through `call`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Postcard {
     pub bytes: SerdeBytes,
+    pub call: Call,
 }
+
+/// The capacity a first `to_slice` tries.
+const FIRST_SIZE: usize = 256;
 
 impl<T: Serialize + DeserializeOwned> Codec<T> for Postcard {
     fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        // `to_extend` takes the buffer by value and hands it back: no copy, capacity kept.
-        let buf = std::mem::take(out);
-        *out = with_serde_bytes(self.bytes, || postcard::to_extend(value, buf))
-            .map_err(CodecError::encode)?;
-        Ok(())
+        match self.call {
+            Call::Slice => {
+                let start = out.len();
+                let mut room = out.capacity().saturating_sub(start).max(FIRST_SIZE);
+                loop {
+                    out.resize(start + room, 0);
+                    let written = with_serde_bytes(self.bytes, || {
+                        postcard::to_slice(value, &mut out[start..]).map(|w| w.len())
+                    });
+                    match written {
+                        Ok(n) => {
+                            out.truncate(start + n);
+                            return Ok(());
+                        }
+                        Err(postcard::Error::SerializeBufferFull) => room *= 2,
+                        Err(e) => {
+                            out.truncate(start);
+                            return Err(CodecError::encode(e));
+                        }
+                    }
+                }
+            }
+            Call::Extend => {
+                // `to_extend` takes the buffer by value and hands it back: no copy.
+                let buf = std::mem::take(out);
+                *out = with_serde_bytes(self.bytes, || postcard::to_extend(value, buf))
+                    .map_err(CodecError::encode)?;
+                Ok(())
+            }
+        }
     }
 
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
@@ -30,11 +74,29 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Postcard {
     }
 }
 
-/// postcard as a study's engine on `T`, byte arrays written as `bytes`.
+/// postcard as a study's engine on `T`, byte arrays written as `bytes`, through `to_slice`.
 pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
-    super::described("postcard", VERSION, "postcard|serde(_core)?::", move || {
-        Postcard { bytes }
-    })
+    with_call(bytes, Call::Slice)
+}
+
+/// postcard through `call`: `postcard` for [`Call::Slice`], `postcard-extend` for
+/// [`Call::Extend`].
+pub fn with_call<T: super::SerdeValue>(bytes: SerdeBytes, call: Call) -> crate::study::Engine<T> {
+    let (name, text) = match call {
+        Call::Slice => ("postcard", "postcard::to_slice, postcard::from_bytes"),
+        Call::Extend => (
+            "postcard-extend",
+            "postcard::to_extend, postcard::from_bytes",
+        ),
+    };
+    super::described(
+        "postcard",
+        version(),
+        "postcard|serde(_core)?::",
+        move || Postcard { bytes, call },
+    )
+    .named(name)
+    .call(text)
 }
 
 // What postcard cannot do for the Order model: it is not self-describing (a reader needs the

@@ -32,8 +32,10 @@ use super::mirror::{status_number, status_of_number};
 use crate::codec::{Codec, CodecError};
 use crate::model::Order;
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "0.14.6";
+/// The version of prost this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("prost", "0.14.")
+}
 
 /// prost, converting to and from the message types below inside encode and decode.
 #[derive(Debug, Clone, Copy, Default)]

@@ -25,8 +25,10 @@ use messages::{
     PbAddress, PbAttribute, PbCategory, PbCustomer, PbOrder, PbOrderLine, PbProduct, PbStatus,
 };
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "3.7.2";
+/// The version of protobuf this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("protobuf", "3.")
+}
 
 /// rust-protobuf, converting to and from the generated messages inside encode and decode.
 #[derive(Debug, Clone, Copy, Default)]
@@ -50,7 +52,8 @@ impl Codec<Order> for Protobuf {
 
 /// rust-protobuf as a `formats` engine.
 pub fn engine() -> crate::study::Engine<Order> {
-    super::described("protobuf", VERSION, "protobuf", || Protobuf)
+    super::described("protobuf", version(), "protobuf", || Protobuf)
+        .call("protobuf::Message::write_to_vec, parse_from_bytes (through the generated messages)")
 }
 
 /// A message field that must be there.

@@ -4,9 +4,12 @@
 //! configurations of their own, read every field of the archive in place, with and without
 //! validating it first (`rkyv.validated-access`, `rkyv.access`).
 
+use rkyv::api::high::{HighDeserializer, HighSerializer, HighValidator};
+use rkyv::bytecheck::CheckBytes;
 use rkyv::rancor::Error;
-use rkyv::ser::{Positional, Writer};
+use rkyv::ser::allocator::ArenaHandle;
 use rkyv::util::AlignedVec;
+use rkyv::{Archive, Deserialize};
 
 use crate::codec::{Codec, CodecError};
 use crate::model::digest::status_index;
@@ -16,50 +19,83 @@ use crate::model::order::{
 };
 use crate::model::{Digest, Order, OrderStatus};
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "0.8.18";
+/// The version of rkyv this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("rkyv", "0.8.")
+}
 
 /// The alignment an archive of the Order needs, at most (i64 and f64 fields).
 const ALIGN: usize = 16;
 
+/// How an archive of `T` is read in place: the digest of what it reads (see [`Codec::access`]).
+pub type ReadArchived<T> = std::sync::Arc<dyn Fn(&<T as Archive>::Archived) -> u64 + Send + Sync>;
+
 /// rkyv's high-level API with sharing (an `Arc` referenced twice is archived once) and
-/// validated access. `aligned` receives payloads that are not at an aligned address.
-#[derive(Default)]
-pub struct Rkyv {
+/// validated access. `aligned` receives payloads that are not at an aligned address; `read`
+/// reads an archive in place, for the access operations.
+pub struct Rkyv<T: Archive> {
     aligned: AlignedVec<ALIGN>,
+    read: Option<ReadArchived<T>>,
 }
 
-impl Codec<Order> for Rkyv {
-    fn encode(&mut self, value: &Order, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        let start = out.len();
-        rkyv::api::high::to_bytes_in::<_, Error>(value, Appended { out, start })
-            .map(|_| ())
-            .map_err(CodecError::encode)
+/// The traits rkyv's high-level API needs of a type (`#[derive(Archive, Serialize, Deserialize)]`
+/// gives them all).
+pub trait Archived:
+    Archive<
+        Archived: for<'a> CheckBytes<HighValidator<'a, Error>>
+                      + Deserialize<Self, HighDeserializer<Error>>,
+    > + for<'a> rkyv::Serialize<HighSerializer<Vec<u8>, ArenaHandle<'a>, Error>>
+    + Sized
+{
+}
+
+impl<T> Archived for T where
+    T: Archive<
+            Archived: for<'a> CheckBytes<HighValidator<'a, Error>>
+                          + Deserialize<T, HighDeserializer<Error>>,
+        > + for<'a> rkyv::Serialize<HighSerializer<Vec<u8>, ArenaHandle<'a>, Error>>
+{
+}
+
+impl<T: Archived> Codec<T> for Rkyv<T> {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        // Into the caller's buffer, which is empty (the seam's contract), so the archive's
+        // alignment counts from its first byte; rkyv hands the buffer back.
+        let buf = std::mem::take(out);
+        *out = rkyv::api::high::to_bytes_in::<_, Error>(value, buf).map_err(CodecError::encode)?;
+        Ok(())
     }
 
-    fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         let bytes = self.aligned(bytes);
         // Validated access (never `access_unchecked`: damaged input would be undefined behavior).
-        let archived = rkyv::access::<ArchivedOrder, Error>(bytes).map_err(CodecError::decode)?;
-        rkyv::deserialize::<Order, Error>(archived).map_err(CodecError::decode)
+        let archived = rkyv::access::<T::Archived, Error>(bytes).map_err(CodecError::decode)?;
+        rkyv::deserialize::<T, Error>(archived).map_err(CodecError::decode)
     }
 
     fn access(&mut self, bytes: &[u8]) -> Result<u64, CodecError> {
+        let read = self.read.clone().ok_or_else(no_reader)?;
         let bytes = self.aligned(bytes);
-        let archived = rkyv::access::<ArchivedOrder, Error>(bytes).map_err(CodecError::decode)?;
-        Ok(order_digest(archived))
+        let archived = rkyv::access::<T::Archived, Error>(bytes).map_err(CodecError::decode)?;
+        Ok(read(archived))
     }
 
     unsafe fn access_unchecked(&mut self, bytes: &[u8]) -> Result<u64, CodecError> {
+        let read = self.read.clone().ok_or_else(no_reader)?;
         let bytes = self.aligned(bytes);
         // SAFETY: the caller gives a payload `encode` wrote, unchanged (the trait's contract),
         // and `aligned` puts it at an address the archive's alignment allows.
-        let archived = unsafe { rkyv::access_unchecked::<ArchivedOrder>(bytes) };
-        Ok(order_digest(archived))
+        let archived = unsafe { rkyv::access_unchecked::<T::Archived>(bytes) };
+        Ok(read(archived))
     }
 }
 
-impl Rkyv {
+#[cold]
+fn no_reader() -> CodecError {
+    CodecError::setup("no reader of the archived value was given (`serprof::engines::rkyv_access`)")
+}
+
+impl<T: Archive> Rkyv<T> {
     /// `bytes`, or an aligned copy of them: archives are read at aligned addresses (the
     /// validator rejects others), and a heap buffer is aligned in practice but not by contract.
     fn aligned<'a>(&'a mut self, bytes: &'a [u8]) -> &'a [u8] {
@@ -158,32 +194,35 @@ fn category(d: &mut Digest, c: &ArchivedCategory) {
     }
 }
 
-/// The caller's buffer as an rkyv writer whose positions count from where the archive starts:
-/// `Vec<u8>`'s own writer counts from the start of the vector, so bytes already in it would
-/// shift the archive's alignment padding and make it another payload.
-struct Appended<'a> {
-    out: &'a mut Vec<u8>,
-    start: usize,
+/// rkyv on any type that derives its traits (`Archive`, `Serialize`, `Deserialize`): serialize,
+/// deserialize and round-trip rows.
+pub fn engine<T: crate::workload::Value + Archived>() -> crate::study::Engine<T> {
+    super::described("rkyv", version(), "rkyv|bytecheck", || Rkyv::<T> {
+        aligned: AlignedVec::new(),
+        read: None,
+    })
+    .call("rkyv::api::high::to_bytes_in, rkyv::access + rkyv::deserialize")
 }
 
-impl Positional for Appended<'_> {
-    fn pos(&self) -> usize {
-        self.out.len() - self.start
-    }
-}
-
-impl<E> Writer<E> for Appended<'_> {
-    fn write(&mut self, bytes: &[u8]) -> Result<(), E> {
-        self.out.extend_from_slice(bytes);
-        Ok(())
-    }
-}
-
-/// rkyv as a `formats` engine.
-pub fn engine() -> crate::study::Engine<Order> {
+/// rkyv with its in-place reads besides: `rkyv.access` and `rkyv.validated-access` read every
+/// field of the archive with `read`, which returns the same digest as the study's digest of the
+/// value (`StudyOf::digest`), so that verification can compare them.
+pub fn engine_with_access<T: crate::workload::Value + Archived>(
+    read: impl Fn(&T::Archived) -> u64 + Send + Sync + 'static,
+) -> crate::study::Engine<T> {
     use crate::workload::Operation;
-    super::described("rkyv", VERSION, "rkyv|bytecheck", Rkyv::default)
-        .access([Operation::Access, Operation::ValidatedAccess])
+    let read: ReadArchived<T> = std::sync::Arc::new(read);
+    super::described("rkyv", version(), "rkyv|bytecheck", move || Rkyv::<T> {
+        aligned: AlignedVec::new(),
+        read: Some(read.clone()),
+    })
+    .call("rkyv::api::high::to_bytes_in, rkyv::access + rkyv::deserialize")
+    .access([Operation::Access, Operation::ValidatedAccess])
+}
+
+/// rkyv on the Order, with its in-place reads (the `formats` study).
+pub fn order_engine() -> crate::study::Engine<Order> {
+    engine_with_access(order_digest)
 }
 
 // What rkyv cannot do for the Order model: nothing is lost (shared `Arc`s are archived once and

@@ -6,8 +6,10 @@ use serde::Serialize;
 use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "1.3.1";
+/// The version of rmp-serde this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("rmp-serde", "1.")
+}
 
 /// rmp-serde in its default configuration: structs as MessagePack arrays (no field names, like
 /// `rmp_serde::to_vec`), byte arrays as `bytes` (`Seq` is serde's default, `Native` is a
@@ -32,10 +34,11 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for RmpSerde {
 pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
     super::described(
         "rmp-serde",
-        VERSION,
+        version(),
         "rmp_serde|rmp::|serde(_core)?::",
         move || RmpSerde { bytes },
     )
+    .call("rmp_serde::encode::write, rmp_serde::from_slice")
 }
 
 // What rmp-serde cannot do for the Order model: MessagePack has no decimal type (prices are

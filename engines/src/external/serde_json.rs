@@ -6,8 +6,10 @@ use serde::Serialize;
 use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "1.0.154";
+/// The version of serde_json this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("serde_json", "1.")
+}
 
 /// serde_json with byte arrays written as `bytes`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -26,15 +28,20 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for SerdeJson {
     }
 }
 
-/// serde_json as a study's engine on `T`, byte arrays written as `bytes`.
+/// serde_json as a study's engine on `T`, byte arrays written as `bytes`. It gives its study
+/// the JSON view of `serprof decode --json`: the value as serde_json writes it, indented.
 pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
     super::described(
         "serde_json",
-        VERSION,
+        version(),
         "serde_json|serde(_core)?::",
         move || SerdeJson { bytes },
     )
+    .call("serde_json::to_writer, serde_json::from_slice")
     .json()
+    .json_view(move |v: &T| {
+        with_serde_bytes(bytes, || serde_json::to_string_pretty(v)).map_err(|e| e.to_string())
+    })
 }
 
 // What serde_json cannot do for the Order model (the Jackson mapping, as `casestudy::bytes_json`

@@ -7,8 +7,10 @@ use serde::Serialize;
 use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "0.19.0";
+/// The version of simd-json this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("simd-json", "0.19.")
+}
 
 /// simd-json with byte arrays written as `bytes`.
 ///
@@ -55,10 +57,11 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for SimdJson {
 pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
     super::described(
         "simd-json",
-        VERSION,
+        version(),
         "simd_json|serde(_core)?::",
         move || SimdJson::new(bytes),
     )
+    .call("simd_json::to_writer, simd_json::serde::from_slice_with_buffers")
     .json()
 }
 

@@ -6,8 +6,10 @@ use serde::Serialize;
 use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "0.5.10";
+/// The version of sonic-rs this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("sonic-rs", "0.5.")
+}
 
 /// sonic-rs with byte arrays written as `bytes` (the study uses base64, like Jackson).
 #[derive(Debug, Clone, Copy, Default)]
@@ -29,9 +31,13 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for SonicRs {
 
 /// sonic-rs as a study's engine on `T`, byte arrays written as `bytes`.
 pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
-    super::described("sonic-rs", VERSION, "sonic_rs|serde(_core)?::", move || {
-        SonicRs { bytes }
-    })
+    super::described(
+        "sonic-rs",
+        version(),
+        "sonic_rs|serde(_core)?::",
+        move || SonicRs { bytes },
+    )
+    .call("sonic_rs::to_writer, sonic_rs::from_slice")
     .json()
 }
 

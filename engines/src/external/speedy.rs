@@ -12,8 +12,10 @@ use crate::model::{
     Product, Tags,
 };
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "0.8.7";
+/// The version of speedy this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("speedy", "0.8.")
+}
 
 /// speedy, little endian.
 #[derive(Debug, Clone, Copy, Default)]
@@ -21,8 +23,8 @@ pub struct Speedy;
 
 const CONTEXT: Endianness = Endianness::LittleEndian;
 
-impl Codec<Order> for Speedy {
-    fn encode(&mut self, value: &Order, out: &mut Vec<u8>) -> Result<(), CodecError> {
+impl<T: Writable<Endianness> + for<'a> Readable<'a, Endianness>> Codec<T> for Speedy {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
         // One sizing pass, then the value written in place after what the buffer holds.
         let n = Writable::<Endianness>::bytes_needed(value).map_err(CodecError::encode)?;
         let start = out.len();
@@ -32,17 +34,21 @@ impl Codec<Order> for Speedy {
             .map_err(CodecError::encode)
     }
 
-    fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
-        let (value, read) = Order::read_with_length_from_buffer_with_ctx(CONTEXT, bytes);
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
+        let (value, read) = T::read_with_length_from_buffer_with_ctx(CONTEXT, bytes);
         let value = value.map_err(CodecError::decode)?;
         super::whole(read, bytes.len())?;
         Ok(value)
     }
 }
 
-/// speedy as a `formats` engine.
-pub fn engine() -> crate::study::Engine<Order> {
-    super::described("speedy", VERSION, "speedy", || Speedy)
+/// speedy on any type that derives its traits (`Writable`, `Readable`), little endian.
+pub fn engine<
+    T: crate::workload::Value + Writable<Endianness> + for<'a> Readable<'a, Endianness>,
+>() -> crate::study::Engine<T> {
+    super::described("speedy", version(), "speedy", || Speedy).call(
+        "Writable::bytes_needed + write_to_buffer_with_ctx, read_with_length_from_buffer_with_ctx",
+    )
 }
 
 /// A vector of shared values, each written in full (speedy's own u32 length first).

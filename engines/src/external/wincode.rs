@@ -2,30 +2,40 @@
 //! through its own derives on the model's types, writing and reading in place.
 
 use crate::codec::{Codec, CodecError};
-use crate::model::Order;
 
-/// Exact version pinned in engines/Cargo.toml.
-pub const VERSION: &str = "0.6.3";
+/// The version of wincode this build compiled, from the lock file that resolved it.
+pub fn version() -> &'static str {
+    crate::versions::of("wincode", "0.6.")
+}
 
 /// wincode with its default configuration (bincode 1's format; collections preallocated up to
 /// 4 MiB, so a hostile length is an error, not an allocation).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Wincode;
 
-impl Codec<Order> for Wincode {
-    fn encode(&mut self, value: &Order, out: &mut Vec<u8>) -> Result<(), CodecError> {
+impl<
+        T: wincode::SchemaWrite<wincode::config::DefaultConfig, Src = T>
+            + for<'de> wincode::SchemaRead<'de, wincode::config::DefaultConfig, Dst = T>,
+    > Codec<T> for Wincode
+{
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
         wincode::serialize_into(&mut *out, value).map_err(CodecError::encode)
     }
 
-    fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         // `deserialize_exact` fails on bytes after the value.
         wincode::deserialize_exact(bytes).map_err(CodecError::decode)
     }
 }
 
-/// wincode as a `formats` engine.
-pub fn engine() -> crate::study::Engine<Order> {
-    super::described("wincode", VERSION, "wincode", || Wincode)
+/// wincode on any type that derives its traits (`SchemaWrite`, `SchemaRead`).
+pub fn engine<
+    T: crate::workload::Value
+        + wincode::SchemaWrite<wincode::config::DefaultConfig, Src = T>
+        + for<'de> wincode::SchemaRead<'de, wincode::config::DefaultConfig, Dst = T>,
+>() -> crate::study::Engine<T> {
+    super::described("wincode", version(), "wincode", || Wincode)
+        .call("wincode::serialize_into, wincode::deserialize_exact")
 }
 
 // What wincode cannot do for the Order model: it is not self-describing; shared references come

@@ -134,7 +134,8 @@ pub fn engines() -> Vec<Engine<Order>> {
     #[cfg(feature = "fory")]
     all.push(
         Engine::new("fory", external::fory::ForyCodec::new)
-            .library("fory", external::fory::VERSION)
+            .library("fory", external::fory::version())
+            .call("Fory::serialize_to, Fory::deserialize")
             .frames("fory")
             .feature("fory")
             .notes("native mode, same schema (compatible=false), reference tracking on: shared references kept (address, products, categories written once); prices as i64 cents; attributes, tags, thumbnails through small serializers of ours"),
@@ -142,7 +143,8 @@ pub fn engines() -> Vec<Engine<Order>> {
     #[cfg(feature = "prost")]
     all.push(
         Engine::new("prost", || Ok(external::prost::Prost))
-            .library("prost", external::prost::VERSION)
+            .library("prost", external::prost::version())
+            .call("prost::Message::encode, decode (through the mirror messages)")
             .frames("prost|serprof_engines::external::prost")
             .feature("prost")
             .notes("Protobuf messages derived in Rust; the Order is converted to messages in encode and back in decode, inside the timed round trip (strings and thumbnails copied); prices as int64 cents; attributes as repeated entries (a proto map loses order); shared references not kept"),
@@ -171,6 +173,12 @@ pub fn engines() -> Vec<Engine<Order>> {
         "no field names, varints; Vec<u8> as serde's sequence; prices as i64 cents; shared references not kept",
         "no field names, varints; byte arrays through serialize_bytes; prices as i64 cents; shared references not kept",
     ));
+    #[cfg(feature = "postcard")]
+    all.push(
+        external::postcard::with_call(SerdeBytes::Seq, external::postcard::Call::Extend).notes(
+            "`postcard` through `to_extend` (every byte pushed through `Extend` onto the buffer) instead of `to_slice`: the call's cost on its own; Vec<u8> as serde's sequence; prices as i64 cents; shared references not kept",
+        ),
+    );
     #[cfg(feature = "bitcode")]
     all.extend(both_ways(
         external::bitcode::engine,
@@ -188,7 +196,7 @@ pub fn engines() -> Vec<Engine<Order>> {
         "borsh's derives on the model (features rc, indexmap): fixed-width integers, u32 lengths, Vec<u8> in bulk, attributes and tags in insertion order; prices as i64 cents; shared references not kept (rc decodes each Arc separately)",
     ));
     #[cfg(feature = "rkyv")]
-    all.push(external::rkyv::engine().notes(
+    all.push(external::rkyv::order_engine().notes(
         "rkyv's derives on the model (feature indexmap-2): archive written in place, then validated with bytecheck (rkyv::access) and deserialized into owned values; rkyv.access and rkyv.validated-access read every field of the archive in place instead (access_unchecked, and access after bytecheck validates it); copied into an aligned buffer only when the payload is misaligned; prices as i64 cents; shared references kept (each Arc archived once)",
     ));
     #[cfg(feature = "wincode")]
@@ -212,7 +220,7 @@ pub fn engines() -> Vec<Engine<Order>> {
         "MessagePack through Packable/Unpackable impls of ours (msgpacker has no Arc impls): structs as bare field sequences (its derive's layout), byte arrays as bin, attributes as a map in insertion order; collections decoded without trusting their lengths (msgpacker's own Vec decoder reserves them up front); trailing bytes rejected; prices as i64 cents; shared references not kept",
     ));
     #[cfg(feature = "bilrost")]
-    all.push(external::bilrost::engine().notes(
+    all.push(external::bilrost::order_engine().notes(
         "bilrost's derive on mirror messages of ours (no Arc messages, no ordered map): the Order is converted to them in encode and back in decode, inside the timed round trip (strings and thumbnails copied); varints, fields by tag, values equal to their default not written; attributes as (key, value) tuples and tags as a list, both in insertion order; thumbnails as plainbytes; the recursive category boxed (recurses); trailing bytes rejected; prices as i64 cents; shared references not kept",
     ));
     #[cfg(feature = "nanoserde")]

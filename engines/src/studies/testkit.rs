@@ -155,6 +155,7 @@ impl Codec<Order> for Faulty {
             extra_work();
         }
         Postcard {
+            call: Default::default(),
             bytes: SerdeBytes::Native,
         }
         .encode(value, out)
@@ -171,6 +172,7 @@ impl Codec<Order> for Faulty {
             _ => {}
         }
         let mut order: Order = Postcard {
+            call: Default::default(),
             bytes: SerdeBytes::Native,
         }
         .decode(bytes)?;
@@ -219,6 +221,7 @@ pub struct Trap;
 impl Codec<Order> for Trap {
     fn encode(&mut self, value: &Order, out: &mut Vec<u8>) -> Result<(), CodecError> {
         Postcard {
+            call: Default::default(),
             bytes: SerdeBytes::Native,
         }
         .encode(value, out)
@@ -231,6 +234,7 @@ impl Codec<Order> for Trap {
             3 => hang(),
             4 => hoard(),
             _ => Postcard {
+                call: Default::default(),
                 bytes: SerdeBytes::Native,
             }
             .decode(bytes),

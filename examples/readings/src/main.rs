@@ -1,19 +1,70 @@
 //! serprof on a crate's own type and codec: which engine for sensor readings?
 //!
 //! `cargo run --release -p serprof-example-readings -- run --quick` measures every serde engine
-//! serprof ships and the hand-written codec below on the same readings; every other serprof
-//! command works on this binary too (`list`, `hotspots`, `flame`, `before-after`, ...).
+//! serprof ships, the ten libraries whose own derives the type below carries (borsh, rkyv with
+//! its in-place reads, speedy, wincode, bitcode, Müsli, nanoserde, msgpacker, minicbor,
+//! bilrost) and fory, and the hand-written codec below, on the same readings; every other
+//! serprof command works on this binary too (`list`, `hotspots`, `flame`, `before-after`, ...).
 
 use serde::{Deserialize, Serialize};
-use serprof::{Codec, CodecError, Study};
+use serprof::{Codec, CodecError, Operation, Study};
 
-/// One reading of a sensor.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One reading of a sensor, with the derives of every library it is measured with.
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    Serialize,
+    Deserialize,
+    borsh::BorshSerialize,
+    borsh::BorshDeserialize,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    speedy::Readable,
+    speedy::Writable,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    bitcode::Encode,
+    bitcode::Decode,
+    musli::Encode,
+    musli::Decode,
+    nanoserde::SerBin,
+    nanoserde::DeBin,
+    msgpacker::MsgPacker,
+    minicbor::Encode,
+    minicbor::Decode,
+    bilrost::Message,
+    fory::ForyStruct,
+)]
 pub struct Reading {
+    #[n(0)]
     pub sensor: String,
+    #[n(1)]
     pub at: u64,
+    #[n(2)]
     pub values: Vec<f64>,
+    #[n(3)]
+    #[bilrost(encoding(plainbytes))]
     pub raw: Vec<u8>,
+}
+
+/// Every field of a reading, for rkyv's in-place reads: the study's digest of a value, and the
+/// same digest read from the archive where it lies.
+fn digest(sensor: &str, at: u64, values: impl Iterator<Item = f64>, raw: &[u8]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    eat(sensor.as_bytes());
+    eat(&at.to_le_bytes());
+    for v in values {
+        eat(&v.to_bits().to_le_bytes());
+    }
+    eat(raw);
+    h
 }
 
 /// 500 readings of 20 sensors, the same every run.
@@ -121,7 +172,23 @@ fn studies() -> Vec<Study> {
     vec![
         Study::new("readings", "Which engine for our sensor readings?")
             .dataset(readings)
+            .operations([Operation::Serialize, Operation::Deserialize])
             .engines(serprof::engines::serde())
+            .engine(serprof::engines::borsh())
+            .engine(serprof::engines::rkyv_access(|r: &ArchivedReading| {
+                let values = r.values.iter().map(|v| v.to_native());
+                digest(&r.sensor, r.at.to_native(), values, &r.raw)
+            }))
+            .engine(serprof::engines::speedy())
+            .engine(serprof::engines::wincode())
+            .engine(serprof::engines::bitcode())
+            .engine(serprof::engines::musli())
+            .engine(serprof::engines::nanoserde())
+            .engine(serprof::engines::msgpacker())
+            .engine(serprof::engines::minicbor())
+            .engine(serprof::engines::bilrost())
+            .engine(serprof::engines::fory(|f| f.register::<Reading>(1)))
+            .digest(|r: &Reading| digest(&r.sensor, r.at, r.values.iter().copied(), &r.raw))
             .codec("handwritten", || Ok(Handwritten))
             .baseline("serde_json")
             .question("checksum", "the checksum")

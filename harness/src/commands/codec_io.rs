@@ -53,9 +53,16 @@ pub(crate) fn encode(program: &Program, config: &str, value: Option<usize>) -> R
     Ok(ExitCode::SUCCESS)
 }
 
-/// Decodes a payload (file or stdin) with `config` and prints the value's `{:#?}`; a payload
-/// the engine refuses prints its error and exits 1.
-pub(crate) fn decode(program: &Program, config: &str, file: Option<&Path>) -> Result<ExitCode> {
+/// Decodes a payload (file or stdin) with `config` and prints the value's `{:#?}`, or with
+/// `json` its JSON where the study's type has a JSON view (a type that derives serde's traits,
+/// measured with serprof's serde engines); a payload the engine refuses prints its error and
+/// exits 1.
+pub(crate) fn decode(
+    program: &Program,
+    config: &str,
+    file: Option<&Path>,
+    json: bool,
+) -> Result<ExitCode> {
     let mut w = make(program, config)?;
     let mut input = Vec::new();
     match file {
@@ -78,7 +85,22 @@ pub(crate) fn decode(program: &Program, config: &str, file: Option<&Path>) -> Re
             .name("decode".into())
             .stack_size(DECODE_STACK_BYTES)
             .spawn_scoped(scope, || {
-                w.decode_to_text(&mut input).map_err(Refused::Engine)
+                let text = if json {
+                    w.decode_to_json(&mut input).map_err(Refused::Engine)?
+                } else {
+                    None
+                };
+                match text {
+                    Some(text) => Ok(text),
+                    None => {
+                        if json {
+                            eprintln!(
+                                "serprof: {config}: its study's values have no JSON view (no serde engine of serprof's measures them): printed as {{:#?}}"
+                            );
+                        }
+                        w.decode_to_text(&mut input).map_err(Refused::Engine)
+                    }
+                }
             })
             .context("cannot start the decoding thread")?;
         Ok::<_, anyhow::Error>(

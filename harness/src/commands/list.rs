@@ -19,7 +19,7 @@ pub(crate) fn run(program: &Program, json: bool) -> Result<ExitCode> {
                     .filter(|c| c.info.study == s.name)
                     .map(|c| {
                         json!({
-                            "name": c.info.name(), "engine": c.info.engine, "engine_version": c.info.engine_version,
+                            "name": c.info.name(), "engine": c.info.engine, "engine_version": c.info.engine_version, "call": c.info.call,
                             "format": c.info.format.as_str(), "operation": c.info.operation.as_str(),
                             "dataset": c.info.dataset.as_str(), "notes": c.info.notes,
                         })
@@ -40,8 +40,13 @@ pub(crate) fn run(program: &Program, json: bool) -> Result<ExitCode> {
             false => println!("{}: {} ({})", s.name, s.title, s.source),
         }
         for c in configs.iter().filter(|c| c.info.study == s.name) {
+            let call = if c.info.call.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", c.info.call)
+            };
             println!(
-                "  {:<34} {:<6} {:<10} {} {}  {}",
+                "  {:<34} {:<6} {:<10} {} {}{call}  {}",
                 c.info.name(),
                 c.info.format.as_str(),
                 c.info.operation.as_str(),

@@ -45,8 +45,13 @@ pub struct RunManifest {
     pub git_rev: String,
     /// The compiler that built it.
     pub rustc: String,
-    /// Every measured engine and its version.
+    /// Every measured engine and its version: the version this binary compiled, as the lock
+    /// file below resolved it.
     pub engines: Vec<EngineVersion>,
+    /// The `Cargo.lock` the versions were read from when the binary was built (the user's own,
+    /// for a crate that depends on serprof); `None`: none was found.
+    #[serde(default)]
+    pub lockfile: Option<String>,
     /// The machine it ran on.
     pub machine: Machine,
     /// The measurement settings.

@@ -33,6 +33,9 @@ pub struct Builtins {
     pub reference: fn() -> Config,
     /// serprof's `dataset` command, where the program's studies include the Order dataset.
     pub dataset: Option<DatasetFn>,
+    /// The lock file the engines' library versions were read from when they were built
+    /// (`None`: none was found, and the versions read `unresolved`).
+    pub lockfile: Option<&'static str>,
 }
 
 /// serprof's `dataset` command: writes what the arguments ask for.
@@ -80,6 +83,11 @@ impl Program {
     /// serprof's `dataset` command, when the studies include the Order dataset.
     pub fn dataset_command(&self) -> Option<DatasetFn> {
         self.builtins.dataset
+    }
+
+    /// The lock file the library versions come from.
+    pub fn lockfile(&self) -> Option<&'static str> {
+        self.builtins.lockfile
     }
 
     /// The binary that measures.

@@ -116,6 +116,10 @@ pub struct ConfigResult {
     pub engine: String,
     /// That library's version.
     pub engine_version: String,
+    /// The calls the engine makes to write and read, as the library names them (empty: the
+    /// engine does not say).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub call: String,
     /// JSON or binary.
     pub format: Format,
     /// What one measured operation is.
@@ -188,6 +192,7 @@ impl ConfigResult {
             config: info.config.clone(),
             engine: info.engine.clone(),
             engine_version: info.engine_version.clone(),
+            call: info.call.clone(),
             format: info.format,
             operation: info.operation,
             dataset: info.dataset.clone(),

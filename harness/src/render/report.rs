@@ -17,7 +17,7 @@ use crate::render::charts::{self, Bar};
 use crate::render::report_data::{self, Row, RunData, StudyData};
 use crate::render::report_page::{self, esc, href};
 use crate::render::report_table::{self, css_color, format_color, format_label};
-use crate::render::table::{format_ns, format_thousands, reference};
+use crate::render::table::{format_ns, format_thousands, Reference};
 use anyhow::Result;
 use serprof_api::study::Format;
 
@@ -232,7 +232,7 @@ fn study_section(out: &mut String, study: &StudyData) -> Result<()> {
     );
     let results: Vec<&ConfigResult> = study.rows.iter().map(|r| &r.result).collect();
     let baseline = study.info.as_ref().and_then(|i| i.baseline.as_deref());
-    let reference = reference(baseline, &results);
+    let reference = Reference::new(baseline, &results);
     let mut about = Vec::new();
     if let Some(source) = study
         .info
@@ -249,24 +249,50 @@ fn study_section(out: &mut String, study: &StudyData) -> Result<()> {
             esc(first.result.dataset.as_str())
         ));
     }
-    if let Some(reference) = &reference {
-        let name = study
-            .rows
-            .iter()
-            .find(|r| r.median() == Some(reference.ns))
-            .map(|r| r.result.config.as_str())
-            .unwrap_or("");
-        let basis = match reference.baseline {
-            None => format!("the fastest, <b>{}</b>", esc(name)),
-            Some(_) => format!("the study's baseline, <b>{}</b>", esc(name)),
+    let refs = reference.rows();
+    let names = |baseline: bool| -> Vec<String> {
+        refs.iter()
+            .filter(|r| reference.is_baseline_row(r) == baseline)
+            .map(|r| format!("<b>{}</b>", esc(&r.config)))
+            .collect()
+    };
+    let (based, fastest) = (names(true), names(false));
+    let each = |n: &[String]| {
+        if n.len() > 1 {
+            " of each row's operation"
+        } else {
+            ""
+        }
+    };
+    let mut basis = Vec::new();
+    if !based.is_empty() {
+        basis.push(format!(
+            "to the study's baseline{}, {}",
+            each(&based),
+            based.join(", ")
+        ));
+    }
+    if !fastest.is_empty() {
+        let other = if based.is_empty() {
+            ""
+        } else {
+            "for the other operations, "
         };
+        basis.push(format!(
+            "{other}to the fastest{}, {}",
+            each(&fastest),
+            fastest.join(", ")
+        ));
+    }
+    if !basis.is_empty() {
         about.push(format!(
-            "Sorted by median time; ratios are to {basis}. Lower is better everywhere."
+            "Sorted by median time; ratios are {}. Lower is better everywhere.",
+            basis.join("; ")
         ));
     }
     let _ = writeln!(out, "<p class=\"muted\">{}</p>", about.join(" "));
 
-    report_table::write_table(out, study, reference.as_ref().map(|r| r.ns));
+    report_table::write_table(out, study, &reference);
     if crate::render::table::has_documents(&results) {
         crate::render::corpus_table::write_html(out, &results);
     }

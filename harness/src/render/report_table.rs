@@ -13,10 +13,9 @@ use plotters::style::RGBColor;
 use serprof_api::study::Format;
 
 use crate::analyze::hotspots::short_name;
-use crate::model::ConfigResult;
 use crate::render::report_data::{Row, StudyData};
 use crate::render::report_page::{esc, href};
-use crate::render::table::{format_ns, format_thousands, paired_ratio};
+use crate::render::table::{format_ns, format_thousands, ratio_to, Reference};
 
 /// Bar and swatch colours by format.
 const JSON_COLOR: RGBColor = RGBColor(0x3b, 0x6e, 0xa8);
@@ -183,11 +182,7 @@ fn header_cell(col: Col, study: &StudyData, extras: &Extras) -> String {
 }
 
 /// Writes the study's table, and the line of figures every configuration shares.
-pub(crate) fn write_table(out: &mut String, study: &StudyData, reference_ns: Option<f64>) {
-    let reference =
-        study.rows.iter().map(|r| &r.result).find(|r| {
-            r.time_ns.as_ref().map(|t| t.median) == reference_ns && reference_ns.is_some()
-        });
+pub(crate) fn write_table(out: &mut String, study: &StudyData, reference: &Reference) {
     let extras = extras(&study.rows);
     let cols = columns(&study.rows, &extras);
     out.push_str(
@@ -209,7 +204,7 @@ pub(crate) fn write_table(out: &mut String, study: &StudyData, reference_ns: Opt
             );
         }
         for row in rows {
-            table_row(out, row, &cols, &extras, reference_ns, reference);
+            table_row(out, row, &cols, &extras, reference);
         }
     }
     out.push_str("</tbody></table></div>\n");
@@ -273,14 +268,7 @@ fn name_cell(row: &Row) -> String {
     )
 }
 
-fn table_row(
-    out: &mut String,
-    row: &Row,
-    cols: &[Col],
-    extras: &Extras,
-    reference_ns: Option<f64>,
-    reference: Option<&ConfigResult>,
-) {
+fn table_row(out: &mut String, row: &Row, cols: &[Col], extras: &Extras, reference: &Reference) {
     let failed = row.result.error.is_some();
     let _ = write!(
         out,
@@ -303,50 +291,39 @@ fn table_row(
         return;
     }
     for &c in cols {
-        out.push_str(&cell(c, row, extras, reference_ns, reference));
+        out.push_str(&cell(c, row, extras, reference));
     }
     out.push_str("</tr>\n");
 }
 
-fn cell(
-    col: Col,
-    row: &Row,
-    extras: &Extras,
-    reference_ns: Option<f64>,
-    reference: Option<&ConfigResult>,
-) -> String {
+fn cell(col: Col, row: &Row, extras: &Extras, reference: &Reference) -> String {
     let r = &row.result;
     let dash = || "<td>-</td>".to_string();
     match col {
         Col::Time => r.time_ns.as_ref().map_or_else(dash, |t| {
-            let fastest = reference_ns == Some(t.median);
+            let own = reference.of(r).is_some_and(|b| std::ptr::eq(b, r));
             format!(
                 "<td{}>{}{}</td>",
-                if fastest { " class=\"fastest\"" } else { "" },
+                if own { " class=\"fastest\"" } else { "" },
                 format_ns(t.median),
                 if r.copies_input { "†" } else { "" }
             )
         }),
-        Col::Ratio => {
-            match (r.time_ns.as_ref(), reference_ns) {
-                (Some(t), Some(base)) if base > 0.0 => {
-                    // From per-round pairs with their interval when both sides have processes.
-                    match reference.and_then(|b| paired_ratio(r, b)) {
-                        Some(q) if !reference.is_some_and(|b| std::ptr::eq(b, r)) => {
-                            format!(
-                        "<td>{:.2}× <span class=\"muted small\">[{:.2}, {:.2}]{}</span></td>",
-                        q.ratio,
-                        q.ci95[0],
-                        q.ci95[1],
-                        if q.within_noise() { " within noise" } else { "" }
-                    )
-                        }
-                        _ => format!("<td>{:.2}×</td>", t.median / base),
-                    }
+        Col::Ratio => match ratio_to(r, reference) {
+            Some((_, Some(q))) => format!(
+                "<td>{:.2}× <span class=\"muted small\">[{:.2}, {:.2}]{}</span></td>",
+                q.ratio,
+                q.ci95[0],
+                q.ci95[1],
+                if q.within_noise() {
+                    " within noise"
+                } else {
+                    ""
                 }
-                _ => dash(),
-            }
-        }
+            ),
+            Some((plain, None)) => format!("<td>{plain:.2}×</td>"),
+            None => dash(),
+        },
         Col::Ci => r.time_ns.as_ref().map_or_else(dash, |t| {
             format!(
                 "<td class=\"muted\">{} – {}</td>",

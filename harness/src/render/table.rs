@@ -49,43 +49,103 @@ pub(crate) fn format_thousands(x: f64, decimals: usize) -> String {
     }
 }
 
-/// The ratio column of a study: to its baseline configuration when it names one and that one
-/// (`baseline`) was measured, else to the fastest. Returns the reference's name and median.
-pub(crate) fn reference(baseline: Option<&str>, results: &[&ConfigResult]) -> Option<Reference> {
-    if let Some(b) = baseline {
-        if let Some(r) = results.iter().find(|r| r.config == b) {
-            if let Some(t) = &r.time_ns {
-                return Some(Reference {
-                    baseline: Some(b.to_string()),
-                    ns: t.median,
-                });
-            }
+/// What a study's ratio column divides by ([`Reference::of`]).
+///
+/// A baseline that names a configuration (`serde_json.serialize`) is every row's reference. A
+/// baseline that names an engine (`serde_json`) is, for each row, that engine's row of the same
+/// operation (`serde_json.serialize` for a serialize row, `serde_json.deserialize` for a
+/// deserialize row). Without a baseline, or where the baseline's row has no time (it failed),
+/// a row's reference is the fastest row of its operation.
+#[derive(Debug, Clone)]
+pub(crate) struct Reference<'a> {
+    /// The study's baseline.
+    baseline: Option<String>,
+    /// The rows with a time.
+    timed: Vec<&'a ConfigResult>,
+}
+
+impl<'a> Reference<'a> {
+    pub(crate) fn new(baseline: Option<&str>, results: &[&'a ConfigResult]) -> Reference<'a> {
+        Reference {
+            baseline: baseline.map(str::to_string),
+            timed: results
+                .iter()
+                .copied()
+                .filter(|r| r.time_ns.is_some() && r.error.is_none())
+                .collect(),
         }
     }
-    results
-        .iter()
-        .filter_map(|r| r.time_ns.as_ref().map(|t| t.median))
-        .min_by(f64::total_cmp)
-        .map(|ns| Reference { baseline: None, ns })
-}
 
-/// What a study's ratios are taken against: its baseline configuration, or the fastest.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Reference {
-    /// The study's baseline; `None`: the fastest configuration.
-    pub baseline: Option<String>,
-    /// The reference's median time, ns per operation.
-    pub ns: f64,
-}
+    /// The study's baseline row for `r`, if it was measured.
+    fn baseline_of(&self, r: &ConfigResult) -> Option<&'a ConfigResult> {
+        let b = self.baseline.as_deref()?;
+        if let Some(whole) = self.timed.iter().find(|x| x.config == b) {
+            return Some(whole);
+        }
+        let per_operation = format!("{b}.{}", r.operation.as_str());
+        self.timed
+            .iter()
+            .find(|x| x.operation == r.operation && x.config == per_operation)
+            .copied()
+    }
 
-impl Reference {
+    /// The row `r`'s ratio divides by: its baseline, else the fastest of its operation.
+    pub(crate) fn of(&self, r: &ConfigResult) -> Option<&'a ConfigResult> {
+        self.baseline_of(r).or_else(|| {
+            self.timed
+                .iter()
+                .filter(|x| x.operation == r.operation)
+                .min_by(|x, y| median(x).total_cmp(&median(y)))
+                .copied()
+        })
+    }
+
     /// The ratio column's heading: `ratio to serde_json`, `ratio to fastest`.
     pub(crate) fn label(&self) -> String {
         match &self.baseline {
-            Some(b) => format!("ratio to {b}"),
-            None => "ratio to fastest".into(),
+            Some(b) if self.timed.iter().any(|r| self.baseline_of(r).is_some()) => {
+                format!("ratio to {b}")
+            }
+            _ => "ratio to fastest".into(),
         }
     }
+
+    /// Whether `x` is a row of the study's baseline (else it is a fastest row).
+    pub(crate) fn is_baseline_row(&self, x: &ConfigResult) -> bool {
+        self.baseline_of(x).is_some_and(|b| std::ptr::eq(b, x))
+    }
+
+    /// The distinct reference rows, in the rows' order.
+    pub(crate) fn rows(&self) -> Vec<&'a ConfigResult> {
+        let mut out: Vec<&ConfigResult> = Vec::new();
+        for r in &self.timed {
+            if let Some(x) = self.of(r) {
+                if !out.iter().any(|o| std::ptr::eq(*o, x)) {
+                    out.push(x);
+                }
+            }
+        }
+        out
+    }
+}
+
+fn median(r: &ConfigResult) -> f64 {
+    r.time_ns.as_ref().map_or(f64::INFINITY, |t| t.median)
+}
+
+/// A row's ratio to its reference: from per-round pairs with their interval when both have
+/// timing processes, else the ratio of medians; `1.00x` for the reference itself.
+pub(crate) fn ratio_to(
+    r: &ConfigResult,
+    reference: &Reference,
+) -> Option<(f64, Option<RatioStats>)> {
+    let base = reference.of(r)?;
+    let t = r.time_ns.as_ref()?;
+    if std::ptr::eq(base, r) {
+        return Some((1.0, None));
+    }
+    let plain = t.median / median(base);
+    Some((plain, paired_ratio(r, base)))
 }
 
 /// How a run measured, in one paragraph: the timing schedule and its interval, where it ran,
@@ -211,10 +271,8 @@ fn fastest_first(mut rows: Vec<&ConfigResult>) -> Vec<&ConfigResult> {
 
 /// What the columns of one study's table depend on beyond the row itself.
 struct Columns<'a> {
-    /// The row the ratio column divides by, if one has the reference median.
-    reference: Option<&'a ConfigResult>,
-    /// The reference median (NaN without one).
-    reference_ns: f64,
+    /// What the ratio column divides by.
+    reference: Reference<'a>,
     /// Whether any row has instruction counts: the `instr/op` column.
     counted: bool,
     /// Whether any row has compressed payload sizes: the `zlib B` and `zstd B` columns.
@@ -234,25 +292,31 @@ fn study_table(
 ) {
     let first = group[0];
     let baseline = info.as_ref().and_then(|i| i.baseline.as_deref());
-    let (ratio_name, reference_ns) = reference(baseline, group)
-        .map(|r| (r.label(), r.ns))
-        .unwrap_or(("ratio".into(), f64::NAN));
+    let reference = Reference::new(baseline, group);
+    let ratio_name = reference.label();
+    // Every operation of the study, in the order the rows first show them.
+    let mut operations: Vec<&str> = Vec::new();
+    for r in group {
+        if !operations.contains(&r.operation.as_str()) {
+            operations.push(r.operation.as_str());
+        }
+    }
+    let each = if operations.len() > 1 {
+        " of each row's operation"
+    } else {
+        ""
+    };
     let _ = writeln!(
         out,
-        "\n{study}: {} of {} ({})",
-        first.operation.as_str(),
+        "\n{study}: {} of {} ({ratio_name}{each})",
+        operations.join(", "),
         first.dataset.as_str(),
-        ratio_name
     );
     // The study's question as a column: the inclusive share of samples matching its regex
     // (the byte-array code in `bytes`, the discovery work in `reflection`).
     let question = info.as_ref().and_then(|s| s.question.clone());
     let cols = Columns {
-        reference: group
-            .iter()
-            .find(|r| r.time_ns.as_ref().map(|t| t.median) == Some(reference_ns))
-            .copied(),
-        reference_ns,
+        reference,
         counted: group.iter().any(|r| r.instructions.is_some()),
         compressed: group.iter().any(|r| r.compressed.is_some()),
         match_regex: question.as_ref().map(|q| q.frames.as_str()),
@@ -353,10 +417,10 @@ fn time_cells(r: &ConfigResult, cols: &Columns) -> (String, String, String) {
     let Some(t) = &r.time_ns else {
         return ("-".into(), "-".into(), "-".into());
     };
-    let ratio = match cols.reference.and_then(|b| paired_ratio(r, b)) {
-        Some(_) if cols.reference.is_some_and(|b| std::ptr::eq(b, r)) => "1.00x".to_string(),
-        Some(q) => format_ratio(&q),
-        None => format!("{:.2}x", t.median / cols.reference_ns),
+    let ratio = match ratio_to(r, &cols.reference) {
+        Some((_, Some(q))) => format_ratio(&q),
+        Some((plain, None)) => format!("{plain:.2}x"),
+        None => "-".into(),
     };
     (
         format_ns(t.median),
@@ -624,6 +688,59 @@ pub(crate) fn instruction_moves_text(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_engine_baseline_is_the_engines_row_of_each_rows_operation() {
+        use crate::model::stats::TimeStats;
+        use serprof_api::study::{ConfigInfo, Format, FramePattern};
+        use serprof_api::Operation;
+        let row = |config: &str, operation: Operation, ns: f64| {
+            let mut r = ConfigResult::new(&ConfigInfo {
+                study: "s".into(),
+                config: config.into(),
+                engine: "e".into(),
+                engine_version: "1".into(),
+                call: String::new(),
+                format: Format::Binary,
+                dataset: "d".into(),
+                operation,
+                engine_frames: FramePattern::builtin("e"),
+                notes: String::new(),
+                document: None,
+                feature: None,
+                loop_function: "f",
+                budget: None,
+            });
+            r.time_ns = TimeStats::from_batches(vec![ns; 5], 1);
+            r
+        };
+        let rows = [
+            row("json.serialize", Operation::Serialize, 100.0),
+            row("json.deserialize", Operation::Deserialize, 400.0),
+            row("fast.serialize", Operation::Serialize, 10.0),
+            row("fast.deserialize", Operation::Deserialize, 20.0),
+            row("fast.access", Operation::Access, 5.0),
+        ];
+        let all: Vec<&ConfigResult> = rows.iter().collect();
+        let ratio = |baseline: Option<&str>, r: &ConfigResult| {
+            ratio_to(r, &Reference::new(baseline, &all)).map(|(plain, _)| plain)
+        };
+        // `json`: each row to json's row of its operation; access, which json lacks, to its
+        // fastest (itself).
+        assert_eq!(ratio(Some("json"), &rows[2]), Some(0.1));
+        assert_eq!(ratio(Some("json"), &rows[3]), Some(0.05));
+        assert_eq!(ratio(Some("json"), &rows[1]), Some(1.0));
+        assert_eq!(ratio(Some("json"), &rows[4]), Some(1.0));
+        // A full configuration name: every row to that one row.
+        assert_eq!(ratio(Some("json.serialize"), &rows[3]), Some(0.2));
+        assert_eq!(ratio(Some("json.serialize"), &rows[1]), Some(4.0));
+        // No baseline: the fastest of each operation.
+        assert_eq!(ratio(None, &rows[1]), Some(20.0));
+        assert_eq!(ratio(None, &rows[0]), Some(10.0));
+        let reference = Reference::new(Some("json"), &all);
+        assert_eq!(reference.label(), "ratio to json");
+        assert!(reference.is_baseline_row(&rows[0]) && !reference.is_baseline_row(&rows[4]));
+    }
 
     #[test]
     fn formats_numbers_for_people() {

@@ -58,6 +58,7 @@ pub(crate) fn new_manifest(
         git_rev: program.git_rev().into(),
         rustc: RUSTC.into(),
         engines: engine_versions(configs),
+        lockfile: program.lockfile().map(str::to_string),
         machine: Machine::this(),
         settings,
         buffer_policy: BUFFER_POLICY.into(),

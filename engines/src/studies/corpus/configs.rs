@@ -53,25 +53,41 @@ impl Variant {
         match self {
             TypedSerdeJson | TypedSerdeJsonStr | DomSerdeJson => (
                 "serde_json",
-                external::serde_json::VERSION,
+                external::serde_json::version(),
                 "serde_json|serde(_core)?::",
             ),
-            TypedSonic | DomSonic => ("sonic-rs", external::sonic_rs::VERSION, "sonic_rs"),
+            TypedSonic | DomSonic => ("sonic-rs", external::sonic_rs::version(), "sonic_rs"),
             TypedSimd | DomSimdOwned | DomSimdBorrowed => (
                 "simd-json",
-                external::simd_json::VERSION,
+                external::simd_json::version(),
                 "simd_json|value_trait|halfbrown",
             ),
             MsgpackRmp => (
                 "rmp-serde",
-                external::rmp_serde::VERSION,
+                external::rmp_serde::version(),
                 "rmp_serde|rmp::|serde(_core)?::|serde_json::value",
             ),
             CborCiborium => (
                 "ciborium",
-                external::ciborium::VERSION,
+                external::ciborium::version(),
                 "ciborium|serde(_core)?::|serde_json::value",
             ),
+        }
+    }
+
+    /// The calls it makes to read and write, as the libraries name them.
+    fn call(self) -> &'static str {
+        match self {
+            Variant::TypedSerdeJson => "serde_json::from_slice, serde_json::to_writer",
+            Variant::TypedSerdeJsonStr => "std::str::from_utf8 + serde_json::from_str",
+            Variant::TypedSonic => "sonic_rs::from_slice, sonic_rs::to_writer",
+            Variant::TypedSimd => "simd_json::serde::from_slice_with_buffers, simd_json::to_writer",
+            Variant::DomSerdeJson => "serde_json::from_slice::<Value>, serde_json::to_writer",
+            Variant::DomSonic => "sonic_rs::from_slice::<Value>, sonic_rs::to_writer",
+            Variant::DomSimdOwned => "simd_json::to_owned_value_with_buffers, Writable::write",
+            Variant::DomSimdBorrowed => "simd_json::to_borrowed_value_with_buffers",
+            Variant::MsgpackRmp => "rmp_serde::from_slice, rmp_serde::encode::write_named",
+            Variant::CborCiborium => "ciborium::from_reader, ciborium::into_writer",
         }
     }
 
@@ -161,6 +177,7 @@ pub(super) fn configs(doc: &DocumentRecord) -> Vec<Config> {
                 config: format!("{}.{}.{}", doc.name, operation.as_str(), variant.name()),
                 engine: engine.into(),
                 engine_version: version.into(),
+                call: variant.call().into(),
                 format,
                 dataset: "document".into(),
                 operation,

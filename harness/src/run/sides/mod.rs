@@ -493,7 +493,11 @@ fn cargo_build(
     let spec = &staged.spec;
     let b = &spec.build;
     let mut cmd = Command::new("cargo");
-    cmd.current_dir(staged.src.join(&b.dir))
+    let dir = staged.src.join(&b.dir);
+    cmd.current_dir(&dir)
+        // As a shell in that folder would: the engines crate's build script finds the side's
+        // Cargo.lock from it (engines/build.rs), its target folder being in the cache.
+        .env("PWD", &dir)
         .env("CARGO_TARGET_DIR", target)
         .env("SERPROF_BUILD_REV", build_rev(spec))
         // A revision whose build script does not read SERPROF_BUILD_REV asks git for its
