@@ -3,7 +3,8 @@
 //! `cargo run --release -p serprof-example-readings -- run --quick` measures every serde engine
 //! serprof ships, the ten libraries whose own derives the type below carries (borsh, rkyv with
 //! its in-place reads, speedy, wincode, bitcode, Müsli, nanoserde, msgpacker, minicbor,
-//! bilrost) and fory, and the hand-written codec below, on the same readings; every other
+//! bilrost) and fory, and the hand-written codec below, on the same readings, and the serde
+//! engines again on the readings with `serde_bytes` on their byte array; every other
 //! serprof command works on this binary too (`list`, `hotspots`, `flame`, `before-after`, ...).
 
 use serde::{Deserialize, Serialize};
@@ -47,6 +48,28 @@ pub struct Reading {
     #[n(3)]
     #[bilrost(encoding(plainbytes))]
     pub raw: Vec<u8>,
+}
+
+/// The same reading with its byte array written as bytes (`serde_bytes`): the serde engines'
+/// other way to write a `Vec<u8>`, measured in the `readings-bytes` study.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReadingBytes {
+    pub sensor: String,
+    pub at: u64,
+    pub values: Vec<f64>,
+    #[serde(with = "serde_bytes")]
+    pub raw: Vec<u8>,
+}
+
+impl From<Reading> for ReadingBytes {
+    fn from(r: Reading) -> Self {
+        ReadingBytes {
+            sensor: r.sensor,
+            at: r.at,
+            values: r.values,
+            raw: r.raw,
+        }
+    }
 }
 
 /// Every field of a reading, for rkyv's in-place reads: the study's digest of a value, and the
@@ -193,6 +216,15 @@ fn studies() -> Vec<Study> {
             .baseline("serde_json")
             .question("checksum", "the checksum")
             .into(),
+        Study::new(
+            "readings-bytes",
+            "The same readings, the byte array written as bytes (serde_bytes)",
+        )
+        .dataset(|| readings().into_iter().map(ReadingBytes::from).collect())
+        .operations([Operation::Serialize, Operation::Deserialize])
+        .engines(serprof::engines::serde())
+        .baseline("serde_json")
+        .into(),
     ]
 }
 
