@@ -9,7 +9,9 @@
 //! as it comes (`Vec<u8>` as a sequence of integers: serde's default) and with `+bytes` (byte
 //! arrays through `serialize_bytes`, what `serde_bytes` does), because serde's default costs a
 //! binary format as much as JSON costs (postcard 13 vs 6 µs, rmp-serde 71 vs 10, ciborium 200 vs
-//! 18 per round trip). The JSON engines write byte arrays as base64, like Jackson.
+//! 18 per round trip). The JSON engines write byte arrays as base64, like Jackson. postcard comes
+//! a third time, `postcard-extend`: the same engine through `to_extend` instead of `to_slice`,
+//! what its serialize call alone costs.
 
 use super::{Budget, Engine, Operation, Study};
 use crate::external;
