@@ -209,9 +209,43 @@ pub(super) fn apply_patch(
             relaxed.push(format!("{manifest}: \"={old_pin}\" -> \"={version}\""));
         }
     }
+    // A caret requirement the checkout satisfies leaves the lock file at its version of the
+    // crate, and cargo then ignores the patch: move the side's copy of the lock file to the
+    // checkout's version, with the patch in place.
+    let locked: Vec<String> = doc["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| p["name"].as_str() == Some(&patch.krate) && !p["source"].is_null())
+        .filter_map(|p| p["version"].as_str().map(str::to_string))
+        .filter(|v| *v != version && compatible(v, &version))
+        .collect();
+    for old in locked {
+        let spec = format!("{}@{old}", patch.krate);
+        let out = Command::new("cargo")
+            .current_dir(package_dir)
+            .args(["update", "--quiet", "-p", &spec, "--precise", &version])
+            .arg("--config")
+            .arg(patch.cargo_config())
+            .stdin(Stdio::null())
+            .output()
+            .context("cannot run cargo update")?;
+        if !out.status.success() {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let first = stderr
+                .lines()
+                .find(|l| l.starts_with("error"))
+                .unwrap_or("");
+            misuse!(
+                "--patch {}: cannot move the {label} side's Cargo.lock from {old} to {version}: {first}",
+                patch.krate
+            );
+        }
+        relaxed.push(format!("Cargo.lock: {} {old} -> {version}", patch.krate));
+    }
     for r in &relaxed {
         notes.push(format!(
-            "{} {version} is past serprof's pin: relaxed in the {label} side's copy of the source only ({r})",
+            "{} {version} is not the version the source takes: relaxed in the {label} side's copy of the source only ({r})",
             patch.krate
         ));
     }
@@ -236,6 +270,20 @@ pub(super) fn apply_patch(
         version,
         relaxed,
     })
+}
+
+/// Whether versions `a` and `b` are semver-compatible (one caret requirement takes both): the
+/// same major version, or the same `0.minor`.
+fn compatible(a: &str, b: &str) -> bool {
+    let key = |v: &str| {
+        let parts: Vec<&str> = v.split('.').collect();
+        match parts.as_slice() {
+            ["0", minor, ..] => format!("0.{minor}"),
+            [major, ..] => (*major).to_string(),
+            [] => String::new(),
+        }
+    };
+    key(a) == key(b)
 }
 
 /// The manifest `text` with an exact pin `krate = "=X"` (or `version = "=X"` in its table)
