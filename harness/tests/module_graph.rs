@@ -34,12 +34,13 @@ const HARNESS_LAYERS: [(&str, u32); 11] = [
 ];
 
 /// Layers of the engines crate, top first.
-const ENGINES_LAYERS: [(&str, u32); 5] = [
+const ENGINES_LAYERS: [(&str, u32); 6] = [
     ("studies", 6),
     ("casestudy", 5),
     ("external", 5),
     ("dataset", 3),
     ("model", 2),
+    ("versions", 1),
 ];
 
 /// Layers of the API crate, top first.
