@@ -59,10 +59,19 @@ impl<T> Archived for T where
 
 impl<T: Archived> Codec<T> for Rkyv<T> {
     fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        // Into the caller's buffer, which is empty (the seam's contract), so the archive's
-        // alignment counts from its first byte; rkyv hands the buffer back.
-        let buf = std::mem::take(out);
-        *out = rkyv::api::high::to_bytes_in::<_, Error>(value, buf).map_err(CodecError::encode)?;
+        // rkyv's `Vec` writer counts positions from the start of the vector, so bytes already
+        // in it would shift the archive's alignment padding. An empty buffer (the measured
+        // loops clear it) is written in place and handed back; after other bytes, the archive
+        // is written on its own and appended.
+        if out.is_empty() {
+            let buf = std::mem::take(out);
+            *out =
+                rkyv::api::high::to_bytes_in::<_, Error>(value, buf).map_err(CodecError::encode)?;
+        } else {
+            let alone = rkyv::api::high::to_bytes_in::<_, Error>(value, Vec::new())
+                .map_err(CodecError::encode)?;
+            out.extend_from_slice(&alone);
+        }
         Ok(())
     }
 
