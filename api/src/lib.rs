@@ -38,6 +38,7 @@
 //! ```
 
 pub mod codec;
+pub mod fields;
 pub mod study;
 pub mod verify;
 pub mod workload;

@@ -89,7 +89,7 @@ impl fmt::Display for DuplicateKeys {
 }
 
 /// What verification found that does not fail a configuration.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Finding {
     /// An engine holds `count` numbers differently; the first is `first`.
@@ -119,6 +119,32 @@ pub enum Finding {
         original: String,
         /// The same line after the round trip.
         decoded: String,
+    },
+    /// A byte array written one element at a time (a `Vec<u8>` through serde without
+    /// `serde_bytes`, or bytes as JSON numbers), from the payload's split by field
+    /// ([`crate::fields`]).
+    ElementByElement {
+        /// Its path (`Reading.raw`).
+        path: String,
+        /// Its Rust type, without module paths.
+        rust_type: String,
+        /// Its share of the payload, 0 to 1.
+        share: f64,
+        /// Its bytes, mean per value.
+        bytes: f64,
+        /// What writes it in one piece, as the bytes study measures it.
+        remedy: String,
+        /// The share of the CPU profile's measured loop in its type's code, once profiled.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        profile_share: Option<f64>,
+    },
+    /// One field takes more of the payload than every other part of the value together
+    /// ([`crate::fields::LARGE_FIELD_THRESHOLD`]).
+    LargeField {
+        /// Its path.
+        path: String,
+        /// Its share of the payload, 0 to 1.
+        share: f64,
     },
     /// A finding stored as a sentence that no type above reads.
     Note {
@@ -178,6 +204,29 @@ impl fmt::Display for Finding {
                 "the round trip changes floats in {values} value(s); first value {index}: {} became {}",
                 original.trim(),
                 decoded.trim()
+            ),
+            Finding::ElementByElement {
+                path,
+                rust_type,
+                share,
+                bytes,
+                remedy,
+                profile_share,
+            } => {
+                write!(
+                    f,
+                    "{path} ({rust_type}) is written element by element: {:.1}% of the payload ({bytes:.0} bytes)",
+                    share * 100.0
+                )?;
+                if let Some(p) = profile_share {
+                    write!(f, ", {:.1}% of the profile in its type's code", p * 100.0)?;
+                }
+                write!(f, "; remedy: {remedy}")
+            }
+            Finding::LargeField { path, share } => write!(
+                f,
+                "{path} takes {:.1}% of the payload, more than the rest of the value together",
+                share * 100.0
             ),
             Finding::Note { text } => f.write_str(text),
         }

@@ -19,5 +19,5 @@ pub mod studies;
 pub mod versions;
 
 // The API crate's modules under their own names, so that every engine writes `crate::codec`.
-pub(crate) use serprof_api::{codec, study, verify, workload};
+pub(crate) use serprof_api::{codec, fields, study, verify, workload};
 pub use serprof_api::{Codec, CodecError, Engine, Study, StudyOf};

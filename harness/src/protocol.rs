@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::layout::{self, write_atomic};
 use crate::model::corrupt::InputRecord;
 use crate::model::{AllocStats, CompressedBytes, ConfigId, CpuStats, Failure, Recording, Settings};
+use serprof_api::fields::FieldBytes;
 use serprof_api::verify::Finding;
 
 /// The version of the protocol. Change it whenever a request, a reply or a command line
@@ -266,6 +267,11 @@ pub(crate) struct WorkerReport {
     /// Verification's findings that do not fail it (a corpus document's changed numbers).
     #[serde(default)]
     pub findings: Vec<Finding>,
+    /// The verification recording: the payload split by field, or why there is none.
+    #[serde(default)]
+    pub fields: Vec<FieldBytes>,
+    #[serde(default)]
+    pub fields_note: Option<String>,
     /// What the recording could not do, without failing (allocation counts without the
     /// counting allocator installed).
     #[serde(default)]

@@ -44,7 +44,13 @@ const ENGINES_LAYERS: [(&str, u32); 6] = [
 ];
 
 /// Layers of the API crate, top first.
-const API_LAYERS: [(&str, u32); 4] = [("study", 3), ("workload", 2), ("verify", 1), ("codec", 0)];
+const API_LAYERS: [(&str, u32); 5] = [
+    ("study", 4),
+    ("workload", 3),
+    ("fields", 2),
+    ("verify", 1),
+    ("codec", 0),
+];
 
 /// The one harness file that names the engines crate (docs/ARCHITECTURE.md, "The crate
 /// boundary"): the crate root, serprof's own studies and the builtins it hands over as values.

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use super::Format;
 use crate::codec::{Codec, CodecError};
+use crate::fields::FieldSplit;
 use crate::workload::{Operation, Value};
 
 /// How a codec is built.
@@ -21,6 +22,8 @@ pub struct Engine<T> {
     pub(super) call: String,
     /// Its values as JSON, when it knows how ([`Engine::json_view`]).
     pub(super) json_view: Option<crate::workload::JsonView<T>>,
+    /// How its payloads split by field ([`Engine::fields`]).
+    pub(super) fields: FieldSplit<T>,
     /// The in-place access operations it has besides the study's ([`Engine::access`]).
     pub(super) access: Vec<Operation>,
     pub(super) make: MakeCodec<T>,
@@ -38,6 +41,7 @@ impl<T> Clone for Engine<T> {
             feature: self.feature.clone(),
             call: self.call.clone(),
             json_view: self.json_view.clone(),
+            fields: self.fields.clone(),
             access: self.access.clone(),
             make: Arc::clone(&self.make),
         }
@@ -66,6 +70,7 @@ impl<T: Value> Engine<T> {
             feature: None,
             call: String::new(),
             json_view: None,
+            fields: FieldSplit::Not(crate::fields::NOT_SERDE.into()),
             access: Vec::new(),
             make: Arc::new(move || make().map(|c| Box::new(c) as Box<dyn Codec<T>>)),
             name,
@@ -113,6 +118,16 @@ impl<T: Value> Engine<T> {
         view: impl Fn(&T) -> Result<String, String> + Send + Sync + 'static,
     ) -> Self {
         self.json_view = Some(Arc::new(view));
+        self
+    }
+
+    /// How its payloads split by field (`result.json` `fields`, see [`crate::fields`]): the
+    /// serde engines record the value's serialization again through their format
+    /// ([`FieldSplit::Record`]); a JSON engine of one's own can read its payload
+    /// ([`FieldSplit::Payload`] with [`crate::fields::json_text`]); an engine without a split
+    /// says why ([`FieldSplit::Not`], the default for an engine that does not name one).
+    pub fn fields(mut self, split: FieldSplit<T>) -> Self {
+        self.fields = split;
         self
     }
 

@@ -438,21 +438,20 @@ impl<T: Value> StudyOf<T> {
             loop_function: crate::workload::values_loop(operation),
             budget: self.study.info.budget,
         };
-        let (dataset, checks, make) = (
+        let (dataset, checks, make, fields) = (
             self.dataset.clone(),
             self.checks.clone(),
             Arc::clone(&engine.make),
+            engine.fields.clone(),
         );
+        let json = engine.format == Format::Json;
         Config::new(info, move || {
             let codec = make()?;
             let in_place = codec.decodes_in_place();
-            Ok(Box::new(Values::new(
-                codec,
-                dataset.values(),
-                operation,
-                checks.clone(),
-                in_place,
-            )) as Box<dyn Workload>)
+            Ok(Box::new(
+                Values::new(codec, dataset.values(), operation, checks.clone(), in_place)
+                    .with_fields(fields.clone(), json),
+            ) as Box<dyn Workload>)
         })
     }
 }
@@ -478,22 +477,7 @@ impl<T: Value> From<StudyOf<T>> for Study {
 /// The last segment of `T`'s path (`Reading` for `readings::Reading`, `Vec<Sample>` for a
 /// `Vec<model::Sample>`).
 fn short_type_name<T>() -> String {
-    let full = std::any::type_name::<T>();
-    let mut out = String::new();
-    let mut segment = String::new();
-    for c in full.chars() {
-        match c {
-            ':' => segment.clear(),
-            '<' | '>' | ',' | ' ' | '[' | ']' | ';' | '&' => {
-                out.push_str(&segment);
-                segment.clear();
-                out.push(c);
-            }
-            c => segment.push(c),
-        }
-    }
-    out.push_str(&segment);
-    out
+    crate::fields::short_type(std::any::type_name::<T>())
 }
 
 #[cfg(test)]

@@ -181,6 +181,10 @@ impl Workload for Documents {
             payload_bytes: bytes as f64,
             shares_references: None,
             findings,
+            fields: Vec::new(),
+            fields_note: Some(
+                "no field split: a document's JSON has no type whose fields serprof records".into(),
+            ),
         })
     }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::codec::CodecError;
+use crate::fields::FieldBytes;
 use crate::verify::{Finding, VerifyError};
 
 /// What one measured operation is.
@@ -59,8 +60,12 @@ pub struct Verified {
     /// Whether shared references survived every round trip (`None`: the study does not ask).
     pub shares_references: Option<bool>,
     /// What verification found that does not fail it (numbers an engine changes, what it does
-    /// with duplicate keys).
+    /// with duplicate keys, byte arrays written element by element).
     pub findings: Vec<Finding>,
+    /// The payload split by field ([`crate::fields`]); empty with `fields_note` saying why.
+    pub fields: Vec<FieldBytes>,
+    /// Why there is no split by field.
+    pub fields_note: Option<String>,
 }
 
 /// What decoding a damaged payload gave (the corrupt study).

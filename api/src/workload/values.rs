@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::diff::{debug_difference, DebugDiff};
 use super::seam::{Checks, Damaged, Operation, Value, Verified, Workload};
 use crate::codec::{Codec, CodecError};
+use crate::fields::{FieldSplit, FieldsReport, Tally};
 use crate::verify::{Finding, VerifyError};
 
 /// A dataset's values: built by the process that measures them, or a static dataset of
@@ -47,6 +48,9 @@ pub struct Values<T: 'static> {
     next: usize,
     /// The deserialize loop's inputs: every value's payload, encoded before any timing.
     payloads: Vec<Vec<u8>>,
+    /// How the engine's payloads split by field, and whether they are JSON text.
+    fields: FieldSplit<T>,
+    json: bool,
 }
 
 impl<T: Value> Values<T> {
@@ -67,7 +71,51 @@ impl<T: Value> Values<T> {
             buf: Vec::new(),
             next: 0,
             payloads: Vec::new(),
+            fields: FieldSplit::Not(crate::fields::NOT_SERDE.into()),
+            json: false,
         }
+    }
+
+    /// The same workload, its payloads split by field as `fields` says (`json`: they are JSON
+    /// text) when it verifies.
+    pub fn with_fields(mut self, fields: FieldSplit<T>, json: bool) -> Values<T> {
+        self.fields = fields;
+        self.json = json;
+        self
+    }
+
+    /// Every value's payload split by field: encoded again by the codec (outside any timed
+    /// loop), and recorded or read as the engine says.
+    fn split_fields(&mut self) -> FieldsReport {
+        let not = |note: String| FieldsReport {
+            note: Some(note),
+            ..FieldsReport::default()
+        };
+        if let FieldSplit::Not(why) = &self.fields {
+            return not(why.clone());
+        }
+        let mut tally = Tally::default();
+        let mut payload = Vec::new();
+        for (index, value) in self.data.iter().enumerate() {
+            payload.clear();
+            if let Err(e) = self.codec.encode(value, &mut payload) {
+                return not(format!(
+                    "no field split: encoding value {index} again failed: {e}"
+                ));
+            }
+            let layout = match &self.fields {
+                FieldSplit::Record(record) => record(value),
+                FieldSplit::Payload(read) => read(&payload),
+                FieldSplit::Not(_) => unreachable!("returned above"),
+            };
+            let added = layout
+                .map_err(|e| format!("no field split: value {index}: {e}"))
+                .and_then(|layout| tally.add(index, layout, &payload));
+            if let Err(e) = added {
+                return not(e);
+            }
+        }
+        tally.report(self.json)
     }
 
     /// How `a` and `b` differ: the study's own account, else their `{:#?}`.
@@ -208,7 +256,7 @@ impl<T: Value> Workload for Values<T> {
                 shares = Some(shares.unwrap_or(true) && f(&back));
             }
         }
-        let findings = floats
+        let mut findings: Vec<Finding> = floats
             .map(|(index, d)| Finding::FloatsChanged {
                 values: float_values,
                 index,
@@ -217,10 +265,14 @@ impl<T: Value> Workload for Values<T> {
             })
             .into_iter()
             .collect();
+        let split = self.split_fields();
+        findings.extend(split.findings);
         Ok(Verified {
             payload_bytes: total as f64 / self.data.len().max(1) as f64,
             shares_references: shares,
             findings,
+            fields: split.fields,
+            fields_note: split.note,
         })
     }
 

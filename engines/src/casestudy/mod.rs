@@ -13,3 +13,11 @@ pub mod bytes_json;
 pub mod export;
 mod json_text;
 pub mod reflect_json;
+
+/// The field split of our JSON engines: their payload read by its members, the root named
+/// `root` (`serprof_api::fields::json_text`).
+pub(crate) fn json_fields<T>(root: &'static str) -> crate::fields::FieldSplit<T> {
+    crate::fields::FieldSplit::Payload(std::sync::Arc::new(move |payload: &[u8]| {
+        crate::fields::json_text(root, payload)
+    }))
+}

@@ -43,6 +43,9 @@ pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T
         Bincode { bytes }
     })
     .call("bincode::serde::encode_into_std_write, decode_from_slice (standard config)")
+    .fields(super::recorded(bytes, |t, mut sink| {
+        bincode::serde::encode_into_std_write(t, &mut sink, bincode::config::standard()).map(|_| ())
+    }))
 }
 
 // What bincode cannot do for the Order model: it is not self-describing (no field names, no

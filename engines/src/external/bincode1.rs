@@ -45,6 +45,9 @@ pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T
         move || Bincode1 { bytes },
     )
     .call("bincode::Options::serialize_into, deserialize (fixint)")
+    .fields(super::recorded(bytes, |t, sink| {
+        options().serialize_into(sink, t)
+    }))
 }
 
 // What bincode 1 cannot do for the Order model: what bincode 2 cannot (not self-describing, no

@@ -40,6 +40,7 @@ pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T
         Bitcode { bytes }
     })
     .call("bitcode::serialize, bitcode::deserialize (serde)")
+    .fields(crate::fields::FieldSplit::Not(super::columns("bitcode")))
 }
 
 /// bitcode's own derive with one `bitcode::Buffer` reused across calls, the call bitcode
@@ -70,6 +71,7 @@ pub fn derive_engine<T: crate::workload::Value + bitcode::Encode + bitcode::Deco
     })
     .named("bitcode-derive")
     .call("bitcode::Buffer::encode (reused) + copy, bitcode::Buffer::decode")
+    .fields(crate::fields::FieldSplit::Not(super::columns("bitcode")))
 }
 
 // What bitcode cannot do for the Order model: its own derive (`bitcode::Encode`/`Decode`, the

@@ -40,6 +40,9 @@ pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T
         move || Ciborium { bytes },
     )
     .call("ciborium::into_writer, ciborium::from_reader")
+    .fields(super::recorded(bytes, |t, sink| {
+        ciborium::into_writer(t, sink)
+    }))
 }
 
 // What ciborium cannot do for the Order model: it writes structs as maps with every field name

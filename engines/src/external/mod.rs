@@ -64,6 +64,7 @@ pub mod wincode;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::fields::{FieldSplit, Sink, Tracked};
 use crate::model::SerdeBytes;
 use crate::study::Engine;
 use crate::workload::Value;
@@ -95,6 +96,23 @@ pub fn serde_engines<T: SerdeValue>() -> Vec<Engine<T>> {
     #[cfg(feature = "bitcode")]
     all.push(bitcode::engine(SerdeBytes::Seq));
     all
+}
+
+/// The field split of a serde engine: `write` hands the recorded value to the format's writer
+/// (`|t, sink| serde_json::to_writer(sink, t)`), with byte arrays written as `bytes`.
+fn recorded<T: SerdeValue, E: std::fmt::Display>(
+    bytes: SerdeBytes,
+    write: impl for<'r> Fn(&Tracked<'r, T>, Sink<'r>) -> Result<(), E> + Send + Sync + 'static,
+) -> FieldSplit<T> {
+    FieldSplit::Record(std::sync::Arc::new(move |v: &T| {
+        crate::model::with_serde_bytes(bytes, || crate::fields::record(v, &write))
+    }))
+}
+
+/// The reason of an engine whose format lays out by column, not by field.
+#[allow(dead_code)]
+fn columns(library: &str) -> String {
+    format!("no field split: {library} writes columns (each kind of field of the whole value together, then packed), not one field after another")
 }
 
 /// The description an adapter's `engine` function starts from: the engine named after its

@@ -97,6 +97,10 @@ pub fn with_call<T: super::SerdeValue>(bytes: SerdeBytes, call: Call) -> crate::
     )
     .named(name)
     .call(text)
+    // `to_extend` writes the bytes `to_slice` writes; the workload checks it value by value.
+    .fields(super::recorded(bytes, |t, sink| {
+        postcard::to_extend(t, sink).map(|_| ())
+    }))
 }
 
 // What postcard cannot do for the Order model: it is not self-describing (a reader needs the

@@ -203,14 +203,19 @@ fn category(d: &mut Digest, c: &ArchivedCategory) {
     }
 }
 
+/// Why rkyv has no split by field.
+const RELATIVE: &str = "no field split: rkyv writes an archive of relative pointers, each field's out-of-line data (strings, vectors) before the struct that points at it, not one field after another";
+
 /// rkyv on any type that derives its traits (`Archive`, `Serialize`, `Deserialize`): serialize,
 /// deserialize and round-trip rows.
+
 pub fn engine<T: crate::workload::Value + Archived>() -> crate::study::Engine<T> {
     super::described("rkyv", version(), "rkyv|bytecheck", || Rkyv::<T> {
         aligned: AlignedVec::new(),
         read: None,
     })
     .call("rkyv::api::high::to_bytes_in, rkyv::access + rkyv::deserialize")
+    .fields(crate::fields::FieldSplit::Not(RELATIVE.into()))
 }
 
 /// rkyv with its in-place reads besides: `rkyv.access` and `rkyv.validated-access` read every
@@ -225,7 +230,9 @@ pub fn engine_with_access<T: crate::workload::Value + Archived>(
         aligned: AlignedVec::new(),
         read: Some(read.clone()),
     })
+    .fields(crate::fields::FieldSplit::Not(RELATIVE.into()))
     .call("rkyv::api::high::to_bytes_in, rkyv::access + rkyv::deserialize")
+    .fields(crate::fields::FieldSplit::Not(RELATIVE.into()))
     .access([Operation::Access, Operation::ValidatedAccess])
 }
 

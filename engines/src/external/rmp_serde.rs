@@ -39,6 +39,9 @@ pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T
         move || RmpSerde { bytes },
     )
     .call("rmp_serde::encode::write, rmp_serde::from_slice")
+    .fields(super::recorded(bytes, |t, mut sink| {
+        rmp_serde::encode::write(&mut sink, t)
+    }))
 }
 
 // What rmp-serde cannot do for the Order model: MessagePack has no decimal type (prices are

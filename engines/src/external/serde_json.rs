@@ -39,6 +39,9 @@ pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T
     )
     .call("serde_json::to_writer, serde_json::from_slice")
     .json()
+    .fields(super::recorded(bytes, |t, sink| {
+        serde_json::to_writer(sink, t)
+    }))
     .json_view(move |v: &T| {
         with_serde_bytes(bytes, || serde_json::to_string_pretty(v)).map_err(|e| e.to_string())
     })

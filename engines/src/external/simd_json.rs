@@ -63,6 +63,9 @@ pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T
     )
     .call("simd_json::to_writer, simd_json::serde::from_slice_with_buffers")
     .json()
+    .fields(super::recorded(bytes, |t, sink| {
+        simd_json::to_writer(sink, t)
+    }))
 }
 
 // What simd-json cannot do for the Order model: everything serde_json cannot (decimals through

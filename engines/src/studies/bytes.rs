@@ -55,6 +55,7 @@ fn bytes_json(name: &str, byte_arrays: ByteArrayCodec, frames: &str, notes: &str
     })
     .library("bytes_json", "serprof")
     .json()
+    .fields(crate::casestudy::json_fields("Order"))
     .frames(frames)
     .notes(notes)
 }

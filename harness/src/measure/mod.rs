@@ -85,6 +85,8 @@ fn record(config: &Config, req: &RecordRequest, report: &mut WorkerReport) -> Re
                 report.shares_references = verified.shares_references;
                 report.copies_input = w.copies_input();
                 report.findings = verified.findings;
+                report.fields = verified.fields;
+                report.fields_note = verified.fields_note;
                 if recording == Recording::Verify && sizes::compresses(config) {
                     let sizes = w
                         .payloads()

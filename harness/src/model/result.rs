@@ -5,6 +5,7 @@
 //! `result.json` without it still reads.
 
 use serde::{Deserialize, Serialize};
+use serprof_api::fields::FieldBytes;
 use serprof_api::study::DocumentRecord;
 use serprof_api::study::{ConfigInfo, Format, Operation};
 use serprof_api::verify::Finding;
@@ -182,6 +183,13 @@ pub struct ConfigResult {
         deserialize_with = "serprof_api::verify::findings_or_sentences"
     )]
     pub findings: Vec<Finding>,
+    /// The payload split by field (`serprof_api::fields`): `{path, bytes, share}` per path,
+    /// adding up to `payload_bytes`; empty with `fields_note` saying why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<FieldBytes>,
+    /// Why the payload has no split by field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fields_note: Option<String>,
 }
 
 impl ConfigResult {
@@ -213,6 +221,8 @@ impl ConfigResult {
             corrupt: None,
             document: info.document.clone(),
             findings: Vec::new(),
+            fields: Vec::new(),
+            fields_note: None,
         }
     }
 

@@ -144,6 +144,8 @@ fn verify_unit(
             result.shares_references = r.shares_references;
             result.copies_input = r.copies_input;
             result.findings = r.findings;
+            result.fields = r.fields;
+            result.fields_note = r.fields_note;
             result.error = r.error;
             if result.error.is_none() && !result.verified {
                 result.error = Some(Failure::Silent {

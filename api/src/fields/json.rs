@@ -1,0 +1,198 @@
+//! A payload of JSON text read by field, for JSON engines that do not write through serde:
+//! an object's members are fields (`.key`), an array's object or array elements are `[]`; a
+//! member's bytes run from the comma before it to the end of its value, as a serde format's
+//! field does. An object a type holds as a map is read the same way: its keys become fields.
+//! An array of integers each from -128 to 255 is read as a byte array written element by
+//! element (Java's signed bytes, or serde's `u8`s).
+
+use std::collections::BTreeMap;
+
+use super::record::PathBytes;
+use super::Layout;
+
+/// `text` split by its members; `root` names the value (`Order`).
+pub fn json_text(root: &str, text: &[u8]) -> Result<Layout, String> {
+    let mut p = Parser {
+        b: text,
+        i: 0,
+        paths: BTreeMap::new(),
+    };
+    p.node(root.to_string(), 0, |p| p.value(root))?;
+    let end = p.i;
+    p.ws();
+    if p.i != text.len() {
+        return Err(format!(
+            "JSON text continues after its value, at byte {}",
+            p.i
+        ));
+    }
+    if let Some(r) = p.paths.get_mut(root) {
+        // The root keeps the whitespace after the value too.
+        r.own += text.len() - end;
+    }
+    Ok(Layout {
+        bytes: text.to_vec(),
+        paths: p.paths,
+    })
+}
+
+/// What parsing one value found.
+#[derive(Default)]
+struct Parsed {
+    /// The bytes its child nodes hold.
+    children: usize,
+    /// The bytes of its elements when it is an array of byte-sized integers.
+    byte_elements: usize,
+}
+
+impl Parsed {
+    fn compound(children: usize, byte_elements: usize) -> Parsed {
+        Parsed {
+            children,
+            byte_elements,
+        }
+    }
+}
+
+struct Parser<'a> {
+    b: &'a [u8],
+    i: usize,
+    paths: BTreeMap<String, PathBytes>,
+}
+
+impl Parser<'_> {
+    fn ws(&mut self) {
+        while self.b.get(self.i).is_some_and(u8::is_ascii_whitespace) {
+            self.i += 1;
+        }
+    }
+
+    fn expect(&mut self, c: u8) -> Result<(), String> {
+        self.ws();
+        if self.b.get(self.i) == Some(&c) {
+            self.i += 1;
+            Ok(())
+        } else {
+            Err(format!("expected `{}` at byte {}", c as char, self.i))
+        }
+    }
+
+    /// Runs `f` (which parses one value) as the node `path` from `start`: adds its own bytes
+    /// and returns its inclusive bytes.
+    fn node(
+        &mut self,
+        path: String,
+        start: usize,
+        f: impl FnOnce(&mut Self) -> Result<Parsed, String>,
+    ) -> Result<usize, String> {
+        let order = self.paths.len();
+        let parsed = f(self)?;
+        let children = parsed.children;
+        let inclusive = self.i - start;
+        let p = self.paths.entry(path).or_insert_with(|| PathBytes {
+            order,
+            ..PathBytes::default()
+        });
+        p.own += inclusive - children;
+        p.u8_elements += parsed.byte_elements;
+        Ok(inclusive)
+    }
+
+    /// Parses one value at `path`.
+    fn value(&mut self, path: &str) -> Result<Parsed, String> {
+        self.ws();
+        match self.b.get(self.i) {
+            Some(b'{') => {
+                self.i += 1;
+                let mut children = 0;
+                let mut first = true;
+                loop {
+                    let start = self.i;
+                    self.ws();
+                    if self.b.get(self.i) == Some(&b'}') {
+                        self.i += 1;
+                        return Ok(Parsed::compound(children, 0));
+                    }
+                    if !first {
+                        self.expect(b',')?;
+                        self.ws();
+                    }
+                    first = false;
+                    let key_at = self.i;
+                    self.string()?;
+                    // Its text between the quotes, escapes as written.
+                    let key = String::from_utf8_lossy(&self.b[key_at + 1..self.i - 1]);
+                    self.expect(b':')?;
+                    let child = format!("{path}.{key}");
+                    children += self.node(child.clone(), start, |p| p.value(&child))?;
+                }
+            }
+            Some(b'[') => {
+                self.i += 1;
+                let mut children = 0;
+                let mut first = true;
+                let child = format!("{path}[]");
+                // The bytes of its elements while every one is an integer from -128 to 255.
+                let mut bytes = Some(0);
+                loop {
+                    let start = self.i;
+                    self.ws();
+                    if self.b.get(self.i) == Some(&b']') {
+                        self.i += 1;
+                        return Ok(Parsed::compound(children, bytes.unwrap_or(0)));
+                    }
+                    if !first {
+                        self.expect(b',')?;
+                    }
+                    first = false;
+                    self.ws();
+                    if matches!(self.b.get(self.i), Some(b'{' | b'[')) {
+                        bytes = None;
+                        children += self.node(child.clone(), start, |p| p.value(&child))?;
+                    } else {
+                        let at = self.i;
+                        self.value(&child)?;
+                        let byte = std::str::from_utf8(&self.b[at..self.i])
+                            .ok()
+                            .and_then(|t| t.parse::<i16>().ok())
+                            .is_some_and(|n| (-128..=255).contains(&n));
+                        bytes = bytes.filter(|_| byte).map(|b| b + self.i - start);
+                    }
+                }
+            }
+            Some(b'"') => self.string().map(|_| Parsed::default()),
+            Some(_) => {
+                let start = self.i;
+                while self
+                    .b
+                    .get(self.i)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || b"+-.".contains(c))
+                {
+                    self.i += 1;
+                }
+                if self.i == start {
+                    return Err(format!("no JSON value at byte {start}"));
+                }
+                Ok(Parsed::default())
+            }
+            None => Err("the JSON text ends before its value".into()),
+        }
+    }
+
+    fn string(&mut self) -> Result<(), String> {
+        let start = self.i;
+        if self.b.get(self.i) != Some(&b'"') {
+            return Err(format!("expected a string at byte {start}"));
+        }
+        self.i += 1;
+        while let Some(&c) = self.b.get(self.i) {
+            self.i += 1;
+            match c {
+                b'\\' => self.i += 1,
+                b'"' => return Ok(()),
+                _ => {}
+            }
+        }
+        Err(format!("a string from byte {start} does not end"))
+    }
+}
