@@ -146,6 +146,14 @@ pub enum Finding {
         /// Its share of the payload, 0 to 1.
         share: f64,
     },
+    /// One type's serialization code (other than the value's own) holds at least half of a
+    /// CPU profile's samples, inclusive.
+    LargeType {
+        /// The type, without module paths.
+        rust_type: String,
+        /// Its share of the samples, 0 to 1.
+        share: f64,
+    },
     /// A finding stored as a sentence that no type above reads.
     Note {
         /// The sentence.
@@ -226,6 +234,11 @@ impl fmt::Display for Finding {
             Finding::LargeField { path, share } => write!(
                 f,
                 "{path} takes {:.1}% of the payload, more than the rest of the value together",
+                share * 100.0
+            ),
+            Finding::LargeType { rust_type, share } => write!(
+                f,
+                "{rust_type}'s code holds {:.1}% of the CPU samples, more than the rest of the value's code together",
                 share * 100.0
             ),
             Finding::Note { text } => f.write_str(text),

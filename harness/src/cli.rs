@@ -62,7 +62,8 @@ pub(crate) enum Command {
         /// each path's share of the matched samples.
         #[arg(long, conflicts_with_all = ["lines"])]
         backtraces: bool,
-        /// Group frames by function, module or crate (from the functions' source files).
+        /// Group frames by function, module or crate (from the functions' source files), or
+        /// samples by the type whose serialize or deserialize code runs (`type`).
         #[arg(long, value_enum, default_value_t = ByArg::Function)]
         by: ByArg,
         /// The hottest source lines, from the instructions recording (instructions, not time).
@@ -99,7 +100,8 @@ pub(crate) enum Command {
         /// Leave out nodes under PCT of the whole profile (with --match too).
         #[arg(long, value_name = "PCT", default_value_t = Limits::DEFAULT_MIN_PERCENT)]
         min: f64,
-        /// Group frames by function, module or crate (from the functions' source files).
+        /// Group frames by function, module or crate (from the functions' source files), or
+        /// samples by the type whose serialize or deserialize code runs (`type`).
         #[arg(long, value_enum, default_value_t = ByArg::Function)]
         by: ByArg,
         #[command(flatten)]
@@ -441,6 +443,8 @@ pub(crate) enum ByArg {
     Function,
     Module,
     Crate,
+    /// The type whose serialize or deserialize code runs.
+    Type,
 }
 
 impl From<ByArg> for crate::analyze::sources::By {
@@ -450,6 +454,7 @@ impl From<ByArg> for crate::analyze::sources::By {
             ByArg::Function => By::Function,
             ByArg::Module => By::Module,
             ByArg::Crate => By::Crate,
+            ByArg::Type => By::Type,
         }
     }
 }

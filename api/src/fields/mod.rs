@@ -61,12 +61,17 @@ impl Layout {
     }
 }
 
+/// Records a value's serialization ([`FieldSplit::Record`]).
+pub type Recording<T> = Arc<dyn Fn(&T) -> Result<Layout, String> + Send + Sync>;
+/// Reads a payload by field ([`FieldSplit::Payload`]).
+pub type PayloadReader = Arc<dyn Fn(&[u8]) -> Result<Layout, String> + Send + Sync>;
+
 /// How an engine's payload splits by field.
 pub enum FieldSplit<T> {
     /// Serialize the value again through a recording serializer ([`record`]).
-    Record(Arc<dyn Fn(&T) -> Result<Layout, String> + Send + Sync>),
+    Record(Recording<T>),
     /// Read the timed call's payload by field.
-    Payload(Arc<dyn Fn(&[u8]) -> Result<Layout, String> + Send + Sync>),
+    Payload(PayloadReader),
     /// No split, and why.
     Not(String),
 }

@@ -208,7 +208,6 @@ const RELATIVE: &str = "no field split: rkyv writes an archive of relative point
 
 /// rkyv on any type that derives its traits (`Archive`, `Serialize`, `Deserialize`): serialize,
 /// deserialize and round-trip rows.
-
 pub fn engine<T: crate::workload::Value + Archived>() -> crate::study::Engine<T> {
     super::described("rkyv", version(), "rkyv|bytecheck", || Rkyv::<T> {
         aligned: AlignedVec::new(),

@@ -14,6 +14,8 @@ pub mod formats;
 pub mod reflection;
 #[cfg(feature = "testkit")]
 pub mod testkit;
+#[cfg(feature = "testkit")]
+pub mod testkit_types;
 
 pub use crate::study::{
     Budget, Config, ConfigInfo, DocumentRecord, Engine, Format, FramePattern, Operation, Question,
@@ -35,6 +37,8 @@ pub fn builtin() -> Vec<Study> {
     ];
     #[cfg(feature = "testkit")]
     all.push(testkit::study());
+    #[cfg(feature = "testkit")]
+    all.push(testkit_types::study());
     all
 }
 

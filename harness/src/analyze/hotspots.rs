@@ -163,6 +163,7 @@ pub(crate) fn summarize(
     engine_name: &str,
     engine: &Regex,
     matching: Option<&Regex>,
+    hints: &super::types::TypeHints,
 ) -> ProfileSummary {
     let table = compute(folded, Some(engine), matching);
     let total = table.total;
@@ -192,12 +193,18 @@ pub(crate) fn summarize(
     if let (Some(re), Some(p)) = (&table.match_regex, table.match_percent) {
         finding.push_str(&format!("; /{re}/ {p:.0}% inclusive"));
     }
+    let types = super::types::inclusive(&super::types::by_type(folded, hints))
+        .into_iter()
+        .filter(|s| s.function != super::types::NO_TYPE)
+        .take(8)
+        .collect();
     ProfileSummary {
         top_self,
         top_engine,
         match_regex: table.match_regex,
         match_percent: table.match_percent,
         finding,
+        types,
     }
 }
 
@@ -267,6 +274,7 @@ mod tests {
             "toy",
             &engine,
             Some(&Regex::new("base64").unwrap()),
+            &crate::analyze::types::TypeHints::default(),
         );
         assert_eq!(s.finding, "toy: 100% of samples in engine code; 50% in parse, 40% in base64_decode, 10% in write; /base64/ 40% inclusive");
         assert_eq!(s.top_self.unwrap().function, "base64_decode");

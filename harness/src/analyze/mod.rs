@@ -10,4 +10,5 @@ pub(crate) mod parse_error;
 pub(crate) mod pprof;
 pub(crate) mod sections;
 pub(crate) mod sources;
+pub(crate) mod types;
 pub(crate) mod views;

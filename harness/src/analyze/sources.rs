@@ -101,6 +101,9 @@ pub(crate) enum By {
     Function,
     Module,
     Crate,
+    /// The type whose serialization code runs (`analyze::types`): a regrouping of whole
+    /// stacks, not of single frames.
+    Type,
 }
 
 impl By {
@@ -109,6 +112,7 @@ impl By {
             By::Function => "function",
             By::Module => "module",
             By::Crate => "crate",
+            By::Type => "type",
         }
     }
 }

@@ -16,8 +16,10 @@ use super::sources::{crate_of_name, By, Grouping, Sources};
 /// The same stacks with every frame (but the root, the configuration's name) replaced by its
 /// group; consecutive frames of one group become one (a crate calling itself is one frame).
 pub(crate) fn regroup(folded: &Folded, by: By, sources: &Sources) -> Folded {
-    if by == By::Function {
-        return folded.clone();
+    match by {
+        By::Function => return folded.clone(),
+        By::Type => return super::types::by_type(folded, &super::types::TypeHints::default()),
+        By::Module | By::Crate => {}
     }
     let mut g = Grouping::new(by, sources);
     let mut out = Folded::default();

@@ -9,6 +9,7 @@ use regex::Regex;
 use crate::analyze::folded::Folded;
 use crate::analyze::hotspots::{compute, Hotspots};
 use crate::analyze::sources::{By, Sources};
+use crate::analyze::types::{by_type, TypeHints};
 use crate::analyze::views::{allocation_sites, backtraces, regroup, Backtraces, Limits};
 use crate::error::misuse_err;
 use crate::layout;
@@ -154,6 +155,16 @@ pub(crate) fn open(path: &Path, kind: ProfileKind, by: By, sites: bool) -> Resul
     }
     let folded = if by == By::Function {
         folded
+    } else if by == By::Type {
+        // The configuration's split by field names the value's type and its sequences of
+        // primitives (`analyze::types::TypeHints`); a bare .folded file has none.
+        let fields = dir
+            .as_ref()
+            .and_then(|d| std::fs::read(d.join(layout::RESULT_JSON)).ok())
+            .and_then(|b| serde_json::from_slice::<ConfigResult>(&b).ok())
+            .map(|r| r.fields)
+            .unwrap_or_default();
+        by_type(&folded, &TypeHints::of(&fields))
     } else {
         let side = file
             .parent()

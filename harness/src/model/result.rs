@@ -92,6 +92,11 @@ pub struct ProfileSummary {
     pub match_percent: Option<f64>,
     /// One line: "serde_json: 41% in ..., 12% in ...".
     pub finding: String,
+    /// The types whose serialization code holds the most samples, inclusive (the types a
+    /// sample's stack passes through: `analyze::types`), largest first; `function` is the
+    /// type. Empty when no frame names a type.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub types: Vec<Share>,
 }
 
 /// Mean payload bytes per value after compression, each value's payload compressed on its own

@@ -4,6 +4,7 @@ pub(crate) mod before_after;
 pub(crate) mod charts;
 pub(crate) mod corpus_table;
 pub(crate) mod corrupt_table;
+pub(crate) mod fields;
 pub(crate) mod flame;
 pub(crate) mod recording;
 pub(crate) mod report;

@@ -327,6 +327,7 @@ fn study_table(
     }
     let steps = info.map(|s| s.steps).unwrap_or_default();
     steps_section(out, results, study, &steps);
+    super::fields::text_section(out, group);
     notes_section(out, results, study, &cols);
 }
 

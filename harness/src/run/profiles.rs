@@ -10,6 +10,7 @@ use super::plan::config_id;
 use super::progress;
 use crate::analyze::folded::Folded;
 use crate::analyze::hotspots;
+use crate::analyze::types::{self, TypeHints};
 use crate::layout;
 use crate::model::manifest::PhaseSeconds;
 use crate::model::{ConfigResult, Failure, Program, Recording, Settings};
@@ -99,7 +100,14 @@ fn profile_config(
                             .push(format!("the CPU flame graph was not drawn: {e:#}"));
                     }
                     result.cpu = Some(cpu);
-                    result.profile = summarize_profile(program, config, dir);
+                    let hints = TypeHints::of(&result.fields);
+                    result.profile = summarize_profile(program, config, dir, &hints);
+                    if let Some(folded) = read_folded(dir) {
+                        types::complete_findings(
+                            &mut result.findings,
+                            &types::by_type(&folded, &hints),
+                        );
+                    }
                 }
             }
             Ok(Outcome::Reported(r)) => result.error = r.error,
@@ -136,14 +144,20 @@ fn profile_config(
     }
 }
 
+/// A configuration's `cpu.folded`, if it reads.
+fn read_folded(dir: &Path) -> Option<Folded> {
+    let text = std::fs::read_to_string(dir.join(layout::CPU_FOLDED)).ok()?;
+    Folded::parse(&text).ok()
+}
+
 /// The profile summary of a configuration from its `cpu.folded`.
 fn summarize_profile(
     program: &Program,
     config: &Config,
     dir: &Path,
+    hints: &TypeHints,
 ) -> Option<crate::model::ProfileSummary> {
-    let text = std::fs::read_to_string(dir.join(layout::CPU_FOLDED)).ok()?;
-    let folded = Folded::parse(&text).ok()?;
+    let folded = read_folded(dir)?;
     let question = program
         .find_info(&config.info.study)
         .and_then(|s| s.question);
@@ -152,5 +166,6 @@ fn summarize_profile(
         &config.info.config,
         config.info.engine_frames.regex(),
         question.as_ref().map(|q| q.frames.regex()),
+        hints,
     ))
 }

@@ -1,0 +1,335 @@
+//! Bytes by field and the findings about them, for the run's text table and the report: each
+//! configuration's largest field (its share of the payload, and its type's share of the CPU
+//! samples where the profile names the type), the largest fields of every engine side by side,
+//! and the findings of verification and of the profile, byte arrays grouped by field.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serprof_api::fields::FieldBytes;
+use serprof_api::verify::Finding;
+
+use super::report_page::esc;
+use crate::model::ConfigResult;
+
+/// A configuration's name without its operation (`serde_json` for `serde_json.serialize`):
+/// every operation of an engine has the same payloads, so the same split.
+fn engine_name(r: &ConfigResult) -> &str {
+    r.config
+        .strip_suffix(r.operation.as_str())
+        .and_then(|s| s.strip_suffix('.'))
+        .unwrap_or(&r.config)
+}
+
+/// The first row of each engine ([`engine_name`]).
+fn one_per_engine<'a>(rows: &[&'a ConfigResult]) -> Vec<&'a ConfigResult> {
+    let mut seen = std::collections::BTreeSet::new();
+    rows.iter()
+        .copied()
+        .filter(|r| seen.insert(engine_name(r)))
+        .collect()
+}
+
+/// A configuration's largest field (the root, which holds only framing, left out).
+pub(crate) fn largest(r: &ConfigResult) -> Option<&FieldBytes> {
+    r.fields
+        .iter()
+        .skip(1)
+        .max_by(|a, b| a.bytes.total_cmp(&b.bytes))
+}
+
+/// The share of the CPU samples in `field`'s type's code, as a percentage, where the profile
+/// names the type.
+pub(crate) fn time_percent(r: &ConfigResult, field: &FieldBytes) -> Option<f64> {
+    let types = &r.profile.as_ref()?.types;
+    types
+        .iter()
+        .find(|s| !field.rust_type.is_empty() && s.function == field.rust_type)
+        .map(|s| s.percent)
+}
+
+/// The rows of `r`'s engine (every operation of it).
+fn same_engine<'a>(rows: &[&'a ConfigResult], r: &ConfigResult) -> Vec<&'a ConfigResult> {
+    rows.iter()
+        .copied()
+        .filter(|o| engine_name(o) == engine_name(r))
+        .collect()
+}
+
+/// `86.6% of deserialize time`, for each operation of `r`'s engine whose profile names the
+/// type of `f`.
+fn time_text(rows: &[&ConfigResult], r: &ConfigResult, f: &FieldBytes) -> Option<String> {
+    let parts: Vec<String> = same_engine(rows, r)
+        .into_iter()
+        .filter_map(|o| time_percent(o, f).map(|t| format!("{t:.1}% of {} time", o.operation)))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// One field's cell: `55.1% of bytes (ByteArray: 71.0% of roundtrip time)`.
+fn cell(rows: &[&ConfigResult], r: &ConfigResult, f: &FieldBytes) -> String {
+    let mut s = format!("{:.1}% of bytes", f.share * 100.0);
+    match (time_text(rows, r, f), f.rust_type.is_empty()) {
+        (Some(t), _) => {
+            let _ = write!(s, " ({}: {t})", f.rust_type);
+        }
+        (None, false) => {
+            let _ = write!(s, " ({})", f.rust_type);
+        }
+        (None, true) => {}
+    }
+    s
+}
+
+/// The text section under a study's table: each engine's largest field, then the findings.
+pub(crate) fn text_section(out: &mut String, rows: &[&ConfigResult]) {
+    let engines = one_per_engine(rows);
+    let largest: Vec<(&ConfigResult, &FieldBytes)> = engines
+        .iter()
+        .filter_map(|r| largest(r).map(|f| (*r, f)))
+        .collect();
+    if !largest.is_empty() {
+        let _ = writeln!(
+            out,
+            "  bytes by field (each engine's largest field, its own bytes' share of the payload; time: its type's share of each operation's CPU samples, where the profile names the type):"
+        );
+        let width = largest
+            .iter()
+            .map(|(r, _)| engine_name(r).len())
+            .max()
+            .unwrap_or(0);
+        for (r, f) in &largest {
+            let _ = writeln!(
+                out,
+                "    {:<width$}  {}  {}",
+                engine_name(r),
+                f.path,
+                cell(rows, r, f)
+            );
+        }
+        // The engines without a split, grouped by their reason.
+        let mut unsplit: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for r in engines
+            .iter()
+            .filter(|r| r.fields.is_empty() && r.error.is_none())
+        {
+            if let Some(n) = &r.fields_note {
+                unsplit.entry(n).or_default().push(engine_name(r));
+            }
+        }
+        for (note, names) in unsplit {
+            let _ = writeln!(out, "    {}: {note}", names.join(", "));
+        }
+    }
+    for line in finding_lines(rows) {
+        let _ = writeln!(out, "  {line}");
+    }
+}
+
+/// The findings of a study's rows as lines: a byte array written element by element once per
+/// field, with the engines that do it (their share of the bytes, and of each operation's
+/// time); every other finding once per engine.
+pub(crate) fn finding_lines(rows: &[&ConfigResult]) -> Vec<String> {
+    let mut arrays: BTreeMap<(String, String, String), Vec<String>> = BTreeMap::new();
+    let mut lines = Vec::new();
+    for r in one_per_engine(rows) {
+        for f in &r.findings {
+            match f {
+                Finding::ElementByElement {
+                    path,
+                    rust_type,
+                    share,
+                    remedy,
+                    ..
+                } => {
+                    let mut at = format!("{} {:.1}% of bytes", engine_name(r), share * 100.0);
+                    for o in same_engine(rows, r) {
+                        let time = o.findings.iter().find_map(|g| match g {
+                            Finding::ElementByElement {
+                                path: p,
+                                profile_share: Some(t),
+                                ..
+                            } if p == path => Some(*t),
+                            _ => None,
+                        });
+                        if let Some(t) = time {
+                            let _ = write!(at, ", {:.1}% of {} time", t * 100.0, o.operation);
+                        }
+                    }
+                    arrays
+                        .entry((path.clone(), rust_type.clone(), remedy.clone()))
+                        .or_default()
+                        .push(at);
+                }
+                Finding::LargeType { .. } => {}
+                f if f.changes_numbers() => {}
+                f => lines.push(format!("{}: {f}", engine_name(r))),
+            }
+        }
+        // A profile's own findings (a type that holds most of the samples), per operation.
+        for o in same_engine(rows, r) {
+            for f in o
+                .findings
+                .iter()
+                .filter(|f| matches!(f, Finding::LargeType { .. }))
+            {
+                lines.push(format!("{}: {f}", o.config));
+            }
+        }
+    }
+    let mut out: Vec<String> = arrays
+        .into_iter()
+        .map(|((path, ty, remedy), at)| {
+            let ty = if ty.is_empty() {
+                String::new()
+            } else {
+                format!(" ({ty})")
+            };
+            format!(
+                "{path}{ty} is written element by element in {}; remedy: {remedy}",
+                at.join("; ")
+            )
+        })
+        .collect();
+    out.extend(lines);
+    out
+}
+
+/// The report's section of a study: the largest fields of every engine side by side (the
+/// union of each configuration's five largest, rows ordered by their largest share), and the
+/// findings.
+pub(crate) fn html_section(out: &mut String, rows: &[&ConfigResult]) {
+    let split: Vec<&ConfigResult> = one_per_engine(rows)
+        .into_iter()
+        .filter(|r| !r.fields.is_empty())
+        .collect();
+    let lines = finding_lines(rows);
+    if split.is_empty() && lines.is_empty() {
+        return;
+    }
+    out.push_str("<h3>Bytes by field</h3>\n");
+    if !split.is_empty() {
+        let mut paths: Vec<(String, f64)> = Vec::new();
+        for r in &split {
+            let mut top: Vec<&FieldBytes> = r.fields.iter().skip(1).collect();
+            top.sort_by(|a, b| b.bytes.total_cmp(&a.bytes));
+            for f in top.into_iter().take(5) {
+                match paths.iter_mut().find(|(p, _)| *p == f.path) {
+                    Some((_, s)) => *s = s.max(f.share),
+                    None => paths.push((f.path.clone(), f.share)),
+                }
+            }
+        }
+        paths.sort_by(|a, b| b.1.total_cmp(&a.1));
+        out.push_str("<p class=\"muted small\">Each path's own bytes (its key, framing and leaf values) as a share of each configuration's payload, from <code>result.json</code> <code>fields</code>; under it, the share of the CPU samples in the code of its type, where the profile names it (<code>hotspots --by type</code>).</p>\n<div class=\"table-wrap\"><table><thead><tr><th class=\"name\">field</th>");
+        for r in &split {
+            let _ = write!(out, "<th>{}</th>", esc(engine_name(r)));
+        }
+        out.push_str("</tr></thead><tbody>\n");
+        for (path, _) in &paths {
+            let _ = write!(
+                out,
+                "<tr><th class=\"name\"><code>{}</code></th>",
+                esc(path)
+            );
+            for r in &split {
+                match r.fields.iter().find(|f| &f.path == path) {
+                    Some(f) => {
+                        let time = time_text(rows, r, f)
+                            .map(|t| format!("<br><span class=\"muted\">{}</span>", esc(&t)))
+                            .unwrap_or_default();
+                        let _ = write!(out, "<td>{:.1}%{time}</td>", f.share * 100.0);
+                    }
+                    None => out.push_str("<td>-</td>"),
+                }
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody></table></div>\n");
+    }
+    if !lines.is_empty() {
+        out.push_str("<ul class=\"findings\">\n");
+        for l in lines {
+            let _ = writeln!(out, "<li>{}</li>", esc(&l));
+        }
+        out.push_str("</ul>\n");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ProfileSummary, Share};
+
+    fn field(path: &str, bytes: f64, share: f64, ty: &str) -> FieldBytes {
+        FieldBytes {
+            path: path.into(),
+            bytes,
+            share,
+            rust_type: ty.into(),
+        }
+    }
+
+    fn row(config: &str) -> ConfigResult {
+        let mut r: ConfigResult = serde_json::from_value(serde_json::json!({
+            "study": "s", "config": config, "engine": "e", "engine_version": "1",
+            "format": "json", "operation": "roundtrip", "dataset": "d", "notes": "",
+            "engine_frames": "e", "verified": true, "payload_bytes": 100.0
+        }))
+        .unwrap();
+        r.fields = vec![
+            field("Reading", 2.0, 0.02, "Reading"),
+            field("Reading.raw", 60.0, 0.6, "Vec<u8>"),
+            field("Reading.tags", 38.0, 0.38, "Vec<String>"),
+        ];
+        r.findings = vec![Finding::ElementByElement {
+            path: "Reading.raw".into(),
+            rust_type: "Vec<u8>".into(),
+            share: 0.6,
+            bytes: 60.0,
+            remedy: "base64".into(),
+            profile_share: Some(0.5),
+        }];
+        r
+    }
+
+    #[test]
+    fn the_largest_field_leaves_out_the_root_and_names_its_time() {
+        let mut r = row("a");
+        assert_eq!(largest(&r).unwrap().path, "Reading.raw");
+        assert_eq!(time_percent(&r, largest(&r).unwrap()), None);
+        r.profile = Some(ProfileSummary {
+            top_self: None,
+            top_engine: Vec::new(),
+            match_regex: None,
+            match_percent: None,
+            finding: String::new(),
+            types: vec![Share {
+                function: "Vec<u8>".into(),
+                percent: 41.0,
+            }],
+        });
+        let mut out = String::new();
+        text_section(&mut out, &[&r, &row("b")]);
+        assert!(
+            out.contains("a  Reading.raw  60.0% of bytes (Vec<u8>: 41.0% of roundtrip time)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("Reading.raw (Vec<u8>) is written element by element in a 60.0% of bytes, 50.0% of roundtrip time; b 60.0% of bytes, 50.0% of roundtrip time; remedy: base64"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn the_report_puts_every_engines_fields_side_by_side() {
+        let (a, b) = (row("a"), row("b"));
+        let mut out = String::new();
+        html_section(&mut out, &[&a, &b]);
+        assert!(out.contains("<th>a</th><th>b</th>"), "{out}");
+        let raw = out.find("<code>Reading.raw</code>").unwrap();
+        let tags = out.find("<code>Reading.tags</code>").unwrap();
+        assert!(raw < tags, "largest first");
+        assert!(!out.contains("<code>Reading</code>"), "the root is framing");
+    }
+}
