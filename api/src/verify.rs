@@ -146,8 +146,8 @@ pub enum Finding {
         /// Its share of the payload, 0 to 1.
         share: f64,
     },
-    /// One type's serialization code (other than the value's own) holds at least half of a
-    /// CPU profile's samples, inclusive.
+    /// One type's own serialization code (other than the value's own type's) holds at least
+    /// half of a CPU profile's samples.
     LargeType {
         /// The type, without module paths.
         rust_type: String,
@@ -238,7 +238,7 @@ impl fmt::Display for Finding {
             ),
             Finding::LargeType { rust_type, share } => write!(
                 f,
-                "{rust_type}'s code holds {:.1}% of the CPU samples, more than the rest of the value's code together",
+                "{rust_type}'s own code holds {:.1}% of the CPU samples, more than the rest of the value's code together",
                 share * 100.0
             ),
             Finding::Note { text } => f.write_str(text),

@@ -94,10 +94,6 @@ impl TypeHints {
 
 /// `Vec<u8>`, `[f64; 3]`, `VecDeque<i32>`: a sequence whose elements are primitives.
 fn is_primitive_sequence(t: &str) -> bool {
-    const PRIMITIVES: [&str; 15] = [
-        "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "u128", "i128", "f32", "f64", "bool",
-        "char", "usize",
-    ];
     let element = match (t.find('<'), t.strip_prefix('[')) {
         (_, Some(array)) => array.split(';').next().unwrap_or(""),
         (Some(at), None) => t[at + 1..].trim_end_matches('>'),
@@ -106,10 +102,20 @@ fn is_primitive_sequence(t: &str) -> bool {
     PRIMITIVES.contains(&element.trim())
 }
 
-/// Whether a frame is a format's method that writes or reads a struct.
+/// Rust's primitive types.
+const PRIMITIVES: [&str; 15] = [
+    "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "u128", "i128", "f32", "f64", "bool",
+    "char", "usize",
+];
+
+/// Whether a frame is a format's method that writes or reads a struct or map, or serde's
+/// visitor of one: a struct's code whose own frame was inlined.
 fn is_struct_method(frame: &str) -> bool {
     frame.ends_with("Serializer>::serialize_struct")
         || frame.ends_with("Deserializer>::deserialize_struct")
+        || frame.ends_with("Serializer>::serialize_map")
+        || frame.ends_with("Deserializer>::deserialize_map")
+        || frame.ends_with("Visitor>::visit_map")
 }
 
 /// The same stacks as chains of types: `root;Reading;Vec<u8>;u8`, or `root;(untyped)`.
@@ -118,15 +124,30 @@ pub(crate) fn by_type(folded: &Folded, hints: &TypeHints) -> Folded {
     let mut out = Folded::default();
     for (frames, count) in folded.iter() {
         let mut chain: Vec<String> = Vec::new();
+        // Whether a struct's code (inlined, so nameless) ran between the last type and here:
+        // the type beneath a generic one is its element only when none did.
+        let mut struct_between = vec![false];
         for f in frames.iter().skip(1) {
             let t = cache.entry(f).or_insert_with(|| type_of_frame(f));
             if let Some(t) = t {
+                if WRAPPERS.iter().any(|w| t.starts_with(w)) {
+                    continue;
+                }
                 if chain.last() != Some(t) {
                     chain.push(t.clone());
+                    struct_between.push(false);
                 }
-            } else if chain.is_empty() && is_struct_method(f) {
-                if let Some(root) = &hints.root {
-                    chain.push(root.clone());
+            } else if is_struct_method(f) {
+                match (&hints.root, chain.is_empty()) {
+                    (Some(root), true) => {
+                        chain.push(root.clone());
+                        struct_between.push(false);
+                    }
+                    _ => {
+                        if let Some(b) = struct_between.last_mut() {
+                            *b = true;
+                        }
+                    }
                 }
             }
         }
@@ -134,9 +155,10 @@ pub(crate) fn by_type(folded: &Folded, hints: &TypeHints) -> Folded {
         if let (Some(root), Some(first)) = (&hints.root, chain.first()) {
             if first != root {
                 chain.insert(0, root.clone());
+                struct_between.insert(1, true);
             }
         }
-        resolve_generics(&mut chain);
+        resolve_generics(&mut chain, &struct_between[1..]);
         // A generic sequence with no element type beneath it: the one sequence of primitives
         // among the value's fields, when there is exactly one (not the bytes a `String` reads
         // through a `Vec` of its own).
@@ -184,15 +206,15 @@ pub(crate) fn inclusive(by_type: &Folded) -> Vec<Share> {
     shares
 }
 
-/// A type other than the outermost holding at least this share of the samples dominates the
-/// profile: more than every other part of the value's code together.
+/// A type other than the outermost whose own code holds at least this share of the samples
+/// dominates the profile: more than every other part of the value's code together.
 pub(crate) const LARGE_TYPE_PERCENT: f64 = 50.0;
 
 /// Completes the findings of a profiled configuration from its type shares (`types`, largest
 /// first, as [`inclusive`] gives them): a byte array's share of the profile is its type's,
 /// counting the samples in `u8` code too (a `Vec<u8>`'s elements under its parent type
-/// when the `Vec`'s own frame is inlined away); a type other than the outermost that holds
-/// [`LARGE_TYPE_PERCENT`] or more is a finding of its own.
+/// when the `Vec`'s own frame is inlined away); a type other than the outermost whose own code
+/// holds [`LARGE_TYPE_PERCENT`] or more is a finding of its own.
 pub(crate) fn complete_findings(findings: &mut Vec<Finding>, by_type: &Folded) {
     let shares = inclusive(by_type);
     let total = by_type.total().max(1) as f64;
@@ -218,27 +240,55 @@ pub(crate) fn complete_findings(findings: &mut Vec<Finding>, by_type: &Folded) {
             *profile_share = (samples > 0).then(|| samples as f64 / total);
         }
     }
+    // A type whose own code (the samples it is the innermost type of) holds the threshold,
+    // other than the value's own type (whose code holds every field's code inlined into it)
+    // and a generic one the profile could not resolve.
     let outermost = shares.iter().find(|s| s.function != NO_TYPE);
-    for s in shares.iter().filter(|s| s.percent >= LARGE_TYPE_PERCENT) {
-        if s.function == NO_TYPE || Some(s) == outermost {
-            continue;
+    let mut own = BTreeMap::<&str, u64>::new();
+    for (frames, count) in by_type.iter() {
+        if let Some(last) = frames.last().filter(|_| frames.len() > 1) {
+            *own.entry(last).or_insert(0) += count;
         }
-        findings.push(Finding::LargeType {
-            rust_type: s.function.clone(),
-            share: s.percent / 100.0,
-        });
+    }
+    for (t, c) in own {
+        let percent = 100.0 * c as f64 / total;
+        let root = outermost.is_some_and(|o| o.function == t);
+        if percent >= LARGE_TYPE_PERCENT && !root && t != NO_TYPE && !t.contains("<T>") {
+            findings.push(Finding::LargeType {
+                rust_type: t.to_string(),
+                share: percent / 100.0,
+            });
+        }
     }
 }
 
 /// `Vec<T>` followed by `u8` is `Vec<u8>`: a type whose one generic parameter is `T` takes the
 /// type beneath it.
-fn resolve_generics(chain: &mut [String]) {
+/// Only a leaf (a primitive or `String`) directly beneath, with no struct's code between
+/// (`struct_between[i]`: between types `i` and `i + 1`), names the element: a struct's own
+/// `deserialize` is often inlined into the format's methods, so the type beneath it would be
+/// one of its fields, not the element.
+fn resolve_generics(chain: &mut [String], struct_between: &[bool]) {
     for i in (0..chain.len().saturating_sub(1)).rev() {
-        if let Some(head) = chain[i].strip_suffix("<T>") {
+        let leaf = is_leaf(&chain[i + 1]);
+        if let (Some(head), true, Some(false)) = (
+            chain[i].strip_suffix("<T>"),
+            leaf,
+            struct_between.get(i).copied(),
+        ) {
             chain[i] = format!("{head}<{}>", chain[i + 1]);
         }
     }
 }
+
+/// A primitive or `String`: a type with no fields whose code could be inlined into another's.
+fn is_leaf(t: &str) -> bool {
+    t == "String" || t == "bytes" || PRIMITIVES.contains(&t)
+}
+
+/// Generic wrappers that pass their value through (`Box<T>`, `Arc<T>`, `Option<T>`): their
+/// frames are not a type's code of their own and are left out of the chains.
+const WRAPPERS: [&str; 5] = ["Box<", "Arc<", "Rc<", "Option<", "Cow<"];
 
 /// The type whose serialization code `frame` is, without module paths.
 pub(crate) fn type_of_frame(frame: &str) -> Option<String> {
@@ -403,6 +453,53 @@ mod tests {
             ]
         );
         assert_eq!(g.total(), f.total());
+    }
+
+    #[test]
+    fn a_byte_array_finding_gets_its_profile_share_and_a_dominant_type_is_named() {
+        let mut f = Folded::default();
+        f.add("cfg", &["Reading", "Vec<u8>", "u8"], 6);
+        f.add("cfg", &["Reading", "u8"], 1);
+        f.add("cfg", &["Reading", "String"], 2);
+        f.add("cfg", &["(untyped)"], 1);
+        let mut findings = vec![Finding::ElementByElement {
+            path: "Reading.raw".into(),
+            rust_type: "Vec<u8>".into(),
+            share: 0.5,
+            bytes: 10.0,
+            remedy: "r".into(),
+            profile_share: None,
+        }];
+        complete_findings(&mut findings, &f);
+        match &findings[0] {
+            Finding::ElementByElement { profile_share, .. } => {
+                assert_eq!(*profile_share, Some(0.7))
+            }
+            other => panic!("{other:?}"),
+        }
+        // `u8`'s own code holds 7 of 10 samples; the value's own type is never the finding.
+        assert_eq!(
+            findings[1..],
+            [Finding::LargeType {
+                rust_type: "u8".into(),
+                share: 0.7
+            }]
+        );
+        // A profile that cannot tell the type apart gives no share, not a zero.
+        let mut other = Folded::default();
+        other.add("cfg", &["Reading", "Vec<T>"], 3);
+        let mut findings = findings[..1].to_vec();
+        if let Finding::ElementByElement { profile_share, .. } = &mut findings[0] {
+            *profile_share = None;
+        }
+        complete_findings(&mut findings, &other);
+        assert!(matches!(
+            &findings[..],
+            [Finding::ElementByElement {
+                profile_share: None,
+                ..
+            }]
+        ));
     }
 
     #[test]

@@ -131,6 +131,7 @@ pub(crate) fn text_section(out: &mut String, rows: &[&ConfigResult]) {
 /// time); every other finding once per engine.
 pub(crate) fn finding_lines(rows: &[&ConfigResult]) -> Vec<String> {
     let mut arrays: BTreeMap<(String, String, String), Vec<String>> = BTreeMap::new();
+    let mut large: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut lines = Vec::new();
     for r in one_per_engine(rows) {
         for f in &r.findings {
@@ -161,6 +162,10 @@ pub(crate) fn finding_lines(rows: &[&ConfigResult]) -> Vec<String> {
                         .or_default()
                         .push(at);
                 }
+                Finding::LargeField { path, share } => large
+                    .entry(path.clone())
+                    .or_default()
+                    .push(format!("{} {:.1}%", engine_name(r), share * 100.0)),
                 Finding::LargeType { .. } => {}
                 f if f.changes_numbers() => {}
                 f => lines.push(format!("{}: {f}", engine_name(r))),
@@ -191,6 +196,12 @@ pub(crate) fn finding_lines(rows: &[&ConfigResult]) -> Vec<String> {
             )
         })
         .collect();
+    out.extend(large.into_iter().map(|(path, at)| {
+        format!(
+            "{path} takes more of the payload than the rest of the value together in {}",
+            at.join(", ")
+        )
+    }));
     out.extend(lines);
     out
 }
