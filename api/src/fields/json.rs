@@ -7,8 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::record::PathBytes;
-use super::Layout;
+use super::record::{Layout, PathBytes};
 
 /// `text` split by its members; `root` names the value (`Order`).
 pub fn json_text(root: &str, text: &[u8]) -> Result<Layout, String> {

@@ -28,7 +28,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 pub use json::json_text;
-pub use record::{Sink, Tracked};
+pub use record::{Layout, Sink, Tracked};
 
 use crate::verify::Finding;
 use record::{PathBytes, Recorder};
@@ -45,20 +45,6 @@ pub struct FieldBytes {
     /// The Rust type written there, without module paths (`Vec<u8>`), when it is known.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub rust_type: String,
-}
-
-/// One value's payload as it splits by path.
-#[derive(Debug, Clone, Default)]
-pub struct Layout {
-    bytes: Vec<u8>,
-    paths: BTreeMap<String, PathBytes>,
-}
-
-impl Layout {
-    /// The bytes the split is of.
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes
-    }
 }
 
 /// Records a value's serialization ([`FieldSplit::Record`]).

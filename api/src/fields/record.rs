@@ -21,6 +21,20 @@ use serde::ser::{
     SerializeTupleStruct, SerializeTupleVariant, Serializer,
 };
 
+/// One value's payload as it splits by path.
+#[derive(Debug, Clone, Default)]
+pub struct Layout {
+    pub(super) bytes: Vec<u8>,
+    pub(super) paths: BTreeMap<String, PathBytes>,
+}
+
+impl Layout {
+    /// The bytes the split is of.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
 /// What one path took in one value.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct PathBytes {

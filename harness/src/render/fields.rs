@@ -1,7 +1,8 @@
-//! Bytes by field and the findings about them, for the run's text table and the report: each
-//! configuration's largest field (its share of the payload, and its type's share of the CPU
-//! samples where the profile names the type), the largest fields of every engine side by side,
-//! and the findings of verification and of the profile, byte arrays grouped by field.
+//! Bytes by field and the findings about them, under a study's text table: each engine's
+//! largest field (its share of the payload, and its type's share of each operation's CPU
+//! samples where the profile names the type), the engines without a split, and the findings
+//! of verification and of the profile, byte arrays grouped by field. The report's section of
+//! the same is `render::report_fields`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -9,12 +10,11 @@ use std::fmt::Write as _;
 use serprof_api::fields::FieldBytes;
 use serprof_api::verify::Finding;
 
-use super::report_page::esc;
 use crate::model::ConfigResult;
 
 /// A configuration's name without its operation (`serde_json` for `serde_json.serialize`):
 /// every operation of an engine has the same payloads, so the same split.
-fn engine_name(r: &ConfigResult) -> &str {
+pub(crate) fn engine_name(r: &ConfigResult) -> &str {
     r.config
         .strip_suffix(r.operation.as_str())
         .and_then(|s| s.strip_suffix('.'))
@@ -22,7 +22,7 @@ fn engine_name(r: &ConfigResult) -> &str {
 }
 
 /// The first row of each engine ([`engine_name`]).
-fn one_per_engine<'a>(rows: &[&'a ConfigResult]) -> Vec<&'a ConfigResult> {
+pub(crate) fn one_per_engine<'a>(rows: &[&'a ConfigResult]) -> Vec<&'a ConfigResult> {
     let mut seen = std::collections::BTreeSet::new();
     rows.iter()
         .copied()
@@ -58,7 +58,11 @@ fn same_engine<'a>(rows: &[&'a ConfigResult], r: &ConfigResult) -> Vec<&'a Confi
 
 /// `86.6% of deserialize time`, for each operation of `r`'s engine whose profile names the
 /// type of `f`.
-fn time_text(rows: &[&ConfigResult], r: &ConfigResult, f: &FieldBytes) -> Option<String> {
+pub(crate) fn time_text(
+    rows: &[&ConfigResult],
+    r: &ConfigResult,
+    f: &FieldBytes,
+) -> Option<String> {
     let parts: Vec<String> = same_engine(rows, r)
         .into_iter()
         .filter_map(|o| time_percent(o, f).map(|t| format!("{t:.1}% of {} time", o.operation)))
@@ -206,69 +210,8 @@ pub(crate) fn finding_lines(rows: &[&ConfigResult]) -> Vec<String> {
     out
 }
 
-/// The report's section of a study: the largest fields of every engine side by side (the
-/// union of each configuration's five largest, rows ordered by their largest share), and the
-/// findings.
-pub(crate) fn html_section(out: &mut String, rows: &[&ConfigResult]) {
-    let split: Vec<&ConfigResult> = one_per_engine(rows)
-        .into_iter()
-        .filter(|r| !r.fields.is_empty())
-        .collect();
-    let lines = finding_lines(rows);
-    if split.is_empty() && lines.is_empty() {
-        return;
-    }
-    out.push_str("<h3>Bytes by field</h3>\n");
-    if !split.is_empty() {
-        let mut paths: Vec<(String, f64)> = Vec::new();
-        for r in &split {
-            let mut top: Vec<&FieldBytes> = r.fields.iter().skip(1).collect();
-            top.sort_by(|a, b| b.bytes.total_cmp(&a.bytes));
-            for f in top.into_iter().take(5) {
-                match paths.iter_mut().find(|(p, _)| *p == f.path) {
-                    Some((_, s)) => *s = s.max(f.share),
-                    None => paths.push((f.path.clone(), f.share)),
-                }
-            }
-        }
-        paths.sort_by(|a, b| b.1.total_cmp(&a.1));
-        out.push_str("<p class=\"muted small\">Each path's own bytes (its key, framing and leaf values) as a share of each configuration's payload, from <code>result.json</code> <code>fields</code>; under it, the share of the CPU samples in the code of its type, where the profile names it (<code>hotspots --by type</code>).</p>\n<div class=\"table-wrap\"><table><thead><tr><th class=\"name\">field</th>");
-        for r in &split {
-            let _ = write!(out, "<th>{}</th>", esc(engine_name(r)));
-        }
-        out.push_str("</tr></thead><tbody>\n");
-        for (path, _) in &paths {
-            let _ = write!(
-                out,
-                "<tr><th class=\"name\"><code>{}</code></th>",
-                esc(path)
-            );
-            for r in &split {
-                match r.fields.iter().find(|f| &f.path == path) {
-                    Some(f) => {
-                        let time = time_text(rows, r, f)
-                            .map(|t| format!("<br><span class=\"muted\">{}</span>", esc(&t)))
-                            .unwrap_or_default();
-                        let _ = write!(out, "<td>{:.1}%{time}</td>", f.share * 100.0);
-                    }
-                    None => out.push_str("<td>-</td>"),
-                }
-            }
-            out.push_str("</tr>\n");
-        }
-        out.push_str("</tbody></table></div>\n");
-    }
-    if !lines.is_empty() {
-        out.push_str("<ul class=\"findings\">\n");
-        for l in lines {
-            let _ = writeln!(out, "<li>{}</li>", esc(&l));
-        }
-        out.push_str("</ul>\n");
-    }
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::{ProfileSummary, Share};
 
@@ -281,7 +224,7 @@ mod tests {
         }
     }
 
-    fn row(config: &str) -> ConfigResult {
+    pub(crate) fn row(config: &str) -> ConfigResult {
         let mut r: ConfigResult = serde_json::from_value(serde_json::json!({
             "study": "s", "config": config, "engine": "e", "engine_version": "1",
             "format": "json", "operation": "roundtrip", "dataset": "d", "notes": "",
@@ -330,17 +273,5 @@ mod tests {
             out.contains("Reading.raw (Vec<u8>) is written element by element in a 60.0% of bytes, 50.0% of roundtrip time; b 60.0% of bytes, 50.0% of roundtrip time; remedy: base64"),
             "{out}"
         );
-    }
-
-    #[test]
-    fn the_report_puts_every_engines_fields_side_by_side() {
-        let (a, b) = (row("a"), row("b"));
-        let mut out = String::new();
-        html_section(&mut out, &[&a, &b]);
-        assert!(out.contains("<th>a</th><th>b</th>"), "{out}");
-        let raw = out.find("<code>Reading.raw</code>").unwrap();
-        let tags = out.find("<code>Reading.tags</code>").unwrap();
-        assert!(raw < tags, "largest first");
-        assert!(!out.contains("<code>Reading</code>"), "the root is framing");
     }
 }

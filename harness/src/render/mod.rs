@@ -9,6 +9,7 @@ pub(crate) mod flame;
 pub(crate) mod recording;
 pub(crate) mod report;
 pub(crate) mod report_data;
+pub(crate) mod report_fields;
 pub(crate) mod report_page;
 pub(crate) mod report_table;
 pub(crate) mod speedscope;

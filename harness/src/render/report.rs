@@ -301,7 +301,7 @@ fn study_section(out: &mut String, study: &StudyData) -> Result<()> {
     charts_block(out, study, &groups)?;
     findings(out, study);
     let rows: Vec<&ConfigResult> = study.rows.iter().map(|r| &r.result).collect();
-    super::fields::html_section(out, &rows);
+    super::report_fields::html_section(out, &rows);
     notes_and_warnings(out, study);
     out.push_str("</section>\n");
     Ok(())
