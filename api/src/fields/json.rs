@@ -1,7 +1,9 @@
 //! A payload of JSON text read by field, for JSON engines that do not write through serde:
 //! an object's members are fields (`.key`), an array's object or array elements are `[]`; a
 //! member's bytes run from the comma before it to the end of its value, as a serde format's
-//! field does. An object a type holds as a map is read the same way: its keys become fields.
+//! field does. An object the caller names as a map (its path in `maps`) is read as a serde
+//! format's map: its entries are `{}`, a node only when their values are compound, so its keys
+//! never become paths.
 //! An array of integers each from -128 to 255 is read as a byte array written element by
 //! element (Java's signed bytes, or serde's `u8`s).
 
@@ -9,11 +11,13 @@ use std::collections::BTreeMap;
 
 use super::record::{Layout, PathBytes};
 
-/// `text` split by its members; `root` names the value (`Order`).
-pub fn json_text(root: &str, text: &[u8]) -> Result<Layout, String> {
+/// `text` split by its members; `root` names the value (`Order`), `maps` the paths of the
+/// objects that are maps (`Order.attributes`).
+pub fn json_text(root: &str, maps: &[&str], text: &[u8]) -> Result<Layout, String> {
     let mut p = Parser {
         b: text,
         i: 0,
+        maps,
         paths: BTreeMap::new(),
     };
     p.node(root.to_string(), 0, |p| p.value(root))?;
@@ -56,6 +60,7 @@ impl Parsed {
 struct Parser<'a> {
     b: &'a [u8],
     i: usize,
+    maps: &'a [&'a str],
     paths: BTreeMap<String, PathBytes>,
 }
 
@@ -122,6 +127,16 @@ impl Parser<'_> {
                     // Its text between the quotes, escapes as written.
                     let key = String::from_utf8_lossy(&self.b[key_at + 1..self.i - 1]);
                     self.expect(b':')?;
+                    if self.maps.contains(&path) {
+                        self.ws();
+                        let child = format!("{path}{{}}");
+                        if matches!(self.b.get(self.i), Some(b'{' | b'[')) {
+                            children += self.node(child.clone(), start, |p| p.value(&child))?;
+                        } else {
+                            self.value(&child)?;
+                        }
+                        continue;
+                    }
                     let child = format!("{path}.{key}");
                     children += self.node(child.clone(), start, |p| p.value(&child))?;
                 }

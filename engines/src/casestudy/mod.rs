@@ -15,9 +15,12 @@ mod json_text;
 pub mod reflect_json;
 
 /// The field split of our JSON engines: their payload read by its members, the root named
-/// `root` (`serprof_api::fields::json_text`).
-pub(crate) fn json_fields<T>(root: &'static str) -> crate::fields::FieldSplit<T> {
+/// `root`, the objects at `maps` read as maps (`serprof_api::fields::json_text`).
+pub(crate) fn json_fields<T>(
+    root: &'static str,
+    maps: &'static [&'static str],
+) -> crate::fields::FieldSplit<T> {
     crate::fields::FieldSplit::Payload(std::sync::Arc::new(move |payload: &[u8]| {
-        crate::fields::json_text(root, payload)
+        crate::fields::json_text(root, maps, payload)
     }))
 }

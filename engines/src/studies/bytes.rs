@@ -43,6 +43,9 @@ const BYTES_JSON_CRATE_FRAMES: &str = "bytes_json|base64::";
 /// count.
 const SERDE_FRAMES: &str = "serde_json|serde(_core)?::|base64";
 
+/// The Order's maps, as our JSON engines write them (objects of the map's keys).
+pub const ORDER_MAPS: &[&str] = &["Order.attributes"];
+
 /// Our engine with byte arrays written by `byte_arrays`.
 fn bytes_json(name: &str, byte_arrays: ByteArrayCodec, frames: &str, notes: &str) -> Engine<Order> {
     Engine::new(name, move || {
@@ -55,7 +58,7 @@ fn bytes_json(name: &str, byte_arrays: ByteArrayCodec, frames: &str, notes: &str
     })
     .library("bytes_json", "serprof")
     .json()
-    .fields(crate::casestudy::json_fields("Order"))
+    .fields(crate::casestudy::json_fields("Order", ORDER_MAPS))
     .frames(frames)
     .notes(notes)
 }

@@ -121,7 +121,7 @@ pub fn engines() -> Vec<Engine<Order>> {
         })
         .library("bytes_json", "serprof")
         .json()
-        .fields(crate::casestudy::json_fields("Order"))
+        .fields(crate::casestudy::json_fields("Order", crate::studies::bytes::ORDER_MAPS))
         .frames("bytes_json")
         .notes("hand-written (the bytes study's engine): streaming writer, cursor reader, base64 with the table decoder; decimals exact with their scale; nulls omitted like Fory JSON; shared references not kept"),
         json_engine(),

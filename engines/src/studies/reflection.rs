@@ -56,7 +56,7 @@ fn reflect(variant: Variant, notes: &str) -> Engine<Vec<Sample>> {
     Engine::new(variant.config_name(), move || Ok(ReflectJson::new(variant)))
         .library("reflect_json", "serprof")
         .json()
-        .fields(crate::casestudy::json_fields("Vec<Sample>"))
+        .fields(crate::casestudy::json_fields("Vec<Sample>", &[]))
         .frames(REFLECT_FRAMES)
         .notes(notes)
 }
