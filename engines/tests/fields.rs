@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use serprof_api::fields::FieldsReport;
 use serprof_api::verify::Finding;
 use serprof_api::workload::{Operation, Verified};
 use serprof_api::Study;
@@ -59,13 +60,16 @@ fn readings() -> Vec<Reading> {
         .collect()
 }
 
-fn verified(config: &Config) -> Verified {
+/// Verification, then the split by field, as the verification recording runs them.
+fn verified(config: &Config) -> (Verified, FieldsReport) {
     let mut w = config.workload().unwrap();
-    w.verify()
-        .unwrap_or_else(|e| panic!("{}: {e}", config.info.config))
+    let v = w
+        .verify()
+        .unwrap_or_else(|e| panic!("{}: {e}", config.info.config));
+    (v, w.split_fields())
 }
 
-fn element_paths(v: &Verified) -> Vec<String> {
+fn element_paths(v: &FieldsReport) -> Vec<String> {
     v.findings
         .iter()
         .filter_map(|f| match f {
@@ -85,21 +89,18 @@ fn every_serde_engines_split_of_a_users_type_adds_up_to_its_payload() {
     let mut split = 0;
     for config in study.configs() {
         let name = &config.info.config;
-        let v = verified(config);
+        let (verified, v) = verified(config);
         if name.starts_with("bitcode") {
             assert!(v.fields.is_empty(), "{name}");
-            assert!(
-                v.fields_note.as_deref().unwrap().contains("columns"),
-                "{name}"
-            );
+            assert!(v.note.as_deref().unwrap().contains("columns"), "{name}");
             continue;
         }
-        assert_eq!(v.fields_note, None, "{name}");
+        assert_eq!(v.note, None, "{name}");
         let sum: f64 = v.fields.iter().map(|f| f.bytes).sum();
         assert!(
-            (sum - v.payload_bytes).abs() < 1e-9,
+            (sum - verified.payload_bytes).abs() < 1e-9,
             "{name}: the fields add up to {sum}, the payload is {}",
-            v.payload_bytes
+            verified.payload_bytes
         );
         let shares: f64 = v.fields.iter().map(|f| f.share).sum();
         assert!((shares - 1.0).abs() < 1e-9, "{name}: shares {shares}");
@@ -134,12 +135,12 @@ fn the_thumbnail_is_written_element_by_element_exactly_where_it_is() {
             .filter(|c| c.info.operation == Operation::RoundTrip)
         {
             let name = config.info.config.clone();
-            let v = verified(config);
+            let (_, v) = verified(config);
             let paths = element_paths(&v);
             let named = paths.iter().any(|p| p == THUMBNAIL);
             let expected = expect_some.contains(&name.as_str());
-            if v.fields_note.is_some() {
-                assert!(!expected, "{name} has no split: {:?}", v.fields_note);
+            if v.note.is_some() {
+                assert!(!expected, "{name} has no split: {:?}", v.note);
                 continue;
             }
             assert_eq!(named, expected, "{name}: {paths:?}");

@@ -4,6 +4,7 @@ use std::hint::black_box;
 
 use super::seam::{Damaged, Operation, Verified, Workload};
 use crate::codec::CodecError;
+use crate::fields::FieldsReport;
 use crate::verify::{Finding, VerifyError};
 
 /// An engine holding one document's value (the corpus study): what its configurations time.
@@ -181,11 +182,16 @@ impl Workload for Documents {
             payload_bytes: bytes as f64,
             shares_references: None,
             findings,
-            fields: Vec::new(),
-            fields_note: Some(
+        })
+    }
+
+    fn split_fields(&mut self) -> FieldsReport {
+        FieldsReport {
+            note: Some(
                 "no field split: a document's JSON has no type whose fields serprof records".into(),
             ),
-        })
+            ..FieldsReport::default()
+        }
     }
 
     fn run(&mut self, n: u64) -> Result<(), CodecError> {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::codec::CodecError;
-use crate::fields::FieldBytes;
+use crate::fields::FieldsReport;
 use crate::verify::{Finding, VerifyError};
 
 /// What one measured operation is.
@@ -60,12 +60,8 @@ pub struct Verified {
     /// Whether shared references survived every round trip (`None`: the study does not ask).
     pub shares_references: Option<bool>,
     /// What verification found that does not fail it (numbers an engine changes, what it does
-    /// with duplicate keys, byte arrays written element by element).
+    /// with duplicate keys).
     pub findings: Vec<Finding>,
-    /// The payload split by field ([`crate::fields`]); empty with `fields_note` saying why.
-    pub fields: Vec<FieldBytes>,
-    /// Why there is no split by field.
-    pub fields_note: Option<String>,
 }
 
 /// What decoding a damaged payload gave (the corrupt study).
@@ -105,6 +101,15 @@ pub trait Workload: Send {
     fn decode_to_json(&mut self, bytes: &mut [u8]) -> Result<Option<String>, CodecError> {
         let _ = bytes;
         Ok(None)
+    }
+    /// The payloads split by field, with the findings of the split ([`crate::fields`]); run by
+    /// the verification recording only, after [`Workload::verify`] (never under valgrind, and
+    /// never in a timing child). The default: no split, and why.
+    fn split_fields(&mut self) -> FieldsReport {
+        FieldsReport {
+            note: Some(crate::fields::NOT_SERDE.into()),
+            ..FieldsReport::default()
+        }
     }
     /// Every value's payload, each checked to decode back equal (the corrupt study's valid
     /// inputs).

@@ -84,40 +84,6 @@ impl<T: Value> Values<T> {
         self
     }
 
-    /// Every value's payload split by field: encoded again by the codec (outside any timed
-    /// loop), and recorded or read as the engine says.
-    fn split_fields(&mut self) -> FieldsReport {
-        let not = |note: String| FieldsReport {
-            note: Some(note),
-            ..FieldsReport::default()
-        };
-        if let FieldSplit::Not(why) = &self.fields {
-            return not(why.clone());
-        }
-        let mut tally = Tally::default();
-        let mut payload = Vec::new();
-        for (index, value) in self.data.iter().enumerate() {
-            payload.clear();
-            if let Err(e) = self.codec.encode(value, &mut payload) {
-                return not(format!(
-                    "no field split: encoding value {index} again failed: {e}"
-                ));
-            }
-            let layout = match &self.fields {
-                FieldSplit::Record(record) => record(value),
-                FieldSplit::Payload(read) => read(&payload),
-                FieldSplit::Not(_) => unreachable!("returned above"),
-            };
-            let added = layout
-                .map_err(|e| format!("no field split: value {index}: {e}"))
-                .and_then(|layout| tally.add(index, layout, &payload));
-            if let Err(e) = added {
-                return not(e);
-            }
-        }
-        tally.report(self.json)
-    }
-
     /// How `a` and `b` differ: the study's own account, else their `{:#?}`.
     fn differs(&self, index: usize, a: &T, b: &T) -> Difference {
         let account = self.checks.describe.as_ref().and_then(|f| f(a, b));
@@ -256,7 +222,7 @@ impl<T: Value> Workload for Values<T> {
                 shares = Some(shares.unwrap_or(true) && f(&back));
             }
         }
-        let mut findings: Vec<Finding> = floats
+        let findings = floats
             .map(|(index, d)| Finding::FloatsChanged {
                 values: float_values,
                 index,
@@ -265,14 +231,10 @@ impl<T: Value> Workload for Values<T> {
             })
             .into_iter()
             .collect();
-        let split = self.split_fields();
-        findings.extend(split.findings);
         Ok(Verified {
             payload_bytes: total as f64 / self.data.len().max(1) as f64,
             shares_references: shares,
             findings,
-            fields: split.fields,
-            fields_note: split.note,
         })
     }
 
@@ -349,6 +311,40 @@ impl<T: Value> Workload for Values<T> {
         };
         let value = self.codec.decode(bytes)?;
         json(&value).map(Some).map_err(CodecError::setup)
+    }
+
+    /// Every value's payload split by field: encoded again by the codec (outside any timed
+    /// loop), and recorded or read as the engine says.
+    fn split_fields(&mut self) -> FieldsReport {
+        let not = |note: String| FieldsReport {
+            note: Some(note),
+            ..FieldsReport::default()
+        };
+        if let FieldSplit::Not(why) = &self.fields {
+            return not(why.clone());
+        }
+        let mut tally = Tally::default();
+        let mut payload = Vec::new();
+        for (index, value) in self.data.iter().enumerate() {
+            payload.clear();
+            if let Err(e) = self.codec.encode(value, &mut payload) {
+                return not(format!(
+                    "no field split: encoding value {index} again failed: {e}"
+                ));
+            }
+            let layout = match &self.fields {
+                FieldSplit::Record(record) => record(value),
+                FieldSplit::Payload(read) => read(&payload),
+                FieldSplit::Not(_) => unreachable!("returned above"),
+            };
+            let added = layout
+                .map_err(|e| format!("no field split: value {index}: {e}"))
+                .and_then(|layout| tally.add(index, layout, &payload));
+            if let Err(e) = added {
+                return not(e);
+            }
+        }
+        tally.report(self.json)
     }
 
     fn payloads(&mut self) -> Result<Vec<Vec<u8>>, VerifyError> {
