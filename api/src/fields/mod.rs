@@ -127,6 +127,16 @@ pub struct FieldsReport {
     pub findings: Vec<Finding>,
 }
 
+impl FieldsReport {
+    /// No split, and why.
+    pub fn none(note: impl Into<String>) -> FieldsReport {
+        FieldsReport {
+            note: Some(note.into()),
+            ..FieldsReport::default()
+        }
+    }
+}
+
 /// A byte array's elements must take this share of the payload for a finding: below it, the
 /// remedy cannot move the payload or the time by more than a run's noise.
 pub const ELEMENTS_THRESHOLD: f64 = 0.01;

@@ -186,12 +186,9 @@ impl Workload for Documents {
     }
 
     fn split_fields(&mut self) -> FieldsReport {
-        FieldsReport {
-            note: Some(
-                "no field split: a document's JSON has no type whose fields serprof records".into(),
-            ),
-            ..FieldsReport::default()
-        }
+        FieldsReport::none(
+            "no field split: a document's JSON has no type whose fields serprof records",
+        )
     }
 
     fn run(&mut self, n: u64) -> Result<(), CodecError> {

@@ -106,10 +106,7 @@ pub trait Workload: Send {
     /// the verification recording only, after [`Workload::verify`] (never under valgrind, and
     /// never in a timing child). The default: no split, and why.
     fn split_fields(&mut self) -> FieldsReport {
-        FieldsReport {
-            note: Some(crate::fields::NOT_SERDE.into()),
-            ..FieldsReport::default()
-        }
+        FieldsReport::none(crate::fields::NOT_SERDE)
     }
     /// Every value's payload, each checked to decode back equal (the corrupt study's valid
     /// inputs).

@@ -316,19 +316,15 @@ impl<T: Value> Workload for Values<T> {
     /// Every value's payload split by field: encoded again by the codec (outside any timed
     /// loop), and recorded or read as the engine says.
     fn split_fields(&mut self) -> FieldsReport {
-        let not = |note: String| FieldsReport {
-            note: Some(note),
-            ..FieldsReport::default()
-        };
         if let FieldSplit::Not(why) = &self.fields {
-            return not(why.clone());
+            return FieldsReport::none(why.clone());
         }
         let mut tally = Tally::default();
         let mut payload = Vec::new();
         for (index, value) in self.data.iter().enumerate() {
             payload.clear();
             if let Err(e) = self.codec.encode(value, &mut payload) {
-                return not(format!(
+                return FieldsReport::none(format!(
                     "no field split: encoding value {index} again failed: {e}"
                 ));
             }
@@ -341,7 +337,7 @@ impl<T: Value> Workload for Values<T> {
                 .map_err(|e| format!("no field split: value {index}: {e}"))
                 .and_then(|layout| tally.add(index, layout, &payload));
             if let Err(e) = added {
-                return not(e);
+                return FieldsReport::none(e);
             }
         }
         tally.report(self.json)

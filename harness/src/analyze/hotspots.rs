@@ -157,13 +157,14 @@ pub(crate) fn short_name(function: &str) -> String {
 }
 
 /// The profile summary of a configuration (kept in `result.json`): top self function, top
-/// engine functions, the study's match share, and a one-line finding.
+/// engine functions, the study's match share, a one-line finding, and the largest type shares
+/// of `by_type` (the same profile regrouped by `analyze::types::by_type`).
 pub(crate) fn summarize(
     folded: &Folded,
     engine_name: &str,
     engine: &Regex,
     matching: Option<&Regex>,
-    hints: &super::types::TypeHints,
+    by_type: &Folded,
 ) -> ProfileSummary {
     let table = compute(folded, Some(engine), matching);
     let total = table.total;
@@ -193,7 +194,7 @@ pub(crate) fn summarize(
     if let (Some(re), Some(p)) = (&table.match_regex, table.match_percent) {
         finding.push_str(&format!("; /{re}/ {p:.0}% inclusive"));
     }
-    let types = super::types::inclusive(&super::types::by_type(folded, hints))
+    let types = super::types::inclusive(by_type)
         .into_iter()
         .filter(|s| s.function != super::types::NO_TYPE)
         .take(8)
@@ -274,7 +275,7 @@ mod tests {
             "toy",
             &engine,
             Some(&Regex::new("base64").unwrap()),
-            &crate::analyze::types::TypeHints::default(),
+            &Folded::default(),
         );
         assert_eq!(s.finding, "toy: 100% of samples in engine code; 50% in parse, 40% in base64_decode, 10% in write; /base64/ 40% inclusive");
         assert_eq!(s.top_self.unwrap().function, "base64_decode");

@@ -100,13 +100,13 @@ fn profile_config(
                             .push(format!("the CPU flame graph was not drawn: {e:#}"));
                     }
                     result.cpu = Some(cpu);
-                    let hints = TypeHints::of(&result.fields);
-                    result.profile = summarize_profile(program, config, dir, &hints);
+                    // One read of the profile, one regrouping by type, for the summary and
+                    // the findings.
                     if let Some(folded) = read_folded(dir) {
-                        types::complete_findings(
-                            &mut result.findings,
-                            &types::by_type(&folded, &hints),
-                        );
+                        let by_type = types::by_type(&folded, &TypeHints::of(&result.fields));
+                        result.profile =
+                            Some(summarize_profile(program, config, &folded, &by_type));
+                        types::complete_findings(&mut result.findings, &by_type);
                     }
                 }
             }
@@ -154,18 +154,17 @@ fn read_folded(dir: &Path) -> Option<Folded> {
 fn summarize_profile(
     program: &Program,
     config: &Config,
-    dir: &Path,
-    hints: &TypeHints,
-) -> Option<crate::model::ProfileSummary> {
-    let folded = read_folded(dir)?;
+    folded: &Folded,
+    by_type: &Folded,
+) -> crate::model::ProfileSummary {
     let question = program
         .find_info(&config.info.study)
         .and_then(|s| s.question);
-    Some(hotspots::summarize(
-        &folded,
+    hotspots::summarize(
+        folded,
         &config.info.config,
         config.info.engine_frames.regex(),
         question.as_ref().map(|q| q.frames.regex()),
-        hints,
-    ))
+        by_type,
+    )
 }

@@ -518,11 +518,8 @@ fn cargo_build(
     }
     let out = cmd.output().context("cannot run cargo")?;
     if !out.status.success() {
-        let text = String::from_utf8_lossy(&out.stderr);
-        let first = text
-            .lines()
-            .find(|l| l.starts_with("error"))
-            .unwrap_or("see cargo's output above");
+        let first =
+            patches::cargo_error(&out.stderr).unwrap_or_else(|| "see cargo's output above".into());
         anyhow::bail!(
             "the {} side ({}) does not build: {first} (source in {})",
             spec.label,

@@ -93,14 +93,19 @@ pub(super) fn metadata(src: &Path, configs: &[String]) -> Result<(serde_json::Va
     let out = cmd.output().context("cannot run cargo metadata")?;
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     if !out.status.success() {
-        let first = stderr
-            .lines()
-            .find(|l| l.starts_with("error"))
-            .unwrap_or("cargo metadata failed");
+        let first = cargo_error(&out.stderr).unwrap_or_else(|| "cargo metadata failed".into());
         misuse!("cargo metadata in {}: {first}", src.display());
     }
     let doc = serde_json::from_slice(&out.stdout).context("cargo metadata printed no JSON")?;
     Ok((doc, stderr))
+}
+
+/// The first `error` line of what cargo printed on stderr: the line that says why it failed.
+pub(super) fn cargo_error(stderr: &[u8]) -> Option<String> {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .find(|l| l.starts_with("error"))
+        .map(str::to_string)
 }
 
 /// The name and version of the crate in `dir`.
@@ -118,8 +123,7 @@ pub(super) fn checkout_package(dir: &Path) -> Result<(String, String)> {
         .output()
         .context("cannot run cargo metadata")?;
     if !out.status.success() {
-        let text = String::from_utf8_lossy(&out.stderr);
-        let first = text.lines().find(|l| l.starts_with("error")).unwrap_or("");
+        let first = cargo_error(&out.stderr).unwrap_or_default();
         misuse!(
             "--patch: cannot read {}: {first}",
             dir.join("Cargo.toml").display()
@@ -231,11 +235,7 @@ pub(super) fn apply_patch(
             .output()
             .context("cannot run cargo update")?;
         if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            let first = stderr
-                .lines()
-                .find(|l| l.starts_with("error"))
-                .unwrap_or("");
+            let first = cargo_error(&out.stderr).unwrap_or_default();
             misuse!(
                 "--patch {}: cannot move the {label} side's Cargo.lock from {old} to {version}: {first}",
                 patch.krate
