@@ -113,7 +113,7 @@ pub trait Codec<T>: Send {
 
     /// A zero-copy engine's validated access: checks the whole payload with the engine's
     /// validator, then reads every field where it lies, without building a value, and returns
-    /// the study's digest of what it read (see [`crate::model::Digest`]: verification compares
+    /// the study's digest of what it read (see the engines crate's `model::Digest`: verification compares
     /// it with the digest of the value the payload holds). The default says the engine has no
     /// such access; an engine that has one says so to its study with
     /// [`crate::study::Engine::access`].

@@ -16,7 +16,7 @@ impl fmt::Display for Misuse {
 
 impl std::error::Error for Misuse {}
 
-/// Returns early with a [`Misuse`] error built like `format!`.
+/// Returns early with a `Misuse` error built like `format!`.
 #[macro_export]
 macro_rules! misuse {
     ($($arg:tt)*) => {

@@ -141,7 +141,7 @@ impl<T: Value> Engine<T> {
     /// A zero-copy engine's in-place reads, each a configuration of its own beside the study's
     /// operations (`ENGINE.access`, `ENGINE.validated-access`): [`Operation::Access`] through
     /// [`Codec::access_unchecked`], [`Operation::ValidatedAccess`] through [`Codec::access`].
-    /// The study checks them against its digest ([`StudyOf::digest`]).
+    /// The study checks them against its digest ([`crate::StudyOf::digest`]).
     pub fn access(mut self, operations: impl IntoIterator<Item = Operation>) -> Self {
         self.access = operations
             .into_iter()

@@ -12,7 +12,7 @@ use crate::codec::CodecError;
 use crate::workload::{Operation, Workload};
 
 /// JSON or binary, as the article's tables split them. A codec of one's own is binary unless it
-/// says otherwise ([`Engine::json`]); the corrupt study damages JSON and binary payloads in
+/// says otherwise ([`crate::Engine::json`]); the corrupt study damages JSON and binary payloads in
 /// different ways.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -219,7 +219,7 @@ pub struct ConfigInfo {
     /// That library's exact version, or `serprof` for serprof's own engines.
     pub engine_version: String,
     /// The calls its engine makes to write and read (`postcard::to_slice`, ...), as
-    /// [`Engine::call`] gives them; empty when the engine does not say.
+    /// [`crate::Engine::call`] gives them; empty when the engine does not say.
     pub call: String,
     /// JSON or binary.
     pub format: Format,

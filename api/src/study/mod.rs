@@ -357,7 +357,7 @@ impl<T: Value> StudyOf<T> {
     }
 
     /// The digest of a value that an engine's in-place access must read from its payload
-    /// ([`Engine::access`]): every field, as [`crate::model::Digest`] combines them.
+    /// ([`Engine::access`]): every field, as the engines crate's `model::Digest` combines them.
     pub fn digest(mut self, digest: impl Fn(&T) -> u64 + Send + Sync + 'static) -> Self {
         self.checks.digest = Some(Arc::new(digest));
         self

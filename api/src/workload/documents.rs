@@ -9,7 +9,7 @@ use crate::verify::{Finding, VerifyError};
 
 /// An engine holding one document's value (the corpus study): what its configurations time.
 ///
-/// Not a [`Codec<T>`]: its `decode` would return a `T` that cannot borrow the input, while a
+/// Not a [`Codec<T>`](crate::Codec): its `decode` would return a `T` that cannot borrow the input, while a
 /// document's engines each have their own value type (typed structs, three DOMs), and
 /// simd-json's borrowed value borrows the very buffer it parses. Here `parse` drops the value
 /// before it returns, so the borrowed value fits.

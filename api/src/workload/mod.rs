@@ -8,7 +8,7 @@
 //! one of them ([`Workload::loop_function`] names it).
 //!
 //! [`Workload`] is the type-erased face the harness drives; [`Values`] is the workload of a
-//! [`Codec<T>`] on a dataset of `T`s, which the study builder makes. A workload of another shape
+//! [`Codec<T>`](crate::Codec) on a dataset of `T`s, which the study builder makes. A workload of another shape
 //! (the corpus study's documents) implements the trait itself.
 
 mod diff;

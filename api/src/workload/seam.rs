@@ -20,7 +20,7 @@ pub enum Operation {
     Serialize,
     /// Decode one value's payload, encoded before anything is timed.
     Deserialize,
-    /// Decode stored payloads (the damaged inputs of a [`StudyKind::Corrupt`] study).
+    /// Decode stored payloads (the damaged inputs of a [`crate::study::StudyKind::Corrupt`] study).
     Decode,
     /// Parse a stored payload (a document's JSON text, or its transcoding) into a value.
     Parse,
@@ -145,7 +145,7 @@ pub struct Checks<T> {
 /// A value as JSON text, or why it cannot be written as JSON.
 pub type JsonView<T> = Arc<dyn Fn(&T) -> Result<String, String> + Send + Sync>;
 
-/// A value's digest (see [`crate::model::Digest`]).
+/// A value's digest (for instance the engines crate's `model::Digest`).
 pub type Digester<T> = Arc<dyn Fn(&T) -> u64 + Send + Sync>;
 
 impl<T> Default for Checks<T> {

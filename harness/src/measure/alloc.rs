@@ -21,7 +21,7 @@ use crate::analyze::folded::Folded;
 use crate::analyze::sources::Sources;
 
 /// The counting allocator: wraps a global allocator (the system's by default) and counts the
-/// allocations of the threads that asked for it ([`start`]). `serprof::main!` installs it with
+/// allocations of the threads that asked for it (`start`). `serprof::main!` installs it with
 /// `#[global_allocator]`, wrapping the crate's own allocator when it names one:
 ///
 /// ```ignore

@@ -68,7 +68,7 @@ pub(crate) struct CpuRecording {
 }
 
 /// Folds a pprof report: the root frame (pprof's thread name) becomes `root`, frames run root
-/// first, names are sanitised (see [`Folded::add`]). Also used by the criterion benches' profiler.
+/// first, names are sanitised (see `Folded::add`). Also used by the criterion benches' profiler.
 ///
 /// Each physical frame is named by the function it is in, not by the functions inlined into it.
 /// pprof-rs 0.15 keys its sample table by each frame's enclosing-function address
