@@ -77,7 +77,7 @@ fn stand_ins(sudo: Option<&str>) -> tempfile::TempDir {
         std::os::unix::fs::symlink(which(tool).unwrap(), dir.path().join(tool)).unwrap();
     }
     for tool in [
-        "cargo", "chromium", "capnp", "flatc", "python3", "apt-get", "true",
+        "cargo", "chromium", "perf", "capnp", "flatc", "python3", "apt-get", "true",
     ] {
         stub(dir.path(), tool, "exit 0");
     }
