@@ -39,10 +39,10 @@ pub(crate) enum Command {
     },
     /// Measure configurations: verify, time, sample CPU, count allocations; write a run folder.
     Run(RunArgs),
-    /// Before/after of a change: build two revisions of serprof (or the working tree, or an
-    /// engine crate patched with a local checkout), time them in lock-step (one child per
-    /// build, taking turns sample by sample), count their instructions, and compare: verdicts,
-    /// moved functions, flame graphs.
+    /// Before/after of a change: build two revisions of this program's crate (or the working
+    /// tree, or an engine crate patched with a local checkout), time them in lock-step (one
+    /// child per build, taking turns sample by sample), count their instructions, and compare:
+    /// verdicts, moved functions, flame graphs.
     BeforeAfter(Box<commands::before_after::BeforeAfterArgs>),
     /// Hot spots of a profile: self and total share per function.
     Hotspots {
