@@ -419,12 +419,26 @@ fn extra_work_in_a_commit_and_in_a_patched_crate_moves_those_functions_only() {
         differ.iter().any(|d| d["name"] == ".text"),
         "the code differs: {differ:?}"
     );
+    // The default layouts move both the order of functions and their offsets.
+    for side in ["before", "after"] {
+        for l in record[side]["layouts"].as_array().unwrap() {
+            assert_eq!(l["mode"], "both", "{l}");
+            assert!(l["shifts"].is_array(), "{l}");
+        }
+    }
     for row in record["rows"].as_array().unwrap() {
         let verdict = row["verdict"].as_str().unwrap();
         assert!(
             ["faster", "slower", "layout"].contains(&verdict),
             "with layouts, no `within-noise`: {row}"
         );
+        // The ratio is over layouts, and each side says how much its layouts spread it.
+        let time = &row["comparison"]["time"];
+        assert_eq!(time["method"], "layout_means", "{time}");
+        for side in ["before_layout_spread", "after_layout_spread"] {
+            let spread = time[side].as_f64().unwrap_or(-1.0);
+            assert!((0.0..0.5).contains(&spread), "{side}: {time}");
+        }
     }
 
     // The folder holds the record, the page and each configuration's comparison.

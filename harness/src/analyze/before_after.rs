@@ -93,18 +93,7 @@ pub(crate) struct SideRecord {
     pub layouts: Vec<Layout>,
 }
 
-/// One layout of a side: its binary linked again, by `mode` with `seed`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Layout {
-    /// `shift` (code, read-only data and data moved by `shifts` bytes) or `shuffle` (every
-    /// section in the order the linker's shuffle with `seed` gives).
-    pub mode: String,
-    pub seed: u64,
-    /// The bytes of padding before the code, the read-only data and the data (`shift`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shifts: Option<[u64; 3]>,
-    pub exe: String,
-}
+pub(crate) use crate::model::binary::Layout;
 
 /// A time verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -232,6 +221,8 @@ mod tests {
             ci95: [lo, hi],
             method: Default::default(),
             samples: 12,
+            before_layout_spread: None,
+            after_layout_spread: None,
         }
     }
 

@@ -40,18 +40,33 @@ pub(crate) fn moved_rule() -> String {
 /// The ratio after/before from both sides' timing processes, paired by round: lock-step
 /// ratios when both were measured in one schedule (a run's rows, a before-after's sides, an ab
 /// folder's A and B), else pairs of independent processes.
+///
+/// When both sides' processes ran layouts of their own (a before-after's sides, each set of
+/// children in another pair of layouts), the ratio is the layout-averaged one with a t interval
+/// over the sets ([`RatioStats::layout_mean`]), and the row carries both sides' layout spreads.
 pub(crate) fn process_ratio(before: &TimeStats, after: &TimeStats) -> Option<TimeComparison> {
-    let r = RatioStats::by_round(after, before)?;
+    let lock_step = RatioStats::lock_step(before, after);
+    let over_layouts = lock_step && before.layout_spread.is_some() && after.layout_spread.is_some();
+    let (r, method) = match (over_layouts, lock_step) {
+        (true, _) => (
+            RatioStats::by_round_over_layouts(after, before)?,
+            RatioMethod::LayoutMeans,
+        ),
+        (false, true) => (RatioStats::by_round(after, before)?, RatioMethod::LockStep),
+        (false, false) => (
+            RatioStats::by_round(after, before)?,
+            RatioMethod::ProcessPairs,
+        ),
+    };
     Some(TimeComparison {
         before_ns: before.median,
         after_ns: after.median,
         ratio: r.ratio,
         ci95: r.ci95,
-        method: match RatioStats::lock_step(before, after) {
-            true => RatioMethod::LockStep,
-            false => RatioMethod::ProcessPairs,
-        },
+        method,
         samples: r.pairs,
+        before_layout_spread: before.layout_spread,
+        after_layout_spread: after.layout_spread,
     })
 }
 
@@ -250,6 +265,19 @@ pub(crate) struct TimeComparison {
     pub method: RatioMethod,
     /// Batches (bootstrap) or pairs (interleaved) behind the interval.
     pub samples: usize,
+    /// How much layout alone moves each side's time ([`TimeStats::layout_spread`]); null when
+    /// the side ran one binary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before_layout_spread: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_layout_spread: Option<f64>,
+}
+
+impl TimeComparison {
+    /// The larger of the two sides' layout spreads, if both were timed over layouts.
+    pub(crate) fn layout_spread(&self) -> Option<f64> {
+        Some(self.before_layout_spread?.max(self.after_layout_spread?))
+    }
 }
 
 impl TimeComparison {
@@ -271,6 +299,8 @@ pub(crate) fn bootstrap_ratio(before: &TimeStats, after: &TimeStats) -> Option<T
         ratio,
         ci95,
         method: RatioMethod::Bootstrap,
+        before_layout_spread: None,
+        after_layout_spread: None,
         samples: before.batches.len().min(after.batches.len()),
     })
 }
@@ -296,6 +326,8 @@ pub(crate) fn interleaved_ratio(
         ci95,
         method: RatioMethod::Interleaved,
         samples: pair_ratios.len(),
+        before_layout_spread: None,
+        after_layout_spread: None,
     })
 }
 

@@ -11,10 +11,9 @@ use anyhow::Result;
 use crate::analyze::before_after::{Side, SideRecord};
 use crate::commands::run::MeasureArgs;
 use crate::layout;
-use crate::model::{Binary, Program};
+use crate::model::Program;
 use crate::run::before_after::{self, Request};
 use crate::run::sides::{self, BuildTarget, LayoutMode, Patch, SideSpec, Source};
-use serprof_api::study::Config;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct BeforeAfterArgs {
@@ -43,17 +42,19 @@ pub(crate) struct BeforeAfterArgs {
     /// sample; `split` runs both at once, one on each of two CPUs, swapping CPUs every round.
     #[arg(long, value_enum, default_value_t = PlacementArg::SameCpu)]
     pub placement: PlacementArg,
-    /// Layouts per side: each side's binary is linked again N times with its sections in
-    /// another order (a link each, no build), and each set of timing children runs another
-    /// pair of layouts, so a verdict holds across layouts (default: one per set of children,
-    /// --processes; 0: time the binaries as cargo linked them, whose verdicts may be layout
-    /// effects).
+    /// Layouts per side: each side's binary is linked again N times (a link each, no build)
+    /// and each set of timing children runs its own pair of layouts, one per side, so that a
+    /// verdict is about the change averaged over layouts (default: 40, --quick 8, or
+    /// --processes when given; 0 or 1: the binaries as cargo linked them, timed in --processes
+    /// sets, whose verdicts may be layout effects).
     #[arg(long, value_name = "N")]
     pub layouts: Option<usize>,
-    /// How layouts differ: `shift` moves code, read-only data and data by random multiples of
-    /// 16 bytes below 4 KiB, keeping their order (what an edit above the measured code does);
-    /// `shuffle` puts every section in a random order (LLD or mold only; a far wider spread).
-    #[arg(long, value_enum, default_value_t = LayoutMode::Shift)]
+    /// How layouts differ: `both` (the default) puts every section in a random order and moves
+    /// code, read-only data and data by random multiples of 16 bytes below 4 KiB; `shift` only
+    /// moves them, keeping the order of functions (what an edit above the measured code
+    /// does); `shuffle` only reorders. Shuffling needs LLD (Rust's default linker on x86_64
+    /// Linux) or mold; with another linker `both` is `shift`, and the notes say so.
+    #[arg(long, value_enum, default_value_t = LayoutMode::Both)]
     pub layout_mode: LayoutMode,
     /// Compile the workspace's own crates (where generic engine code is instantiated for your
     /// types) with every function on a 64-byte boundary (`-C llvm-args=-align-all-functions=6`,
@@ -84,6 +85,15 @@ pub(crate) enum PlacementArg {
 pub(crate) fn run(program: &Program, args: &BeforeAfterArgs) -> Result<ExitCode> {
     let mut settings = args.measure.settings()?;
     settings.instructions = !args.no_instructions;
+    if layouts_wanted(args) >= 2 && args.measure.rounds.is_none() {
+        // Many layouts, each timed briefly: the layouts' spread, not a child's own noise, is
+        // what the interval has to average out.
+        settings.child_ms = match args.measure.quick {
+            true => before_after::QUICK_LAYOUT_CHILD_MS,
+            false => before_after::LAYOUT_CHILD_MS,
+        };
+        settings.rounds = settings.rounds.min(before_after::LAYOUT_ROUNDS);
+    }
     let cwd = std::env::current_dir()?;
     let binary = program.binary();
     let repo = sides::repo_root(&cwd)?;
@@ -91,7 +101,7 @@ pub(crate) fn run(program: &Program, args: &BeforeAfterArgs) -> Result<ExitCode>
     sides::check_cache(&cache)?;
     // The selection is checked before anything is built.
     let (configs, _) = before_after::select(program, &args.measure.studies, &args.measure.configs)?;
-    let mut target = build_target(&binary, &repo, &configs)?;
+    let mut target = BuildTarget::of(&binary, &repo, &configs)?;
     target.align = args.align;
     let specs = side_specs(args, &repo, target)?;
     let quiet = args.quiet;
@@ -111,7 +121,7 @@ pub(crate) fn run(program: &Program, args: &BeforeAfterArgs) -> Result<ExitCode>
         split: args.placement == PlacementArg::Split,
         out: args.out.clone(),
         quiet,
-        layouts: args.layouts,
+        layouts: layouts_wanted(args),
         layout_mode: args.layout_mode,
     };
     let record = before_after::measure(program, &req, &before, &after, notes)?;
@@ -132,6 +142,17 @@ pub(crate) fn run(program: &Program, args: &BeforeAfterArgs) -> Result<ExitCode>
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Layouts per side: `--layouts`, else `--processes`, else the default of a full or quick
+/// before-after.
+fn layouts_wanted(args: &BeforeAfterArgs) -> usize {
+    args.layouts
+        .or(args.measure.processes)
+        .unwrap_or(match args.measure.quick {
+            true => before_after::QUICK_LAYOUTS,
+            false => before_after::DEFAULT_LAYOUTS,
+        })
 }
 
 /// The build cache: `--cache`, or the default; relative to `cwd`.
@@ -177,28 +198,6 @@ fn side_specs(args: &BeforeAfterArgs, repo: &Path, build: BuildTarget) -> Result
             build,
         },
     ])
-}
-
-/// What each side builds: this binary's package and target. serprof's own binary is built with
-/// only the engines the selected configurations need (each engine is a feature of its own).
-fn build_target(binary: &Binary, repo: &Path, configs: &[Config]) -> Result<BuildTarget> {
-    let dir = sides::package_dir(repo, binary)?;
-    let features = binary.is_serprof().then(|| {
-        let mut f: Vec<String> = configs
-            .iter()
-            .filter_map(|c| c.info.feature.clone())
-            .collect();
-        f.sort();
-        f.dedup();
-        f
-    });
-    Ok(BuildTarget {
-        package: binary.package.into(),
-        bin: binary.bin.into(),
-        dir,
-        features,
-        align: false,
-    })
 }
 
 /// Both sides staged (before either is built: a misuse on the after side costs no build), then

@@ -7,6 +7,7 @@ use anyhow::Result;
 
 use crate::model::{Program, Settings};
 use crate::run;
+use crate::run::sides::LayoutMode;
 
 /// `serprof run`'s flags: what to measure and how ([`MeasureArgs`], which `before-after`
 /// shares), and where the run folder goes.
@@ -25,6 +26,16 @@ pub(crate) struct RunArgs {
     /// the run's own --child-timeout and --memory-cap unless given).
     #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["studies", "configs", "quick"])]
     pub resume: Option<PathBuf>,
+    /// Time in N layouts of this binary's crate, one set of timing children each (N sets,
+    /// whatever --processes says), so that every row says how much layout alone moves it
+    /// (`layout ±`, `layout_spread`). The working tree is built in before-after's cache with
+    /// its link kept, then linked again N times (a link each); verification and the recordings
+    /// stay this binary's. 0 or 1: this binary, as today.
+    #[arg(long, value_name = "N", conflicts_with = "resume")]
+    pub layouts: Option<usize>,
+    /// How the layouts of --layouts differ (as in before-after: `both`, `shift`, `shuffle`).
+    #[arg(long, value_enum, default_value_t = LayoutMode::Both, requires = "layouts")]
+    pub layout_mode: LayoutMode,
     /// Print the results as one JSON document on stdout.
     #[arg(long)]
     pub json: bool,
@@ -180,6 +191,7 @@ pub(crate) fn run(program: &Program, args: &RunArgs) -> Result<ExitCode> {
         resume_child_timeout: m.child_timeout.map(|t| t.max(1)),
         resume_memory_cap: m.memory_cap,
         quiet: args.quiet,
+        layouts: (args.layouts.unwrap_or(0), args.layout_mode),
     };
     let outcome = run::run(program, &req)?;
     if args.json {

@@ -117,3 +117,17 @@ impl BuildInfo {
         out
     }
 }
+
+/// One layout of a build: its binary linked again, by `mode` with `seed` (a before-after
+/// side's, or a run's with `--layouts`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Layout {
+    /// `shift` (code, read-only data and data moved by `shifts` bytes) or `shuffle` (every
+    /// section in the order the linker's shuffle with `seed` gives).
+    pub mode: String,
+    pub seed: u64,
+    /// The bytes of padding before the code, the read-only data and the data (`shift`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shifts: Option<[u64; 3]>,
+    pub exe: String,
+}

@@ -93,6 +93,13 @@ pub struct RunManifest {
     /// The lock-step timing schedules, one per session that timed anything.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub schedules: Vec<super::lockstep::Schedule>,
+    /// `run --layouts N`: the layouts the timing children ran, set `k` in `layouts[k]` (their
+    /// binaries removed once timed); empty when the timing ran this binary.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layouts: Vec<super::binary::Layout>,
+    /// What the layouts are of, or why there are none although they were asked for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layouts_notes: Vec<String>,
 }
 
 /// One `serprof run` or `--resume` of a run folder.
@@ -131,7 +138,8 @@ pub struct PhaseSeconds {
     pub recordings: f64,
     /// The corrupt study.
     pub corrupt: f64,
-    /// Linking a before-after's sides again in other layouts.
+    /// Building and linking the layouts (a before-after's sides linked again; `run --layouts`:
+    /// the working tree built and linked).
     #[serde(default)]
     pub layouts: f64,
 }

@@ -34,6 +34,13 @@ pub struct TimeStats {
     /// figures of one schedule were measured moments apart, child by child.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<u64>,
+    /// How much layout alone moves this time (a fraction: 0.02 is about 2%), each process
+    /// having run a layout of its own: the standard deviation of the log of the processes'
+    /// medians with what their set of children shared taken out (the machine's speed over
+    /// that second; [`layout_spreads`]). It holds the processes' own noise too, which is far
+    /// smaller. Null when the processes ran one binary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout_spread: Option<f64>,
 }
 
 /// What one timing process measured of one configuration: thread CPU time per operation (the
@@ -158,6 +165,8 @@ described! {
     /// How a time ratio and its interval were computed.
     #[derive(Default)]
     pub(crate) RatioMethod {
+        /// Per-set ratios of one lock-step schedule whose sets each ran layouts of their own.
+        LayoutMeans = ("layout_means", "lock-step over layouts: every set of timing children ran a layout of its own on each side, both sides taking turns sample by sample; the ratio of the two sides' geometric means over layouts (the mean over sets of each set's log ratio of state-adjusted medians); 95% Student t interval on those per-set log ratios (n - 1 degrees of freedom): the sets are independent draws of a pair of layouts, so the interval holds for the layout-averaged effect"),
         /// Per-child ratios of one lock-step schedule.
         LockStep = ("lock_step", "lock-step: median over timing children of each child's ratio of state-adjusted medians (both configurations ran in every child, samples of a few ms moments apart); 95% distribution-free interval from order statistics of the per-child ratios"),
         /// Per-round pairs of timing processes.
@@ -196,7 +205,17 @@ impl TimeStats {
             processes,
             method: TimingMethod::AcrossProcesses,
             schedule: None,
+            layout_spread: None,
         })
+    }
+
+    /// The log of each process's median by round (the set of children it ran in).
+    pub(crate) fn log_by_round(&self) -> std::collections::BTreeMap<usize, f64> {
+        self.processes
+            .iter()
+            .filter(|p| p.median.is_finite() && p.median > 0.0)
+            .map(|p| (p.round, p.median.ln()))
+            .collect()
     }
 
     /// The process medians, by round.
@@ -266,6 +285,36 @@ impl RatioStats {
         })
     }
 
+    /// The geometric mean of `pair_ratios` (non-finite or non-positive ones dropped) with a
+    /// 95% Student t interval on their logs: for ratios that are independent draws (one pair of
+    /// layouts each), whose mean over layouts is the effect. With one ratio, the interval is
+    /// that ratio and its coverage 0.
+    pub fn layout_mean(pair_ratios: &[f64]) -> Option<RatioStats> {
+        let logs: Vec<f64> = pair_ratios
+            .iter()
+            .filter(|r| r.is_finite() && **r > 0.0)
+            .map(|r| r.ln())
+            .collect();
+        let n = logs.len();
+        if n == 0 {
+            return None;
+        }
+        let mean = logs.iter().sum::<f64>() / n as f64;
+        let (half, coverage) = match n {
+            1 => (0.0, 0.0),
+            _ => (
+                student_t_quantile(0.975, (n - 1) as f64) * std_dev(&logs) / (n as f64).sqrt(),
+                0.95,
+            ),
+        };
+        Some(RatioStats {
+            ratio: mean.exp(),
+            ci95: [(mean - half).exp(), (mean + half).exp()],
+            coverage,
+            pairs: n,
+        })
+    }
+
     /// `a / b` from the processes of one run that share a round: one pair ratio per round both
     /// have. `None` when they share none (or either has no processes).
     pub fn by_round(a: &TimeStats, b: &TimeStats) -> Option<RatioStats> {
@@ -275,6 +324,16 @@ impl RatioStats {
             .filter_map(|(round, x)| rb.get(round).map(|y| x / y))
             .collect();
         RatioStats::of_pairs(&pairs)
+    }
+
+    /// `a / b` over layouts: [`RatioStats::layout_mean`] of the per-round ratios.
+    pub fn by_round_over_layouts(a: &TimeStats, b: &TimeStats) -> Option<RatioStats> {
+        let (ra, rb) = (a.by_round(), b.by_round());
+        let pairs: Vec<f64> = ra
+            .iter()
+            .filter_map(|(round, x)| rb.get(round).map(|y| x / y))
+            .collect();
+        RatioStats::layout_mean(&pairs)
     }
 
     /// Whether `a` and `b` were measured in one lock-step schedule.
@@ -315,8 +374,186 @@ impl TimeStats {
             processes: Vec::new(),
             method: TimingMethod::Batches,
             schedule: None,
+            layout_spread: None,
         })
     }
+}
+
+/// A log time per round (set of children), each round a layout of its own.
+pub(crate) type ByRound = std::collections::BTreeMap<usize, f64>;
+
+/// How much layout alone moves each of a before-after's two sides of one configuration, from
+/// the log of each side's child medians by round, with what a set of children shared taken
+/// out (the machine's speed changes over seconds, so one set's children can both read a few
+/// percent slower than another's): their log times are `L_b + D` and `L_a + D` with
+/// independent layout effects `L` and the set's drift `D`, so `var(b) - cov(a, b)` is
+/// `var(L_b)` (method of moments, 0 when negative). `None` with fewer than three shared
+/// rounds.
+pub(crate) fn layout_spreads_paired(b: &ByRound, a: &ByRound) -> [Option<f64>; 2] {
+    let shared: Vec<(f64, f64)> = b
+        .iter()
+        .filter_map(|(round, x)| a.get(round).map(|y| (*x, *y)))
+        .collect();
+    if shared.len() < 3 {
+        return [None, None];
+    }
+    let (xs, ys): (Vec<f64>, Vec<f64>) = shared.into_iter().unzip();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (mx, my) = (mean(&xs), mean(&ys));
+    let n = xs.len() as f64 - 1.0;
+    let cov = xs
+        .iter()
+        .zip(&ys)
+        .map(|(x, y)| (x - mx) * (y - my))
+        .sum::<f64>()
+        / n;
+    let var = |v: &[f64], m: f64| v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / n;
+    [
+        Some((var(&xs, mx) - cov).max(0.0).sqrt()),
+        Some((var(&ys, my) - cov).max(0.0).sqrt()),
+    ]
+}
+
+/// How much layout alone moves each of a run's configurations, from the log of each one's
+/// child medians by round. With three configurations or more, a set's drift (what all its
+/// children shared: the machine's speed over those seconds) is the median over configurations
+/// of their deviations from their own means in that set, and is taken out before the standard
+/// deviation; with fewer it cannot be told from layout, and stays in. `None` for a
+/// configuration with fewer than three rounds.
+pub(crate) fn layout_spreads_shared(units: &[ByRound]) -> Vec<Option<f64>> {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let centred: Vec<ByRound> = units
+        .iter()
+        .map(|u| {
+            let m = mean(&u.values().copied().collect::<Vec<_>>());
+            u.iter().map(|(r, x)| (*r, x - m)).collect()
+        })
+        .collect();
+    let drift = |round: &usize| -> f64 {
+        if units.len() < 3 {
+            return 0.0;
+        }
+        let d: Vec<f64> = centred
+            .iter()
+            .filter_map(|u| u.get(round).copied())
+            .collect();
+        median(&d)
+    };
+    centred
+        .iter()
+        .map(|u| {
+            let rest: Vec<f64> = u.iter().map(|(r, x)| x - drift(r)).collect();
+            (rest.len() >= 3).then(|| std_dev(&rest))
+        })
+        .collect()
+}
+
+/// The sample standard deviation (n - 1) of `values`; 0 for fewer than two.
+pub(crate) fn std_dev(values: &[f64]) -> f64 {
+    let n = values.len();
+    if n < 2 {
+        return 0.0;
+    }
+    let mean = values.iter().sum::<f64>() / n as f64;
+    (values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+}
+
+/// ln Γ(x) for x > 0 (Lanczos, g = 7, nine terms: about 15 significant digits).
+fn ln_gamma(x: f64) -> f64 {
+    const C: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    if x < 0.5 {
+        // Reflection: Γ(x) Γ(1 - x) = π / sin(πx).
+        let pi = std::f64::consts::PI;
+        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
+    }
+    let x = x - 1.0;
+    let t = x + 7.5;
+    let sum = C[1..]
+        .iter()
+        .enumerate()
+        .fold(C[0], |acc, (i, c)| acc + c / (x + i as f64 + 1.0));
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + sum.ln()
+}
+
+/// The regularized incomplete beta function I_x(a, b), by its continued fraction (modified
+/// Lentz), on the side where it converges quickly.
+fn incomplete_beta(x: f64, a: f64, b: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x >= 1.0 {
+        return 1.0;
+    }
+    if x > (a + 1.0) / (a + b + 2.0) {
+        return 1.0 - incomplete_beta(1.0 - x, b, a);
+    }
+    let front =
+        (ln_gamma(a + b) - ln_gamma(a) - ln_gamma(b) + a * x.ln() + b * (1.0 - x).ln()).exp() / a;
+    let tiny = 1e-300;
+    let (mut c, mut d) = (1.0, 1.0 - (a + b) * x / (a + 1.0));
+    d = 1.0 / if d.abs() < tiny { tiny } else { d };
+    let mut f = d;
+    for m in 1..300 {
+        let m = m as f64;
+        for numerator in [
+            m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0)),
+        ] {
+            d = 1.0 + numerator * d;
+            d = 1.0 / if d.abs() < tiny { tiny } else { d };
+            c = 1.0 + numerator / c;
+            c = if c.abs() < tiny { tiny } else { c };
+            f *= c * d;
+        }
+        if (c * d - 1.0).abs() < 1e-15 {
+            break;
+        }
+    }
+    front * f
+}
+
+/// P(T <= t) for Student's t with `df` degrees of freedom.
+pub(crate) fn student_t_cdf(t: f64, df: f64) -> f64 {
+    let tail = 0.5 * incomplete_beta(df / (df + t * t), df / 2.0, 0.5);
+    if t >= 0.0 {
+        1.0 - tail
+    } else {
+        tail
+    }
+}
+
+/// The `p` quantile of Student's t with `df` degrees of freedom (0 < p < 1), by bisection of
+/// the distribution function.
+pub(crate) fn student_t_quantile(p: f64, df: f64) -> f64 {
+    if p == 0.5 {
+        return 0.0;
+    }
+    if p < 0.5 {
+        return -student_t_quantile(1.0 - p, df);
+    }
+    let (mut lo, mut hi) = (0.0, 1.0);
+    while student_t_cdf(hi, df) < p && hi < 1e6 {
+        hi *= 2.0;
+    }
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if student_t_cdf(mid, df) < p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
 }
 
 /// Median of a sorted, non-empty slice.
@@ -402,6 +639,8 @@ pub(crate) fn ratio_of_medians(a: &[f64], b: &[f64]) -> Option<(f64, [f64; 2])> 
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     #[test]
@@ -450,6 +689,138 @@ mod tests {
         let c = TimeStats::from_processes(vec![process(3, 50.0), process(9, 1.0)]).unwrap();
         let r = RatioStats::by_round(&c, &a).unwrap();
         assert_eq!((r.ratio, r.pairs), (50.0 / 103.0, 1));
+    }
+
+    #[test]
+    fn student_t_quantiles_match_the_tables() {
+        for (df, q) in [
+            (1.0, 12.706),
+            (4.0, 2.776),
+            (7.0, 2.365),
+            (11.0, 2.201),
+            (23.0, 2.069),
+            (63.0, 1.998),
+            (1000.0, 1.962),
+        ] {
+            let got = student_t_quantile(0.975, df);
+            assert!((got - q).abs() < 1e-3, "df {df}: {got} against {q}");
+        }
+        assert!((student_t_cdf(0.0, 5.0) - 0.5).abs() < 1e-12);
+        assert!((student_t_quantile(0.025, 23.0) + 2.069).abs() < 1e-3);
+    }
+
+    /// A standard normal draw (Box-Muller) from the generator.
+    fn normal(rng: &mut SplitMix64) -> f64 {
+        let u = |rng: &mut SplitMix64| ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+        let (a, b) = (u(rng), u(rng));
+        (-2.0 * a.ln()).sqrt() * (2.0 * std::f64::consts::PI * b).cos()
+    }
+
+    /// One synthetic before-after over `n` layouts per side: each set's before and after
+    /// times are a layout of their own (log-normal, relative spread `spread`) times a child's
+    /// own noise (0.5%), the after side `effect` slower on average. The per-set ratios.
+    fn synthetic_sets(rng: &mut SplitMix64, n: usize, spread: f64, effect: f64) -> Vec<f64> {
+        (0..n)
+            .map(|_| {
+                let before = 100.0 * (spread * normal(rng) + 0.005 * normal(rng)).exp();
+                let after = 100.0 * effect * (spread * normal(rng) + 0.005 * normal(rng)).exp();
+                after / before
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_layout_interval_covers_95_percent_of_nulls() {
+        let mut rng = SplitMix64(0x1A70_u64);
+        for spread in [0.02, 0.05] {
+            let covered = (0..1000)
+                .filter(|_| {
+                    let n = crate::run::before_after::DEFAULT_LAYOUTS;
+                    let r =
+                        RatioStats::layout_mean(&synthetic_sets(&mut rng, n, spread, 1.0)).unwrap();
+                    r.within_noise()
+                })
+                .count();
+            assert!(
+                (930..=970).contains(&covered),
+                "spread {spread}: {covered} of 1000 nulls covered"
+            );
+        }
+    }
+
+    #[test]
+    fn the_layout_interval_sees_a_change_as_often_as_the_arithmetic_says() {
+        // Spread 5%, the default number of layouts per side: the standard error of the log
+        // ratio is s sqrt(2/n) (the child's own noise adds a little), and the chance that the
+        // interval lies wholly above 1 is about Phi(ln(effect)/se - t(0.975, n - 1)).
+        let (n, s) = (crate::run::before_after::DEFAULT_LAYOUTS, 0.05);
+        let se = ((2.0 * (s * s + 0.005f64 * 0.005)) / n as f64).sqrt();
+        for (effect, seed) in [(1.05f64, 0xB0B), (1.03, 0xB0C)] {
+            let z = effect.ln() / se - student_t_quantile(0.975, (n - 1) as f64);
+            // Phi, as the t distribution with very many degrees of freedom.
+            let predicted = student_t_cdf(z, 1e6);
+            let mut rng = SplitMix64(seed);
+            let slower = (0..1000)
+                .filter(|_| {
+                    let r =
+                        RatioStats::layout_mean(&synthetic_sets(&mut rng, n, s, effect)).unwrap();
+                    r.ci95[0] > 1.0
+                })
+                .count() as f64
+                / 1000.0;
+            assert!(
+                (slower - predicted).abs() <= 0.05,
+                "{effect}: called slower in {slower} of runs; the arithmetic says {predicted:.3}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_layout_mean_is_the_ratio_of_geometric_means() {
+        let r = RatioStats::layout_mean(&[1.1, 1.0 / 1.1, 1.0]).unwrap();
+        assert!((r.ratio - 1.0).abs() < 1e-12, "{r:?}");
+        assert!(r.ci95[0] < 1.0 && r.ci95[1] > 1.0);
+        let one = RatioStats::layout_mean(&[1.2]).unwrap();
+        assert_eq!((one.ratio, one.ci95, one.coverage), (1.2, [1.2, 1.2], 0.0));
+        assert!(RatioStats::layout_mean(&[f64::NAN, 0.0]).is_none());
+    }
+
+    #[test]
+    fn layout_spreads_leave_out_what_a_set_shared() {
+        // 400 sets: each side's layout effect has a spread of 3% (before) and 6% (after), and
+        // each set's drift (the machine's speed over that second) one of 8%.
+        let mut rng = SplitMix64(0x5EED);
+        let (mut b, mut a) = (BTreeMap::new(), BTreeMap::new());
+        for k in 0..400 {
+            let drift = 0.08 * normal(&mut rng);
+            b.insert(k, 4.6 + drift + 0.03 * normal(&mut rng));
+            a.insert(k, 4.7 + drift + 0.06 * normal(&mut rng));
+        }
+        let s = layout_spreads_paired(&b, &a);
+        let (sb, sa) = (s[0].unwrap(), s[1].unwrap());
+        assert!(
+            (sb - 0.03).abs() < 0.01 && (sa - 0.06).abs() < 0.01,
+            "{sb} {sa}"
+        );
+        // Five configurations of one run share each set's drift; one of them spreads 5%.
+        let units: Vec<BTreeMap<usize, f64>> = (0..5)
+            .map(|u| {
+                let mut rng = SplitMix64(0x5EED);
+                (0..400)
+                    .map(|k| {
+                        let drift = 0.08 * normal(&mut rng);
+                        let own = if u == 2 { 0.05 } else { 0.01 };
+                        let mut mine = SplitMix64(1000 * u + k as u64);
+                        (k, u as f64 + drift + own * normal(&mut mine))
+                    })
+                    .collect()
+            })
+            .collect();
+        let s = layout_spreads_shared(&units);
+        assert!((s[2].unwrap() - 0.05).abs() < 0.01, "{s:?}");
+        assert!(s[0].unwrap() < 0.02, "{s:?}");
+        assert_eq!(layout_spreads_shared(&[BTreeMap::from([(0, 1.0)])]), [None]);
+        assert_eq!(layout_spreads_paired(&b, &BTreeMap::new()), [None, None]);
     }
 
     #[test]

@@ -21,6 +21,40 @@ fn ratio_text(row: &Row) -> String {
     }
 }
 
+/// A relative spread of layouts in percent ("2.1%"), or "-".
+fn percent(spread: Option<f64>) -> String {
+    spread.map_or("-".into(), |s| format!("{:.1}%", 100.0 * s))
+}
+
+/// Both sides' layout spreads: "2.1% / 1.8%", or "-" when the sides ran one binary each.
+fn spread_text(row: &Row) -> String {
+    match &row.comparison.time {
+        Some(t) if t.layout_spread().is_some() => format!(
+            "{} / {}",
+            percent(t.before_layout_spread),
+            percent(t.after_layout_spread)
+        ),
+        _ => "-".into(),
+    }
+}
+
+/// A configuration whose time layout alone moves by more than this (relative standard
+/// deviation across layouts) gets a note.
+pub(crate) const SPREAD_NOTE_ABOVE: f64 = 0.03;
+
+/// The note of a row whose layouts spread its time by more than [`SPREAD_NOTE_ABOVE`].
+fn spread_note(row: &Row) -> Option<String> {
+    let t = row.comparison.time.as_ref()?;
+    let s = t.layout_spread()?;
+    (s > SPREAD_NOTE_ABOVE).then(|| {
+        let half = 100.0 * (t.ci95[1] / t.ci95[0]).sqrt().ln();
+        format!(
+            "layout alone moves this configuration's time by {:.1}% (standard deviation across layouts): its code is sensitive to where functions and data land, and here a change smaller than about {half:.1}% reads `layout`",
+            100.0 * s
+        )
+    })
+}
+
 fn instructions_text(row: &Row) -> String {
     match &row.comparison.instructions {
         Some(i) => format!(
@@ -59,8 +93,8 @@ pub(crate) fn table(r: &BeforeAfterRecord) -> String {
         .max(13);
     let _ = writeln!(
         s,
-        "{:<w$} {:>10} {:>10} {:>24} {:>13}  instructions/op before -> after (delta, ratio)",
-        "configuration", "before", "after", "after/before [95% CI]", "verdict"
+        "{:<w$} {:>10} {:>10} {:>24} {:>13} {:>13}  instructions/op before -> after (delta, ratio)",
+        "configuration", "before", "after", "after/before [95% CI]", "verdict", "layout spread"
     );
     for row in &r.rows {
         let (b, a) = match &row.comparison.time {
@@ -69,10 +103,11 @@ pub(crate) fn table(r: &BeforeAfterRecord) -> String {
         };
         let _ = writeln!(
             s,
-            "{:<w$} {b:>10} {a:>10} {:>24} {:>13}  {}",
+            "{:<w$} {b:>10} {a:>10} {:>24} {:>13} {:>13}  {}",
             row.config,
             ratio_text(row),
             row.verdict.as_str(),
+            spread_text(row),
             instructions_text(row)
         );
     }
@@ -108,6 +143,9 @@ pub(crate) fn table(r: &BeforeAfterRecord) -> String {
             let _ = writeln!(s, "note ({}): {n}", row.config);
         }
         if let Some(n) = instructions_note(row) {
+            let _ = writeln!(s, "note ({}): {n}", row.config);
+        }
+        if let Some(n) = spread_note(row) {
             let _ = writeln!(s, "note ({}): {n}", row.config);
         }
     }
@@ -151,11 +189,12 @@ pub(crate) fn verdict_rule(r: &BeforeAfterRecord) -> String {
     let layouts = r.before.layouts.len().min(r.after.layouts.len());
     let how = match r.before.layouts.first().map(|l| l.mode.as_str()) {
         Some("shuffle") => "every section in another order",
-        _ => "code, read-only data and data moved by random multiples of 16 bytes",
+        Some("both") => "every section in another order, and code, read-only data and data moved by random multiples of 16 bytes",
+        _ => "code, read-only data and data moved by random multiples of 16 bytes, in their order",
     };
     if layouts > 1 {
         format!(
-            "faster or slower when the whole 95% interval of the ratio is on one side of 1; the interval is across sets of children, each timing another pair of the sides' {layouts} layouts ({how}), so `layout` says the time moved less than layouts alone move it"
+            "faster or slower when the whole 95% interval of the ratio is on one side of 1; the ratio is the layout-averaged one, its interval a t interval across {layouts} sets of children, each timing its own pair of layouts ({how}), so `layout` says the time moved less than layouts alone let this many layouts show"
         )
     } else {
         "faster or slower when the whole 95% interval of the ratio is on one side of 1; the interval is across processes of one binary per side, not across layouts, so a verdict can be a layout effect".into()
@@ -299,7 +338,7 @@ fn sides(out: &mut String, r: &BeforeAfterRecord, dir: &Path) {
 
 /// The table of verdicts: a row per configuration.
 fn verdict_table(out: &mut String, r: &BeforeAfterRecord) {
-    out.push_str("<div class=\"table-wrap\"><table>\n<thead><tr><th class=\"name\">configuration</th><th>before</th><th>after</th><th>after/before [95% CI]</th><th>verdict</th><th>instructions/op</th><th>payload Δ</th><th>bytes/op Δ</th></tr></thead>\n<tbody>\n");
+    out.push_str("<div class=\"table-wrap\"><table>\n<thead><tr><th class=\"name\">configuration</th><th>before</th><th>after</th><th>after/before [95% CI]</th><th>verdict</th><th>layout spread</th><th>instructions/op</th><th>payload Δ</th><th>bytes/op Δ</th></tr></thead>\n<tbody>\n");
     for row in &r.rows {
         verdict_row(out, row);
     }
@@ -324,7 +363,7 @@ fn verdict_row(out: &mut String, row: &Row) {
     };
     let _ = writeln!(
         out,
-        "<tr id=\"{}\"><th class=\"name\">{}</th><td>{}</td><td>{}</td><td>{}</td><td><span class=\"{}\">{}</span></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        "<tr id=\"{}\"><th class=\"name\">{}</th><td>{}</td><td>{}</td><td>{}</td><td><span class=\"{}\">{}</span></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
         esc(&row.config),
         esc(&row.config),
         esc(&b),
@@ -332,6 +371,7 @@ fn verdict_row(out: &mut String, row: &Row) {
         esc(&ratio_text(row)),
         verdict_badge(row.verdict),
         row.verdict.as_str(),
+        esc(&spread_text(row)),
         esc(&instructions_text(row)),
         pct(&c.payload_bytes),
         pct(&c.bytes_per_op)
@@ -348,6 +388,7 @@ fn row_details(out: &mut String, row: &Row) {
         .iter()
         .cloned()
         .chain(instructions_note(row).map(str::to_string))
+        .chain(spread_note(row))
         .collect();
     if moved.is_empty() && row.cpu_alarms.is_empty() && notes.is_empty() {
         return;

@@ -206,7 +206,43 @@ pub(crate) fn measurement_summary(m: &RunManifest) -> String {
             m.sessions.len()
         ));
     }
+    if let Some(session) = m.sessions.last() {
+        s.push_str(&format!(" {}", where_the_time_went(&session.seconds)));
+    }
     s
+}
+
+/// A session's wall-clock seconds by phase, in one sentence: what each flag costs.
+pub(crate) fn where_the_time_went(t: &crate::model::manifest::PhaseSeconds) -> String {
+    let mut parts = Vec::new();
+    if t.layouts > 0.0 {
+        parts.push(format!("layouts {:.0} s", t.layouts));
+    }
+    parts.push(format!("verification {:.0} s", t.verify));
+    parts.push(format!("timing {:.0} s", t.timing));
+    let summed: Vec<String> = [
+        ("CPU", t.cpu),
+        ("allocation", t.alloc),
+        ("instructions", t.instructions),
+    ]
+    .into_iter()
+    .filter(|(_, s)| *s > 0.0)
+    .map(|(name, s)| format!("{name} {s:.0} s"))
+    .collect();
+    if t.recordings > 0.0 {
+        parts.push(match summed.is_empty() {
+            true => format!("recordings {:.0} s", t.recordings),
+            false => format!(
+                "recordings {:.0} s ({}, summed over the slots side by side)",
+                t.recordings,
+                summed.join(", ")
+            ),
+        });
+    }
+    if t.corrupt > 0.0 {
+        parts.push(format!("corrupt study {:.0} s", t.corrupt));
+    }
+    format!("Where the time went: {}.", parts.join(", "))
 }
 
 /// The ratio `r / reference` with its interval, from their timing processes of the same rounds;
@@ -277,6 +313,8 @@ struct Columns<'a> {
     counted: bool,
     /// Whether any row has compressed payload sizes: the `zlib B` and `zstd B` columns.
     compressed: bool,
+    /// Whether any row was timed over layouts (`run --layouts N`): the `layout ±` column.
+    spread: bool,
     /// The frames of the study's question: the `match %` column.
     match_regex: Option<&'a str>,
 }
@@ -319,6 +357,11 @@ fn study_table(
         reference,
         counted: group.iter().any(|r| r.instructions.is_some()),
         compressed: group.iter().any(|r| r.compressed.is_some()),
+        spread: group.iter().any(|r| {
+            r.time_ns
+                .as_ref()
+                .is_some_and(|t| t.layout_spread.is_some())
+        }),
         match_regex: question.as_ref().map(|q| q.frames.as_str()),
     };
     column_header(out, &cols);
@@ -334,6 +377,7 @@ fn study_table(
 /// The line of column names.
 fn column_header(out: &mut String, cols: &Columns) {
     let instr_header = if cols.counted { "     instr/op" } else { "" };
+    let spread_header = if cols.spread { "  layout ±" } else { "" };
     let match_header = if cols.match_regex.is_some() {
         " match %"
     } else {
@@ -346,7 +390,7 @@ fn column_header(out: &mut String, cols: &Columns) {
     };
     let _ = writeln!(
         out,
-        "{:<26} {:>10} {:>23} {:>11}{zip_header} {:>9} {:>10}{instr_header} {:<31}{match_header}  top self-time",
+        "{:<26} {:>10} {:>23}{spread_header} {:>11}{zip_header} {:>9} {:>10}{instr_header} {:<31}{match_header}  top self-time",
         "configuration",
         "time/op",
         "95% CI",
@@ -393,6 +437,15 @@ fn study_row(out: &mut String, r: &ConfigResult, cols: &Columns) {
         .and_then(|p| p.top_self.as_ref())
         .map(|s| format!("{:.0}% {}", s.percent, short_name(&s.function)))
         .unwrap_or_default();
+    // How much layout alone moves the row: the relative standard deviation across layouts.
+    let spread = match (
+        r.time_ns.as_ref().and_then(|t| t.layout_spread),
+        cols.spread,
+    ) {
+        (Some(s), _) => format!(" {:>9}", format!("{:.1}%", 100.0 * s)),
+        (None, true) => format!(" {:>9}", "-"),
+        (None, false) => String::new(),
+    };
     let instr = match (&r.instructions, cols.counted) {
         (Some(i), _) => format!(" {:>12}", format_thousands(i.per_op, 1)),
         (None, true) => format!(" {:>12}", "-"),
@@ -408,7 +461,7 @@ fn study_row(out: &mut String, r: &ConfigResult, cols: &Columns) {
     };
     let _ = writeln!(
         out,
-        "{:<26} {time:>10} {ci:>23} {payload:>11}{zip} {allocs:>9} {bytes:>10}{instr} {ratio:<31}{share}  {top}",
+        "{:<26} {time:>10} {ci:>23}{spread} {payload:>11}{zip} {allocs:>9} {bytes:>10}{instr} {ratio:<31}{share}  {top}",
         r.config
     );
 }

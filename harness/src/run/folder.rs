@@ -79,6 +79,8 @@ pub(crate) fn new_manifest(
             build: crate::model::BuildInfo::this(),
         }),
         schedules: Vec::new(),
+        layouts: Vec::new(),
+        layouts_notes: Vec::new(),
     }
 }
 

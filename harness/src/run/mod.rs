@@ -15,6 +15,7 @@ pub(crate) mod placement;
 pub(crate) mod plan;
 pub(crate) mod profiles;
 pub(crate) mod progress;
+pub(crate) mod relinked;
 pub(crate) mod sides;
 pub(crate) mod timing;
 
@@ -54,6 +55,9 @@ pub(crate) struct RunRequest {
     pub resume_child_timeout: Option<u64>,
     pub resume_memory_cap: Option<u64>,
     pub quiet: bool,
+    /// Layouts the timing children run (`--layouts N`, 2 or more; one set of children each),
+    /// and how they differ; 0 or 1: this binary.
+    pub layouts: (usize, sides::LayoutMode),
 }
 
 /// What a finished run hands back for printing.
@@ -81,7 +85,31 @@ pub(crate) fn run_with(
         executor::valgrind_version()?;
     }
     interrupt::install();
+    let linking = std::time::Instant::now();
+    let relinked = relink(program, req)?;
+    let linking = linking.elapsed().as_secs_f64();
+    let mut req = req.clone();
+    if let Some((seed, r)) = &relinked {
+        req.settings.seed = *seed;
+        req.settings.processes = r.layouts.len();
+    }
+    let req = &req;
     let (run_dir, mut manifest, configs) = open_run(program, req)?;
+    let layout_execs: Vec<executor::ChildProcesses> = match &relinked {
+        Some((_, r)) => {
+            manifest.layouts = r.layouts.clone();
+            manifest.layouts_notes = r.notes.clone();
+            if !req.quiet {
+                r.notes.iter().for_each(|n| eprintln!("serprof: {n}"));
+            }
+            r.layouts
+                .iter()
+                .map(|l| executor::ChildProcesses::of(Path::new(&l.exe), program))
+                .collect::<Result<_>>()?
+        }
+        None => Vec::new(),
+    };
+    let layouts: Vec<&dyn Executor> = layout_execs.iter().map(|e| e as &dyn Executor).collect();
     if !req.quiet {
         for s in crate::model::BuildInfo::this().shortcomings() {
             eprintln!("serprof: warning: this binary was {s}");
@@ -91,7 +119,13 @@ pub(crate) fn run_with(
     tracing::info!(run_dir = %run_dir.display(), configs = configs.len(), "run started");
     let session_start = utc_rfc3339(SystemTime::now());
     let mut session = Measuring::new(program, req, &run_dir, &manifest.settings, &configs)?;
-    session.timed(exec)?;
+    if relinked.is_some() {
+        session.clock.layouts = linking;
+    }
+    let timed = session.timed(exec, &layouts);
+    // A layout is a link of the kept inputs with its seed (in run.json): not worth its disk.
+    manifest.layouts.iter().for_each(sides::remove_layout);
+    timed?;
     session.corrupt(exec)?;
     let (results, record, schedule) = session.finish(session_start);
     manifest.sessions.push(record);
@@ -103,6 +137,22 @@ pub(crate) fn run_with(
         manifest,
         results,
     })
+}
+
+/// `--layouts N` (2 or more): the seed of the run (the layouts' seeds come from it) and the
+/// layouts linked, before any folder is made.
+fn relink(program: &Program, req: &RunRequest) -> Result<Option<(u64, relinked::Relinked)>> {
+    let (n, mode) = req.layouts;
+    if n < 2 || req.resume.is_some() {
+        return Ok(None);
+    }
+    let configs = plan::select(program, &req.studies, &req.configs)?;
+    let seed = match req.settings.seed {
+        0 => placement::clock_seed(),
+        s => s,
+    };
+    let r = relinked::link(program, &configs, (n, mode, seed), req.quiet)?;
+    Ok(Some((seed, r)))
 }
 
 /// The run folder, its manifest and its configurations: a new run's, or the resumed one's.
@@ -218,12 +268,18 @@ impl<'a> Measuring<'a> {
 
     /// The lock-step timing of every pending configuration, then each one's profiles and
     /// instruction count.
-    fn timed(&mut self, exec: &dyn Executor) -> Result<()> {
+    /// `layouts`: the binaries set `k` of timing children runs (`layouts[k]`), or none.
+    fn timed(&mut self, exec: &dyn Executor, layouts: &[&dyn Executor]) -> Result<()> {
         let timed = self.pending_of(false);
         let configs: Vec<&Config> = timed.iter().map(|&i| &self.configs[i]).collect();
         let start = std::time::Instant::now();
-        let (timings, schedule) =
-            time_configs(exec, &configs, self.run_dir, self.settings, &self.progress);
+        let (timings, schedule) = time_configs(
+            (exec, layouts),
+            &configs,
+            self.run_dir,
+            self.settings,
+            &self.progress,
+        );
         let timing = schedule.as_ref().map_or(0.0, |s| s.seconds);
         self.clock.timing += timing;
         self.clock.verify += start.elapsed().as_secs_f64() - timing;
@@ -578,6 +634,7 @@ mod tests {
             resume_child_timeout: None,
             resume_memory_cap: None,
             quiet: true,
+            layouts: (0, sides::LayoutMode::Both),
         }
     }
 

@@ -16,10 +16,11 @@ use crate::process::interrupt;
 use crate::protocol::WorkerReport;
 
 /// The timing phase of one build: every configuration verified, then the verified ones timed
-/// in one lock-step schedule. Returns one result per configuration (with `time_ns`, or the
-/// reason it has none) and the schedule (`None` when nothing was timed).
+/// in one lock-step schedule, set `k` of children in `layouts[k]` when there are layouts.
+/// Returns one result per configuration (with `time_ns`, or the reason it has none) and the
+/// schedule (`None` when nothing was timed).
 pub(crate) fn time_configs(
-    exec: &dyn Executor,
+    (exec, layouts): (&dyn Executor, &[&dyn Executor]),
     configs: &[&Config],
     run_dir: &Path,
     settings: &Settings,
@@ -34,7 +35,7 @@ pub(crate) fn time_configs(
             label: config.info.name(),
         })
         .collect();
-    time_units(&units, 1, None, &[], settings, progress)
+    time_units(&units, 1, None, &[layouts.to_vec()], settings, progress)
 }
 
 /// One thing to time: a configuration as one executor's children run it, into one folder.
@@ -118,6 +119,7 @@ pub(crate) fn time_units(
                 Some(f) => result.error = Some(f),
                 None => result.time_ns = unit.time_stats(id),
             }
+
             if result.error.is_none() && result.time_ns.is_none() && !timed.interrupted {
                 result.error = Some(Failure::Silent {
                     recording: Recording::Timing,
@@ -125,7 +127,48 @@ pub(crate) fn time_units(
             }
         }
     }
+    if layouts.iter().any(|l| l.len() > 1) {
+        set_layout_spreads(&mut results, lanes);
+    }
     (results, Some(timed.schedule))
+}
+
+/// Every timed unit's [`TimeStats::layout_spread`], when its sets of children each ran
+/// layouts of their own: per configuration from its two sides (a before-after), or over every
+/// configuration of the one lane (a run).
+fn set_layout_spreads(results: &mut [ConfigResult], lanes: usize) {
+    let groups: Vec<Vec<usize>> = match lanes {
+        2 => (0..results.len() / 2)
+            .map(|c| vec![2 * c, 2 * c + 1])
+            .collect(),
+        _ => vec![(0..results.len()).collect()],
+    };
+    for group in groups {
+        let timed: Vec<usize> = group
+            .into_iter()
+            .filter(|&i| results[i].time_ns.is_some())
+            .collect();
+        let logs: Vec<_> = timed
+            .iter()
+            .map(|&i| {
+                results[i]
+                    .time_ns
+                    .as_ref()
+                    .map(|t| t.log_by_round())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let spreads = match (lanes, logs.as_slice()) {
+            (2, [b, a]) => crate::model::stats::layout_spreads_paired(b, a).to_vec(),
+            (1, _) => crate::model::stats::layout_spreads_shared(&logs),
+            _ => vec![None; logs.len()],
+        };
+        for (i, spread) in timed.into_iter().zip(spreads) {
+            if let Some(t) = results[i].time_ns.as_mut() {
+                t.layout_spread = spread;
+            }
+        }
+    }
 }
 
 /// The verification child of `unit`: its verdict, payload size and findings go into `result`.
@@ -250,7 +293,8 @@ mod tests {
         settings.child_ms = 0;
         let dir = tempfile::tempdir().unwrap();
         let progress = progress::Progress::new(3, false, true);
-        let (results, schedule) = time_configs(&exec, &refs, dir.path(), &settings, &progress);
+        let (results, schedule) =
+            time_configs((&exec, &[]), &refs, dir.path(), &settings, &progress);
         let schedule = schedule.unwrap();
         assert_eq!(exec.started.get(), 4, "one child per set");
         assert_eq!(
@@ -274,6 +318,53 @@ mod tests {
         let three = RatioStats::by_round(t[2], t[0]).unwrap();
         assert!((three.ratio / 3.0 - 1.0).abs() < 0.02, "{three:?}");
         assert!(RatioStats::lock_step(t[0], t[2]));
+    }
+
+    #[test]
+    fn a_run_over_layouts_runs_each_set_in_its_own_binary_and_gives_every_row_its_spread() {
+        // Four layouts of one build: in layout k postcard takes (1 + 0.04 k) x 100 ns, bincode
+        // 100 ns in every one.
+        let layout = |k: usize| Fake {
+            sampler: std::rc::Rc::new(move |id: &ConfigId| {
+                Some(match id.config.as_str() {
+                    "postcard" => 100.0 * (1.0 + 0.04 * k as f64),
+                    _ => 100.0,
+                })
+            }),
+            started: Cell::new(0),
+            calibrated: Cell::new(0),
+        };
+        let layouts: Vec<Fake> = (0..4).map(layout).collect();
+        let refs: Vec<&dyn Executor> = layouts.iter().map(|l| l as &dyn Executor).collect();
+        let this = layout(9);
+        let all = configs(&["formats/postcard", "formats/bincode", "formats/bitcode"]);
+        let chosen: Vec<&Config> = all.iter().collect();
+        let mut settings = Settings::quick();
+        settings.processes = 4;
+        settings.rounds = 6;
+        settings.child_ms = 0;
+        let dir = tempfile::tempdir().unwrap();
+        let progress = progress::Progress::new(3, false, true);
+        let (results, _) = time_configs((&this, &refs), &chosen, dir.path(), &settings, &progress);
+        assert!(layouts.iter().all(|l| l.started.get() == 1), "a set each");
+        assert_eq!(this.started.get(), 0, "this binary only verifies");
+        let spread = |i: usize| results[i].time_ns.as_ref().unwrap().layout_spread.unwrap();
+        let logs: Vec<f64> = (0..4).map(|k| (1.0 + 0.04 * k as f64).ln()).collect();
+        let expected = crate::model::stats::std_dev(&logs);
+        assert!(
+            (spread(0) - expected).abs() < 1e-9,
+            "{} {expected}",
+            spread(0)
+        );
+        assert!(
+            spread(1) < 1e-9 && spread(2) < 1e-9,
+            "{} {}",
+            spread(1),
+            spread(2)
+        );
+        // Without layouts, no spread.
+        let (plain, _) = time_configs((&this, &[]), &chosen, dir.path(), &settings, &progress);
+        assert!(plain[0].time_ns.as_ref().unwrap().layout_spread.is_none());
     }
 
     #[test]
@@ -303,7 +394,8 @@ mod tests {
         settings.child_ms = 0;
         let dir = tempfile::tempdir().unwrap();
         let progress = progress::Progress::new(2, false, true);
-        let (results, schedule) = time_configs(&exec, &refs, dir.path(), &settings, &progress);
+        let (results, schedule) =
+            time_configs((&exec, &[]), &refs, dir.path(), &settings, &progress);
         let schedule = schedule.unwrap();
         assert_eq!(
             exec.started.get(),

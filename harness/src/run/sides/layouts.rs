@@ -32,6 +32,9 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result};
 
+use crate::analyze::before_after::SideRecord;
+use crate::model::binary::Layout;
+
 /// The workspace wrapper: the measured crate links through [`LINK_KEEP`]; `@ALIGN@` is `yes` in
 /// the aligned wrapper ([`Tools::rustc_wrap_align`]), which compiles every workspace crate with
 /// each function on a 64-byte boundary.
@@ -194,11 +197,16 @@ pub(crate) enum LayoutMode {
     /// Code, read-only data and data each moved by a random multiple of 16 bytes below 4 KiB
     /// (a padding object linked first), the order of everything kept: what an edit above the
     /// measured code does to it. Needs only an assembler (`cc -c`); any linker.
-    #[default]
     Shift,
     /// Every section in a random order (the linker's `--shuffle-sections`): layouts far apart,
-    /// hot functions split up; a wider null than any edit makes. LLD or mold only.
+    /// hot functions split up. LLD or mold only.
     Shuffle,
+    /// Both: the padding object of `shift` and the section order of `shuffle`, so that each
+    /// layout moves the order of functions (what an edit to a crate whose generic code is
+    /// instantiated in it can do to exactly the code measured) and their offsets. With a
+    /// linker that cannot shuffle (GNU ld, gold), `shift` alone, and the record says so.
+    #[default]
+    Both,
 }
 
 impl LayoutMode {
@@ -206,7 +214,35 @@ impl LayoutMode {
         match self {
             LayoutMode::Shift => "shift",
             LayoutMode::Shuffle => "shuffle",
+            LayoutMode::Both => "both",
         }
+    }
+
+    /// `self`, or `shift` when it is `both` and a link's linker cannot shuffle sections (the
+    /// note says so).
+    pub(crate) fn linkable(self, kept: &[KeptLink], notes: &mut Vec<String>) -> LayoutMode {
+        if self != LayoutMode::Both {
+            return self;
+        }
+        match kept.iter().map(KeptLink::shuffle).find_map(Result::err) {
+            Some(cannot) => {
+                notes.push(format!(
+                    "layouts shift code and data but keep the order of functions: {cannot}"
+                ));
+                LayoutMode::Shift
+            }
+            None => self,
+        }
+    }
+
+    /// Whether its layouts link the padding object first.
+    pub(crate) fn pads(self) -> bool {
+        matches!(self, LayoutMode::Shift | LayoutMode::Both)
+    }
+
+    /// Whether its layouts shuffle the sections.
+    pub(crate) fn shuffles(self) -> bool {
+        matches!(self, LayoutMode::Shuffle | LayoutMode::Both)
     }
 }
 
@@ -321,7 +357,7 @@ impl KeptLink {
             return Err("the kept link's -o has no path".into());
         }
         args[o + 1] = out.display().to_string();
-        if mode == LayoutMode::Shift {
+        if mode.pads() {
             // Before the first input of rustc's: after the C runtime's start files, which the
             // compiler driver puts first, before all of Rust's code and data.
             let first = args
@@ -329,27 +365,21 @@ impl KeptLink {
                 .position(|a| a.starts_with("in/"))
                 .ok_or("the kept link has no input of the target folder")?;
             args.insert(first, padding.display().to_string());
-            let strip = match self.shuffle() {
-                Ok(Shuffle::Lld) => "--strip-debug",
-                _ => "-Wl,--strip-debug",
-            };
-            args.push(strip.into());
-            return Ok(self.linker_command(args));
         }
-        match self.shuffle()? {
-            Shuffle::LldDriver => {
-                args.push(format!("-Wl,--shuffle-sections=*={seed}"));
-                args.push("-Wl,--strip-debug".into());
-            }
-            Shuffle::MoldDriver => {
-                args.push(format!("-Wl,--shuffle-sections={seed}"));
-                args.push("-Wl,--strip-debug".into());
-            }
-            Shuffle::Lld => {
-                args.push(format!("--shuffle-sections=*={seed}"));
-                args.push("--strip-debug".into());
-            }
+        if mode.shuffles() {
+            // After any shuffle of the link's own (a build script's): the linker applies them
+            // in turn, so the order is this seed's shuffle of that one's.
+            args.push(match self.shuffle()? {
+                Shuffle::LldDriver => format!("-Wl,--shuffle-sections=*={seed}"),
+                Shuffle::MoldDriver => format!("-Wl,--shuffle-sections={seed}"),
+                Shuffle::Lld => format!("--shuffle-sections=*={seed}"),
+            });
         }
+        let strip = match self.shuffle() {
+            Ok(Shuffle::Lld) => "--strip-debug",
+            _ => "-Wl,--strip-debug",
+        };
+        args.push(strip.into());
         Ok(self.linker_command(args))
     }
 
@@ -370,7 +400,7 @@ pub(crate) fn relink(kept: &KeptLink, mode: LayoutMode, seed: u64, out: &Path) -
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let tmp = dir.join(format!(".link.tmp{}", std::process::id()));
     let padding = dir.join("padding.o");
-    if mode == LayoutMode::Shift {
+    if mode.pads() {
         assemble(&padding_asm(seed), &padding)?;
     }
     let mut cmd = kept
@@ -383,6 +413,51 @@ pub(crate) fn relink(kept: &KeptLink, mode: LayoutMode, seed: u64, out: &Path) -
         anyhow::bail!("linking layout {seed} failed: {first}");
     }
     std::fs::rename(&tmp, out).with_context(|| format!("cannot write {}", out.display()))
+}
+
+/// Side `i`'s `wanted` layouts of `mode` (seeds from `seed`, [`seed_for`]), linked from its kept
+/// link into `layouts/<seed>/` beside its binary; or why they are not (nothing left behind).
+pub(crate) fn link_layouts(
+    side: &SideRecord,
+    kept: &KeptLink,
+    i: usize,
+    mode: LayoutMode,
+    (wanted, seed): (usize, u64),
+) -> Result<Vec<Layout>, String> {
+    let exe = Path::new(&side.exe);
+    let (Some(dir), Some(name)) = (exe.parent(), exe.file_name()) else {
+        return Err(format!("the {} side's binary has no folder", side.label));
+    };
+    let mut linked = Vec::new();
+    for set in 0..wanted {
+        let s = seed_for(seed, i, set);
+        let out = dir.join("layouts").join(s.to_string()).join(name);
+        if let Err(e) = relink(kept, mode, s, &out) {
+            // What was linked goes with the reason: nothing of this side is timed.
+            for l in &linked {
+                remove_layout(l);
+            }
+            return Err(format!(
+                "the {} side: {}",
+                side.label,
+                crate::error::one_line(&e)
+            ));
+        }
+        linked.push(Layout {
+            mode: mode.as_str().into(),
+            seed: s,
+            shifts: mode.pads().then(|| shifts(s)),
+            exe: out.display().to_string(),
+        });
+    }
+    Ok(linked)
+}
+
+/// Removes one layout's binary and its folder.
+pub(crate) fn remove_layout(layout: &Layout) {
+    if let Some(dir) = Path::new(&layout.exe).parent() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
 
 /// Assembles `asm` into the object `out` with the C compiler driver.
@@ -459,6 +534,24 @@ mod tests {
                 "-Wl,--strip-debug"
             ]
         );
+        // The default layouts do both: the padding first, and the sections shuffled.
+        let lld_in = kept(
+            "cc",
+            &["crt1.o", "in/1-a.o", "-fuse-ld=lld", "-o", "/t/x-1"],
+        );
+        assert_eq!(
+            args_of(&lld_in, LayoutMode::Both),
+            [
+                "crt1.o",
+                "/p.o",
+                "in/1-a.o",
+                "-fuse-ld=lld",
+                "-o",
+                "/out/x",
+                "-Wl,--shuffle-sections=*=7",
+                "-Wl,--strip-debug"
+            ]
+        );
         // A shifted layout links the padding before rustc's first input, with any linker.
         let gnu = kept("cc", &["crt1.o", "in/1-a.o", "-o", "/t/x-1"]);
         assert_eq!(
@@ -502,10 +595,22 @@ mod tests {
             "[package]\nname = \"toy-bin\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
         )
         .unwrap();
+        // Six functions of their own, each in its own section (rustc's default), findable by
+        // name in the symbol table.
+        let fns: String = (0..6)
+            .map(|k| {
+                format!(
+                    "#[no_mangle] #[inline(never)] pub extern \"C\" fn toy_f{k}(x: u64) -> u64 {{ x.wrapping_mul({}) ^ {k} }}\n",
+                    31 + 2 * k
+                )
+            })
+            .collect();
         std::fs::write(
             src.join("src/main.rs"),
-            "#[inline(never)] fn f(x: u64) -> u64 { x.wrapping_mul(31) ^ 7 }\n\
-             fn main() { println!(\"{}\", f(std::env::args().count() as u64)); }\n",
+            format!(
+                "{fns}fn main() {{ let n = std::env::args().count() as u64; \
+                 println!(\"{{}}\", toy_f0(n) ^ toy_f1(n) ^ toy_f2(n) ^ toy_f3(n) ^ toy_f4(n) ^ toy_f5(n)); }}\n"
+            ),
         )
         .unwrap();
         let cache = dir.path().join("cache");
@@ -534,12 +639,16 @@ mod tests {
             String::from_utf8(out.stdout).unwrap()
         };
         let expected = run(&binary);
+        let cargo_order = toy_functions(&binary);
+        assert_eq!(cargo_order.len(), 6, "{cargo_order:?}");
+        let names = |f: &[(u64, String)]| f.iter().map(|(_, n)| n.clone()).collect::<Vec<_>>();
         let mut modes = vec![LayoutMode::Shift];
-        if kept.shuffle().is_ok() {
-            modes.push(LayoutMode::Shuffle);
+        let shuffles = kept.shuffle().is_ok();
+        if shuffles {
+            modes.extend([LayoutMode::Shuffle, LayoutMode::Both]);
         }
         for mode in modes {
-            let outs: Vec<PathBuf> = [1, 2]
+            let outs: Vec<PathBuf> = [1, 2, 3, 4]
                 .map(|seed| {
                     let out = cache.join(format!("{}-{seed}/toy-bin", mode.as_str()));
                     relink(&kept, mode, seed, &out).unwrap();
@@ -551,10 +660,46 @@ mod tests {
             for out in &outs {
                 assert_eq!(run(out), expected, "{}", out.display());
             }
+            let layouts: Vec<Vec<(u64, String)>> = outs.iter().map(|o| toy_functions(o)).collect();
+            let orders: std::collections::BTreeSet<Vec<String>> =
+                layouts.iter().map(|l| names(l)).collect();
+            let starts: std::collections::BTreeSet<u64> = layouts.iter().map(|l| l[0].0).collect();
+            // Offsets: where the first of the functions lands differs between layouts.
+            assert!(starts.len() > 1, "{mode:?}: {layouts:?}");
+            match mode.shuffles() {
+                // Order: four seeds give more than one order of the six functions.
+                true => assert!(orders.len() > 1, "{mode:?}: {orders:?}"),
+                false => assert_eq!(
+                    orders.into_iter().collect::<Vec<_>>(),
+                    [names(&cargo_order)]
+                ),
+            }
+        }
+        // The default moves both.
+        assert_eq!(LayoutMode::default(), LayoutMode::Both);
+        assert!(LayoutMode::default().pads() && LayoutMode::default().shuffles());
+        if !shuffles {
+            eprintln!("skipped the shuffled layouts: this machine's Rust links with a linker that cannot shuffle");
         }
         // A build that changes nothing keeps the link; cargo's binary is still the one it made.
         build();
         assert!(KeptLink::read(&keep).unwrap().made(&binary));
+    }
+
+    /// The toy's functions by address: (address, name), lowest first (from `nm`).
+    fn toy_functions(exe: &Path) -> Vec<(u64, String)> {
+        let out = Command::new("nm").arg(exe).output().expect("nm runs");
+        let mut f: Vec<(u64, String)> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| {
+                let mut w = l.split_whitespace();
+                let (addr, _, name) = (w.next()?, w.next()?, w.next()?);
+                let addr = u64::from_str_radix(addr, 16).ok()?;
+                name.starts_with("toy_f").then(|| (addr, name.to_string()))
+            })
+            .collect();
+        f.sort();
+        f
     }
 
     #[test]

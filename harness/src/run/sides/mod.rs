@@ -44,7 +44,7 @@ use anyhow::{Context, Result};
 pub(crate) use cache::{check_cache, default_cache, side_target};
 use cache::{prune_targets, seed_target, CacheLock};
 use layouts::Tools;
-pub(crate) use layouts::{relink, seed_for, shifts, KeptLink, LayoutMode};
+pub(crate) use layouts::{link_layouts, remove_layout, KeptLink, LayoutMode};
 pub(crate) use patches::Patch;
 use patches::{apply_patch, check_patches_used, metadata};
 use source::{absolute_paths, extract_revision, git, rewrite_paths, sync_working_tree};
@@ -83,6 +83,32 @@ pub(crate) struct BuildTarget {
 }
 
 impl BuildTarget {
+    /// What a side of `binary` builds in `repo`: its package and target. serprof's own binary
+    /// is built with only the engines `configs` need (each engine is a feature of its own).
+    pub(crate) fn of(
+        binary: &crate::model::Binary,
+        repo: &Path,
+        configs: &[serprof_api::study::Config],
+    ) -> Result<BuildTarget> {
+        let dir = package_dir(repo, binary)?;
+        let features = binary.is_serprof().then(|| {
+            let mut f: Vec<String> = configs
+                .iter()
+                .filter_map(|c| c.info.feature.clone())
+                .collect();
+            f.sort();
+            f.dedup();
+            f
+        });
+        Ok(BuildTarget {
+            package: binary.package.into(),
+            bin: binary.bin.into(),
+            dir,
+            features,
+            align: false,
+        })
+    }
+
     /// serprof's own binary, at the top of its repository.
     #[cfg(test)]
     pub(crate) fn serprof(features: Option<Vec<String>>) -> BuildTarget {
