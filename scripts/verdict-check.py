@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""How often before-after's verdicts are right, on a crate of one's own.
+
+Runs `before-after` in a git repository of a crate that depends on serprof (its binary
+built with `cargo build --release`), over scratch commits this script makes and removes:
+
+- `noop`: a comment added at the top of the binary's source, three times uncommitted against
+  HEAD and three times committed (HEAD~1 HEAD), and one build against itself twice (HEAD HEAD):
+  8 before-afters. Every row called `faster` or `slower` is a false alarm.
+- `order`: two commits whose build scripts only reorder the binary's functions
+  (`-Wl,--shuffle-sections=*=11`, then `=22`), and in each sitting the second against itself:
+  `--sittings` sittings of two before-afters.
+- `change`: a commit that puts a `serialize_with` on one field, which spins `--spin` rounds of a
+  short loop per value serialized (`--work dependent`: the value written waits for the loop;
+  `overlapped`: it does not, and the processor hides most of the loop); `--runs` before-afters
+  of HEAD~1 HEAD. Size `--spin` first with `--flag=--layouts=80` (the script prints each row's
+  ratio).
+
+Every before-after's verdicts go to stdout, one line per row, and the tally at the end. The
+crate's files are restored afterwards (the scratch commits are reset away; uncommitted changes of
+the crate are refused at start). Timing: nothing else should run on the machine meanwhile.
+
+    scripts/verdict-check.py --crate ../logbench --bin logbench noop
+    scripts/verdict-check.py --crate ../logbench --bin logbench change --spin 40 --runs 5
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+SLOW_FN = """
+/// Scratch: extra work per value serialized (verdict-check.py).
+fn slow_code<S: serde::Serializer>(code: &u16, s: S) -> Result<S::Ok, S::Error> {{
+    let mut x = u64::from(*code);
+    for i in 0..std::hint::black_box({spin}u64) {{
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(i);
+    }}
+    {tail}
+}}
+"""
+
+# The loop's result is only kept (the processor overlaps the loop with the serializer's work),
+# or fed into the value written through an opaque zero (the serializer waits for it).
+TAILS = {
+    "overlapped": "std::hint::black_box(x);\n    s.serialize_u16(*code)",
+    "dependent": "s.serialize_u16(*code ^ (x as u16 & std::hint::black_box(0u16)))",
+}
+
+
+def git(crate, *args):
+    return subprocess.run(["git", "-C", crate, *args], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def commit(crate, message):
+    git(crate, "add", "-A")
+    git(crate, "-c", "user.email=verdict-check@serprof", "-c", "user.name=verdict-check",
+        "commit", "-q", "-m", message)
+
+
+def before_after(args, revs, extra=()):
+    cmd = [os.path.join(args.crate, "target", "release", args.bin), "before-after", *revs,
+           "--no-cpu", "--no-alloc", "--no-instructions", "--json", "--quiet",
+           "--out", args.out, *args.flag, *extra]
+    for c in args.config:
+        cmd += ["--config", c]
+    started = time.time()
+    done = subprocess.run(cmd, cwd=args.crate, capture_output=True, text=True)
+    try:
+        record = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        sys.exit(f"before-after failed ({done.returncode}): {done.stderr.strip()[-3000:]}")
+    rows = []
+    for r in record["rows"]:
+        t = r["comparison"].get("time") or {}
+        rows.append({
+            "config": r["config"], "verdict": r["verdict"], "ratio": t.get("ratio"),
+            "ci95": t.get("ci95"), "spread": [t.get("before_layout_spread"),
+                                              t.get("after_layout_spread")]})
+    wall = time.time() - started
+    print(f"# {' '.join(revs)} {' '.join(extra)}: measure_seconds {record['measure_seconds']:.0f}, "
+          f"wall {wall:.0f} s", flush=True)
+    for r in rows:
+        lo, hi = r["ci95"] or [float("nan")] * 2
+        sp = " / ".join("-" if s is None else f"{100 * s:.1f}%" for s in r["spread"])
+        print(f"  {r['config']:<32} {r['ratio']:.3f} [{lo:.3f}, {hi:.3f}] {r['verdict']:<8} "
+              f"spread {sp}", flush=True)
+    return rows, record["measure_seconds"]
+
+
+def tally(name, results):
+    rows = [r for rs, _ in results for r in rs]
+    called = [r for r in rows if r["verdict"] in ("faster", "slower")]
+    secs = [s for _, s in results]
+    print(f"{name}: {len(called)} of {len(rows)} rows called; measure_seconds "
+          f"{min(secs):.0f}-{max(secs):.0f}", flush=True)
+    return rows
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--crate", required=True, help="the crate's git repository")
+    p.add_argument("--bin", required=True, help="its binary's name (target/release/NAME)")
+    p.add_argument("--src", default="src/main.rs", help="the source file the edits go in")
+    p.add_argument("--config", action="append", default=[],
+                   help="--config of every before-after (repeat)")
+    p.add_argument("--flag", action="append", default=[],
+                   help="another flag of every before-after (repeat; --flag=--align)")
+    p.add_argument("--out", default="/tmp/verdict-check", help="before-after's --out")
+    p.add_argument("--sittings", type=int, default=4)
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--spin", type=int, default=40)
+    p.add_argument("--work", choices=sorted(TAILS), default="dependent",
+                   help="change: how the spinning loop meets the serializer")
+    p.add_argument("--field", default="pub code: u16,",
+                   help="the field line that gets the serialize_with")
+    p.add_argument("what", choices=["noop", "order", "change"])
+    args = p.parse_args()
+    args.crate = os.path.abspath(args.crate)
+    if git(args.crate, "status", "--porcelain", "--untracked-files=no"):
+        sys.exit(f"{args.crate} has uncommitted changes: commit or stash them first")
+    start = git(args.crate, "rev-parse", "HEAD")
+    src = os.path.join(args.crate, args.src)
+    original = open(src).read()
+    try:
+        if args.what == "noop":
+            results = []
+            with open(src, "w") as f:
+                f.write("// A comment above the measured code.\n" + original)
+            for _ in range(3):
+                results.append(before_after(args, ["HEAD"]))
+            commit(args.crate, "scratch: a comment")
+            for _ in range(3):
+                results.append(before_after(args, ["HEAD~1", "HEAD"]))
+            for _ in range(2):
+                results.append(before_after(args, ["HEAD", "HEAD"]))
+            tally("noop", results)
+        elif args.what == "order":
+            build = os.path.join(args.crate, "build.rs")
+            revs = []
+            for seed in (11, 22):
+                with open(build, "w") as f:
+                    f.write("fn main() {\n    println!(\"cargo:rustc-link-arg-bins="
+                            f"-Wl,--shuffle-sections=*={seed}\");\n}}\n")
+                commit(args.crate, f"scratch: functions in order {seed}")
+                revs.append(git(args.crate, "rev-parse", "HEAD"))
+            pairs, selves = [], []
+            for _ in range(args.sittings):
+                pairs.append(before_after(args, revs))
+                selves.append(before_after(args, [revs[1], revs[1]]))
+            tally("order-only pair", pairs)
+            tally("one build against itself", selves)
+        else:
+            text = original.replace(args.field, "#[serde(serialize_with = \"slow_code\")]\n    "
+                                    + args.field, 1)
+            if text == original:
+                sys.exit(f"no line {args.field!r} in {src}")
+            with open(src, "w") as f:
+                f.write(text + SLOW_FN.format(spin=args.spin, tail=TAILS[args.work]))
+            commit(args.crate, f"scratch: slow_code spins {args.spin} ({args.work})")
+            results = [before_after(args, ["HEAD~1", "HEAD"]) for _ in range(args.runs)]
+            rows = tally(f"change (spin {args.spin})", results)
+            for config in sorted({r["config"] for r in rows}):
+                mine = [r for r in rows if r["config"] == config]
+                slower = sum(r["verdict"] == "slower" for r in mine)
+                ratios = " ".join(f"{r['ratio']:.3f}" for r in mine)
+                print(f"  {config}: slower in {slower} of {len(mine)} ({ratios})")
+    finally:
+        git(args.crate, "reset", "-q", "--hard", start)
+        with open(src, "w") as f:
+            f.write(original)
+        build = os.path.join(args.crate, "build.rs")
+        if not git(args.crate, "ls-files", "build.rs") and os.path.exists(build):
+            os.remove(build)
+
+
+if __name__ == "__main__":
+    main()
