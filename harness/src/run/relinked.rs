@@ -46,7 +46,7 @@ pub(crate) fn link(
     };
     let say = |line: &str| {
         if !quiet {
-            sides::stderr_line(line);
+            eprintln!("serprof: run --layouts: {line}");
         }
     };
     let staged = sides::stage(&repo, &cache, &spec, &say)?;
