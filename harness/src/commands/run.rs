@@ -209,7 +209,7 @@ pub(crate) fn run(program: &Program, args: &RunArgs) -> Result<ExitCode> {
         );
         println!(
             "\n{}",
-            crate::render::table::measurement_summary(&outcome.manifest)
+            crate::render::summary::measurement_summary(&outcome.manifest)
         );
         if !outcome.manifest.warnings.is_empty() {
             println!("\nwarnings:");

@@ -318,22 +318,12 @@ impl RatioStats {
     /// `a / b` from the processes of one run that share a round: one pair ratio per round both
     /// have. `None` when they share none (or either has no processes).
     pub fn by_round(a: &TimeStats, b: &TimeStats) -> Option<RatioStats> {
-        let (ra, rb) = (a.by_round(), b.by_round());
-        let pairs: Vec<f64> = ra
-            .iter()
-            .filter_map(|(round, x)| rb.get(round).map(|y| x / y))
-            .collect();
-        RatioStats::of_pairs(&pairs)
+        RatioStats::of_pairs(&round_ratios(a, b))
     }
 
     /// `a / b` over layouts: [`RatioStats::layout_mean`] of the per-round ratios.
     pub fn by_round_over_layouts(a: &TimeStats, b: &TimeStats) -> Option<RatioStats> {
-        let (ra, rb) = (a.by_round(), b.by_round());
-        let pairs: Vec<f64> = ra
-            .iter()
-            .filter_map(|(round, x)| rb.get(round).map(|y| x / y))
-            .collect();
-        RatioStats::layout_mean(&pairs)
+        RatioStats::layout_mean(&round_ratios(a, b))
     }
 
     /// Whether `a` and `b` were measured in one lock-step schedule.
@@ -377,6 +367,14 @@ impl TimeStats {
             layout_spread: None,
         })
     }
+}
+
+/// `a / b` of every round both have (their process medians).
+fn round_ratios(a: &TimeStats, b: &TimeStats) -> Vec<f64> {
+    let (ra, rb) = (a.by_round(), b.by_round());
+    ra.iter()
+        .filter_map(|(round, x)| rb.get(round).map(|y| x / y))
+        .collect()
 }
 
 /// A log time per round (set of children), each round a layout of its own.

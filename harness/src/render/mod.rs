@@ -13,6 +13,7 @@ pub(crate) mod report_fields;
 pub(crate) mod report_page;
 pub(crate) mod report_table;
 pub(crate) mod speedscope;
+pub(crate) mod summary;
 pub(crate) mod table;
 pub(crate) mod tree;
 pub(crate) mod views_page;

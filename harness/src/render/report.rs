@@ -154,7 +154,7 @@ fn header(out: &mut String, data: &RunData) {
     let _ = writeln!(
         out,
         "<p class=\"muted small\">{}</p>",
-        esc(&crate::render::table::measurement_summary(m))
+        esc(&crate::render::summary::measurement_summary(m))
     );
     out.push_str("<nav class=\"toc\"><ul>");
     for s in &data.studies {

@@ -122,10 +122,9 @@ pub(crate) fn run_with(
     if relinked.is_some() {
         session.clock.layouts = linking;
     }
-    let timed = session.timed(exec, &layouts);
+    session.timed(exec, &layouts)?;
     // A layout is a link of the kept inputs with its seed (in run.json): not worth its disk.
-    manifest.layouts.iter().for_each(sides::remove_layout);
-    timed?;
+    drop(relinked);
     session.corrupt(exec)?;
     let (results, record, schedule) = session.finish(session_start);
     manifest.sessions.push(record);

@@ -18,10 +18,17 @@ use crate::error::misuse_err;
 use crate::model::binary::Layout;
 use crate::model::Program;
 
-/// The layouts a run's timing children run, and what they are of.
+/// The layouts a run's timing children run, and what they are of. Dropped, it removes their
+/// binaries, on every path out of the run.
 pub(crate) struct Relinked {
     pub layouts: Vec<Layout>,
     pub notes: Vec<String>,
+}
+
+impl Drop for Relinked {
+    fn drop(&mut self) {
+        self.layouts.iter().for_each(sides::remove_layout);
+    }
 }
 
 /// Builds the working tree of `program`'s crate (with the engines `configs` need, for
