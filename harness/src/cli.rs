@@ -10,6 +10,7 @@ use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand};
 use crate::analyze::views::Limits;
 use crate::commands;
 use crate::commands::run::RunArgs;
+use crate::protocol::Serve;
 
 /// serprof: a profiling-instrumented research harness for serialization engines.
 ///
@@ -25,6 +26,11 @@ pub(crate) struct Cli {
     /// durations) to FILE as JSON lines, worker children included.
     #[arg(long, value_name = "FILE", global = true)]
     pub trace_json: Option<PathBuf>,
+    /// The program to measure: a crate's binary that ends in `serprof::main!` (default: the
+    /// binary of the crate in the working folder, built with `cargo build --release`; outside
+    /// a crate, or in serprof's own, serprof's studies).
+    #[arg(long, value_name = "EXE", global = true)]
+    pub program: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -236,12 +242,6 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Internal: a worker child (see `protocol`).
-    #[command(name = crate::protocol::WORKER_COMMAND, hide = true)]
-    Worker(crate::protocol::WorkerArgs),
-    /// Internal: print the worker protocol this binary speaks, as JSON.
-    #[command(name = crate::protocol::IDENTITY_COMMAND, hide = true)]
-    Identity,
 }
 
 /// Environment variable through which worker children inherit `--trace-json`.
@@ -296,60 +296,74 @@ fn init_tracing(verbose: u8, trace_json: Option<&std::path::Path>) -> Result<()>
     Ok(())
 }
 
-/// The `main` of a binary that measures `studies` (`serprof::main!` expands to a call of it):
-/// sets the process's studies and binary, parses the command line and runs it. Errors become
-/// one line on stderr and exit code 1 or 2 (see [`crate::error`]).
-pub(crate) fn main_with(
-    binary: crate::model::Binary,
-    studies: fn() -> Vec<serprof_api::Study>,
-    builtins: fn(&[serprof_api::Study]) -> crate::model::program::Builtins,
-) -> ExitCode {
-    // Like other Unix tools, end quietly when stdout is closed early (`serprof list | head`)
-    // instead of panicking on EPIPE.
-    // SAFETY: setting a signal disposition to the default before any thread starts.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
-    if let Some(line) = crate::model::cpu_check::refusal() {
-        eprintln!("serprof: error: {line}");
-        return ExitCode::from(2);
-    }
-    let studies = studies();
-    // A study that cannot be measured as described stops the program before anything runs.
-    if let Some(problem) = studies.iter().find_map(serprof_api::Study::problem) {
-        eprintln!("serprof: error: {problem}");
-        return ExitCode::from(2);
-    }
-    let builtins = builtins(&studies);
-    let program = crate::model::Program::new(binary, studies, builtins);
-    main(&program)
-}
-
-/// Parses the command line and runs it on `program`'s studies.
-fn main(program: &crate::model::Program) -> ExitCode {
+/// Parses the command line and runs it: on `program`'s studies, or on those of the program
+/// `--program` names (or the crate in the working folder builds) for the commands that measure.
+pub(crate) fn main(program: &crate::model::Program, args: Vec<std::ffi::OsString>) -> ExitCode {
+    // A program named on the command line is described before parsing, so that its help and
+    // its commands are its own (no `dataset` where its studies have no Orders).
+    let named = match program_flag(&args) {
+        Some(exe) => match crate::driver::describe(&exe, program) {
+            Ok(p) => Some(p),
+            Err(e) => return crate::error::finish(Err(e)),
+        },
+        None => None,
+    };
+    let program = named.as_ref().unwrap_or(program);
     let cli = match command_of(program)
-        .try_get_matches()
+        .try_get_matches_from(args)
         .and_then(|m| Cli::from_arg_matches(&m))
     {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
-    let outcome =
-        init_tracing(cli.verbose, cli.trace_json.as_deref()).and_then(|()| dispatch(cli, program));
-    match outcome {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("serprof: error: {}", crate::error::one_line(&e));
-            ExitCode::from(crate::error::exit_code_of(&e))
+    let outcome = init_tracing(cli.verbose, cli.trace_json.as_deref()).and_then(|()| {
+        let found = match named {
+            Some(_) => None,
+            None => crate::driver::program_for(measures(&cli.command), program)?,
+        };
+        dispatch(cli, found.as_ref().unwrap_or(program))
+    });
+    crate::error::finish(outcome)
+}
+
+/// Whether `command` measures (or lists, or serves) a program's studies.
+fn measures(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::List { .. }
+            | Command::Run(_)
+            | Command::BeforeAfter(_)
+            | Command::Dataset { .. }
+            | Command::Encode { .. }
+            | Command::Decode { .. }
+            | Command::Report { .. }
+            | Command::Ab { .. }
+    )
+}
+
+/// The value of `--program` (`--program EXE` or `--program=EXE`), read before parsing.
+fn program_flag(args: &[std::ffi::OsString]) -> Option<PathBuf> {
+    let mut it = args.iter().skip(1);
+    while let Some(a) = it.next() {
+        let a = a.to_str()?;
+        if a == "--" {
+            return None;
+        }
+        if a == "--program" {
+            return it.next().map(PathBuf::from);
+        }
+        if let Some(v) = a.strip_prefix("--program=") {
+            return Some(PathBuf::from(v));
         }
     }
+    None
 }
 
 /// The command line of `program`: serprof's own `dataset` command and the Order wording of
 /// `encode` only where its studies include the Order dataset.
 pub(crate) fn command_of(program: &crate::model::Program) -> clap::Command {
     let command = Cli::command();
-    if program.dataset_command().is_some() {
+    if program.has_dataset() {
         return command;
     }
     command
@@ -567,11 +581,20 @@ fn dispatch(cli: Cli, program: &crate::model::Program) -> Result<ExitCode> {
                 json,
             })
         }
+        Command::Dataset { order, stats, json } if !program.is_local() => {
+            crate::driver::serve(program, &Serve::Dataset { order, stats, json })
+        }
         Command::Dataset { order, stats, json } => commands::dataset::run(
             program,
             &crate::model::program::DatasetArgs { order, stats, json },
         ),
+        Command::Encode { config, value } if !program.is_local() => {
+            crate::driver::serve(program, &Serve::Encode { config, value })
+        }
         Command::Encode { config, value } => commands::codec_io::encode(program, &config, value),
+        Command::Decode { config, file, json } if !program.is_local() => {
+            crate::driver::serve(program, &Serve::Decode { config, file, json })
+        }
         Command::Decode { config, file, json } => {
             commands::codec_io::decode(program, &config, file.as_deref(), json)
         }
@@ -610,25 +633,5 @@ fn dispatch(cli: Cli, program: &crate::model::Program) -> Result<ExitCode> {
             bmf,
             json,
         } => commands::check::run(&baseline, &current, max_regression, json, bmf.as_deref()),
-        Command::Worker(args) => worker(program, &args),
-        Command::Identity => {
-            println!(
-                "{}",
-                serde_json::to_string(&crate::protocol::Identity::this(program.git_rev()))?
-            );
-            Ok(ExitCode::SUCCESS)
-        }
     }
-}
-
-/// A worker child: the request its parent sent, done.
-fn worker(program: &crate::model::Program, args: &crate::protocol::WorkerArgs) -> Result<ExitCode> {
-    use crate::protocol::Request;
-    match args.request()? {
-        Request::Record(r) => crate::measure::run(program, &r)?,
-        Request::Corrupt(r) => crate::measure::corrupt::run(program, &r)?,
-        Request::Timing(r) => crate::measure::timing::serve(program, &r)?,
-        Request::Probe { batches } => crate::measure::reference::probe_process(program, batches)?,
-    }
-    Ok(ExitCode::SUCCESS)
 }

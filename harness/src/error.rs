@@ -49,3 +49,14 @@ pub(crate) fn one_line(e: &anyhow::Error) -> String {
     }
     parts.join(": ").replace('\n', " ")
 }
+
+/// An outcome as an exit code, an error as one line on stderr.
+pub(crate) fn finish(outcome: anyhow::Result<std::process::ExitCode>) -> std::process::ExitCode {
+    match outcome {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("serprof: error: {}", one_line(&e));
+            std::process::ExitCode::from(exit_code_of(&e))
+        }
+    }
+}

@@ -88,6 +88,8 @@ pub(crate) const CORRUPT_PROGRESS: &str = ".corrupt-progress";
 /// The valid payloads of the 200 Orders, written by the first corrupt child so that every later
 /// child and the parent damage the very same bytes (removed at the end).
 pub(crate) const CORRUPT_PAYLOADS: &str = ".corrupt-payloads.bin";
+/// A verification child's payloads (one per value), which the driver compresses and removes.
+pub(crate) const VERIFY_PAYLOADS: &str = ".verify-payloads.bin";
 
 /// The folder of a configuration inside a run folder.
 pub(crate) fn config_dir(run_dir: &Path, study: &str, config: &str) -> PathBuf {

@@ -59,17 +59,26 @@
 
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]
+// Without the `driver` feature the crate is a measured program's part only: what serves the
+// driver's planning, analysis and rendering is compiled out, and items both share may go unused.
+#![cfg_attr(not(feature = "driver"), allow(dead_code, unused_imports))]
 
 mod analyze;
+#[cfg(feature = "driver")]
 mod cli;
 mod commands;
+#[cfg(feature = "driver")]
+mod driver;
+mod entry;
 mod error;
 mod layout;
 mod measure;
 mod model;
 mod process;
 mod protocol;
+#[cfg(feature = "driver")]
 mod render;
+#[cfg(feature = "driver")]
 mod run;
 
 pub use measure::alloc::CountingAlloc;
@@ -175,14 +184,22 @@ pub mod testing {
         Program::new(crate::model::binary::Binary::SERPROF, studies, builtins)
     }
 
+    /// What the harness takes from serprof's engines crate, for serprof's own studies.
+    pub fn builtins() -> crate::model::program::Builtins {
+        crate::builtins(&crate::builtin_studies())
+    }
+
     pub use crate::layout::read_json;
     pub use crate::measure::cpu::{fold_report, BLOCKLIST};
     pub use crate::model::manifest::RunManifest;
     pub use crate::model::program::Program;
     pub use crate::model::result::ConfigResult;
     pub use crate::model::settings::Settings;
+    #[cfg(feature = "driver")]
     pub use crate::render::corrupt_table::render_table as corrupt_table;
+    #[cfg(feature = "driver")]
     pub use crate::render::flame::{flame_svg, Kind};
+    #[cfg(feature = "driver")]
     pub use crate::render::table::render as table;
 }
 
@@ -193,7 +210,7 @@ pub mod __private {
 
     /// The `main` of a binary measuring `studies`.
     pub fn main_with(binary: Binary, studies: fn() -> Vec<crate::Study>) -> std::process::ExitCode {
-        crate::cli::main_with(binary, studies, crate::builtins)
+        crate::entry::main_with(binary, studies, crate::builtins)
     }
 }
 

@@ -22,14 +22,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::layout::{self, write_atomic};
 use crate::model::corrupt::InputRecord;
-use crate::model::{AllocStats, CompressedBytes, ConfigId, CpuStats, Failure, Recording, Settings};
+use crate::model::{AllocStats, ConfigId, CpuStats, Failure, Recording, Settings};
 use serprof_api::fields::FieldBytes;
 use serprof_api::verify::Finding;
 
 /// The version of the protocol. Change it whenever a request, a reply or a command line
-/// changes. 6: the settings carry the stamp of the planned studies (`Settings::studies`) and
-/// no longer the corpus study's documents.
-pub(crate) const PROTOCOL: u32 = 6;
+/// changes. 7: a program describes itself (`__describe`) and serves `encode`, `decode` and
+/// `dataset` (`__serve`), and verification children leave the payloads for the driver to
+/// compress.
+pub(crate) const PROTOCOL: u32 = 7;
 
 /// The hidden subcommand every worker child runs.
 pub(crate) const WORKER_COMMAND: &str = "__worker";
@@ -37,6 +38,41 @@ pub(crate) const WORKER_COMMAND: &str = "__worker";
 /// The hidden subcommand that prints a binary's [`Identity`] (kept from protocol 1 on, so that
 /// a parent can ask any serprof binary what it speaks).
 pub(crate) const IDENTITY_COMMAND: &str = "__protocol";
+
+/// Bytes every serprof program holds, by which the driver tells a crate's serprof programs from
+/// its other binaries without running them (a `static` the program reads at start, so the
+/// linker keeps it).
+pub(crate) static PROGRAM_MARKER: &[u8] = b"serprof-program-marker\0";
+
+/// The hidden subcommand that prints a program's [`crate::model::described::Description`].
+pub(crate) const DESCRIBE_COMMAND: &str = "__describe";
+
+/// The hidden subcommand through which the driver has a described program run one of the
+/// commands that need its values in-process ([`Serve`], as JSON).
+pub(crate) const SERVE_COMMAND: &str = "__serve";
+
+/// A command a program serves itself, on its own values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "command", rename_all = "snake_case")]
+pub(crate) enum Serve {
+    /// `serprof encode CONFIG [--value N]`.
+    Encode {
+        config: String,
+        value: Option<usize>,
+    },
+    /// `serprof decode CONFIG [FILE] [--json]`.
+    Decode {
+        config: String,
+        file: Option<PathBuf>,
+        json: bool,
+    },
+    /// `serprof dataset [--order N] [--stats] [--json]`.
+    Dataset {
+        order: Option<usize>,
+        stats: bool,
+        json: bool,
+    },
+}
 
 /// Size of a request file: padded with spaces to this, so that reading it allocates the same in
 /// every run (the heap's layout, like the stack's, moves instruction counts: malloc's own work
@@ -146,20 +182,53 @@ pub(crate) enum ProtocolError {
 }
 
 /// The arguments of the hidden worker subcommand.
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct WorkerArgs {
     /// The protocol the parent speaks.
-    #[arg(long)]
     pub protocol: u32,
     /// The request, as JSON.
-    #[arg(long, conflicts_with = "request_file")]
     pub request: Option<String>,
     /// A file holding the request (padded to a fixed size).
-    #[arg(long)]
     pub request_file: Option<PathBuf>,
 }
 
 impl WorkerArgs {
+    /// The arguments after `__worker` (`--protocol N`, then `--request JSON` or
+    /// `--request-file FILE`), read without a command-line parser: a measured program has none.
+    pub(crate) fn parse(args: &[OsString]) -> Result<WorkerArgs, ProtocolError> {
+        let unreadable = |message: String| ProtocolError::Unreadable { message };
+        let (mut protocol, mut request, mut request_file) = (None, None, None);
+        let mut it = args.iter();
+        while let Some(flag) = it.next() {
+            let value = it
+                .next()
+                .ok_or_else(|| unreadable(format!("{} needs a value", flag.to_string_lossy())))?;
+            match flag.to_str() {
+                Some("--protocol") => {
+                    let n = value.to_str().and_then(|v| v.parse().ok());
+                    protocol = Some(n.ok_or_else(|| {
+                        unreadable(format!("--protocol {}", value.to_string_lossy()))
+                    })?);
+                }
+                Some("--request") => {
+                    request = Some(
+                        value
+                            .to_str()
+                            .map(str::to_string)
+                            .ok_or_else(|| unreadable("--request is not UTF-8".into()))?,
+                    );
+                }
+                Some("--request-file") => request_file = Some(PathBuf::from(value)),
+                _ => return Err(unreadable(format!("unknown argument {flag:?}"))),
+            }
+        }
+        Ok(WorkerArgs {
+            protocol: protocol.ok_or_else(|| unreadable("no --protocol".into()))?,
+            request,
+            request_file,
+        })
+    }
+
     /// The request the parent sent, after checking its protocol.
     pub(crate) fn request(&self) -> Result<Request, ProtocolError> {
         if self.protocol != PROTOCOL {
@@ -250,9 +319,6 @@ impl Request {
 pub(crate) struct WorkerReport {
     pub verified: bool,
     pub payload_bytes: Option<f64>,
-    /// The verification recording: the payloads' compressed sizes.
-    #[serde(default)]
-    pub compressed: Option<CompressedBytes>,
     pub shares_references: Option<bool>,
     /// The verification recording: the timed loop copies its input before each operation (an
     /// in-place parser), so its figures include that copy.
@@ -383,15 +449,7 @@ mod tests {
     }
 
     fn args(a: &[OsString]) -> WorkerArgs {
-        use clap::Parser;
-        #[derive(Parser)]
-        struct Top {
-            #[command(flatten)]
-            worker: WorkerArgs,
-        }
-        let mut all: Vec<OsString> = vec!["serprof".into()];
-        all.extend(a.iter().skip(1).cloned());
-        Top::parse_from(all).worker
+        WorkerArgs::parse(&a[1..]).unwrap()
     }
 
     #[test]

@@ -19,8 +19,10 @@ use std::path::{Path, PathBuf};
 
 /// Layers of the harness, top first. A module may import modules of lower layers only
 /// (`error` is used by every layer).
-const HARNESS_LAYERS: [(&str, u32); 11] = [
-    ("cli", 9),
+const HARNESS_LAYERS: [(&str, u32); 13] = [
+    ("entry", 11),
+    ("cli", 10),
+    ("driver", 9),
     ("commands", 8),
     ("run", 7),
     ("render", 6),

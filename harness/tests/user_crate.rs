@@ -1,8 +1,11 @@
 //! serprof as a library, from a crate of the user's own outside the workspace: the example's
 //! program (a type with the derives of ten libraries besides serde's, a hand-written codec with
 //! a hot `#[inline(never)]` function, every serde engine and every derive engine, serialize and
-//! deserialize rows) in a scratch git repository, depending on serprof by path.
+//! deserialize rows) in a scratch git repository, depending on `serprof-bench` (serprof without
+//! its driver) by path under serprof's name. Its binary hands every command to the driver,
+//! here the test's own `serprof` (`SERPROF_DRIVER`).
 //!
+//! - without a driver, the program says in one line how to install it and exits 2;
 //! - its command line shows only what applies to its studies (no `dataset`, no `--order`);
 //! - `run --quick`: at least 19 engines, every configuration verified and measured, each
 //!   serialize and deserialize row's ratio to serde_json's row of its own operation; `run.json`
@@ -31,7 +34,7 @@ fn user_crate(dir: &Path) -> PathBuf {
     let krate = dir.join("readings-user");
     std::fs::create_dir_all(krate.join("src")).unwrap();
     std::fs::create_dir_all(krate.join(".cargo")).unwrap();
-    let harness = workspace().join("harness");
+    let bench = workspace().join("bench");
     // The example's own dependencies besides serprof (serde and the derive libraries).
     let example =
         std::fs::read_to_string(workspace().join("examples/readings/Cargo.toml")).unwrap();
@@ -52,7 +55,7 @@ version = "0.1.0"
 edition = "2021"
 
 [dependencies]
-serprof = {{ path = {harness:?} }}
+serprof = {{ package = "serprof-bench", path = {bench:?} }}
 {deps}
 [profile.release]
 debug = true
@@ -102,8 +105,15 @@ fn build(krate: &Path) -> PathBuf {
     target.join("release/readings-user")
 }
 
+/// The user's program, with the test's `serprof` as its driver.
+fn program(exe: &Path) -> StdCommand {
+    let mut cmd = StdCommand::new(exe);
+    cmd.env("SERPROF_DRIVER", env!("CARGO_BIN_EXE_serprof"));
+    cmd
+}
+
 fn run_json(exe: &Path, cwd: &Path, args: &[&str]) -> Value {
-    let out = StdCommand::new(exe)
+    let out = program(exe)
         .current_dir(cwd)
         .env("SERPROF_BA_CACHE", test_cache())
         .args(args)
@@ -125,24 +135,34 @@ fn a_users_own_type_and_codec_run_profile_and_compare_before_and_after() {
     let scratch = tempfile::tempdir().unwrap();
     let krate = user_crate(scratch.path());
     let exe = build(&krate);
+    // Without a driver: one line naming the install command, exit 2.
+    let nowhere = tempfile::tempdir().unwrap();
+    let alone = StdCommand::new(&exe)
+        .arg("list")
+        .env_remove("SERPROF_DRIVER")
+        .env("PATH", "/usr/bin:/bin")
+        .env("CARGO_HOME", nowhere.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&alone.stderr);
+    assert_eq!(alone.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("cargo install --locked --path"), "{err}");
     // Only the commands that apply to its studies: no Order dataset, no `dataset` command.
-    let help = StdCommand::new(&exe).arg("--help").output().unwrap();
+    let help = program(&exe).arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
     let listed = |name: &str| {
         help.lines()
             .any(|l| l.trim_start().starts_with(&format!("{name} ")))
     };
     assert!(listed("run") && !listed("dataset"), "{help}");
-    let encode = StdCommand::new(&exe)
-        .args(["encode", "--help"])
-        .output()
-        .unwrap();
+    let encode = program(&exe).args(["encode", "--help"]).output().unwrap();
     let encode = String::from_utf8_lossy(&encode.stdout);
     assert!(
         !encode.contains("Order") && !encode.contains("--order"),
         "{encode}"
     );
-    let dataset = StdCommand::new(&exe).arg("dataset").output().unwrap();
+    let dataset = program(&exe).arg("dataset").output().unwrap();
     assert_eq!(dataset.status.code(), Some(2));
     let runs = scratch.path().join("runs");
     let runs_arg = runs.display().to_string();
@@ -198,7 +218,7 @@ fn a_users_own_type_and_codec_run_profile_and_compare_before_and_after() {
         svg.contains("checksum"),
         "the hot function in the flame graph"
     );
-    let hot = StdCommand::new(&exe)
+    let hot = program(&exe)
         .args(["hotspots", "--match", "checksum"])
         .arg(&codec)
         .output()
@@ -280,7 +300,7 @@ fn a_users_own_type_and_codec_run_profile_and_compare_before_and_after() {
     assert_ne!(changed, text, "update this test to the example's study");
     std::fs::write(&main, changed).unwrap();
     let exe = build(&krate);
-    let out = StdCommand::new(&exe)
+    let out = program(&exe)
         .args(["run", "--quick", "--out", &runs_arg])
         .output()
         .unwrap();

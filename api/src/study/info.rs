@@ -40,7 +40,8 @@ impl fmt::Display for Format {
 }
 
 /// How a study is measured, and so which table shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum StudyKind {
     /// Verified, then timed, sampled and counted: the time table.
     Measured,
@@ -94,6 +95,21 @@ impl fmt::Display for FramePattern {
     }
 }
 
+/// A pattern is written as its source text.
+impl Serialize for FramePattern {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// A pattern is read from its source text, compiled; one that does not compile is an error.
+impl<'de> Deserialize<'de> for FramePattern {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<FramePattern, D::Error> {
+        let source = String::deserialize(d)?;
+        FramePattern::new(&source).map_err(serde::de::Error::custom)
+    }
+}
+
 impl PartialEq for FramePattern {
     fn eq(&self, other: &FramePattern) -> bool {
         self.as_str() == other.as_str()
@@ -102,7 +118,7 @@ impl PartialEq for FramePattern {
 
 /// A study's question about its profiles: the frames that answer it, and what their share is
 /// called in tables ("byte-array share").
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Question {
     /// The frames whose inclusive share of samples answers the question.
     pub frames: FramePattern,
@@ -113,7 +129,7 @@ pub struct Question {
 }
 
 /// Per-configuration caps of a study: the run's settings apply, but no more than these.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Budget {
     /// Timing processes (rounds) per configuration, in a full run.
     pub processes: usize,
@@ -205,8 +221,10 @@ pub struct DocumentRecord {
     pub sha256: String,
 }
 
-/// What the harness needs to know of a configuration, besides how to build its workload.
-#[derive(Debug, Clone)]
+/// What the harness needs to know of a configuration, besides how to build its workload. It
+/// reads and writes as JSON: a measured program describes its configurations to serprof's
+/// driver so.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConfigInfo {
     /// The study it belongs to.
     pub study: String,
@@ -237,7 +255,7 @@ pub struct ConfigInfo {
     pub feature: Option<String>,
     /// Its measured loop's function, as valgrind names it (what the instructions recording
     /// counts one call of): [`Workload::loop_function`] of its workload.
-    pub loop_function: &'static str,
+    pub loop_function: std::borrow::Cow<'static, str>,
     /// Its study's caps ([`StudyInfo::budget`]), which the study copies into each of its
     /// configurations.
     pub budget: Option<Budget>,

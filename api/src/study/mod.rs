@@ -435,7 +435,7 @@ impl<T: Value> StudyOf<T> {
             notes: engine.notes.clone(),
             document: None,
             feature: engine.feature.clone(),
-            loop_function: crate::workload::values_loop(operation),
+            loop_function: crate::workload::values_loop(operation).into(),
             budget: self.study.info.budget,
         };
         let (dataset, checks, make, fields) = (

@@ -15,14 +15,13 @@ use serprof_api::workload::Workload;
 use crate::error::misuse_err;
 use crate::misuse;
 use crate::model::Program;
-use crate::run::plan as select;
 
 /// Stack of the thread `serprof decode` decodes on (virtual memory, touched only as used).
 const DECODE_STACK_BYTES: usize = 1 << 30;
 
 /// The workload of `config`: its codec on its dataset.
 fn make(program: &Program, config: &str) -> Result<Box<dyn Workload>> {
-    let c = select::one(program, config)?;
+    let c = program.one(config)?;
     c.workload()
         .map_err(|e| misuse_err(format!("{config}: {e}")))
 }

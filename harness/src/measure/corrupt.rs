@@ -118,7 +118,7 @@ fn make_workload(config: &Config) -> Result<Box<dyn Workload>, Failure> {
 }
 
 /// Payloads as `u32` little-endian length + bytes, one after another.
-fn write_payloads(path: &Path, payloads: &[Vec<u8>]) -> Result<()> {
+pub(crate) fn write_payloads(path: &Path, payloads: &[Vec<u8>]) -> Result<()> {
     let mut out = Vec::new();
     for p in payloads {
         out.extend_from_slice(&(p.len() as u32).to_le_bytes());

@@ -93,14 +93,14 @@ fn record(config: &Config, req: &RecordRequest, report: &mut WorkerReport) -> Re
                     report.fields = split.fields;
                     report.fields_note = split.note;
                 }
+                // The payloads go to the driver, which compresses them (zlib and zstd are
+                // the driver's, not a measured program's).
                 if recording == Recording::Verify && sizes::compresses(config) {
-                    let sizes = w
-                        .payloads()
-                        .map_err(anyhow::Error::from)
-                        .and_then(|p| Ok(sizes::compressed(&p)?));
-                    match sizes {
-                        Ok(c) => report.compressed = Some(c),
-                        Err(e) => report.warnings.push(format!("no compressed sizes: {e}")),
+                    let written = w.payloads().map_err(anyhow::Error::from).and_then(|p| {
+                        corrupt::write_payloads(&dir.join(layout::VERIFY_PAYLOADS), &p)
+                    });
+                    if let Err(e) = written {
+                        report.warnings.push(format!("no compressed sizes: {e}"));
                     }
                 }
             }

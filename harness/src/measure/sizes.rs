@@ -2,11 +2,10 @@
 //! size: each value's payload compressed on its own, zlib and zstd at their usual default
 //! levels, and the mean over the dataset.
 
-use std::io::Write;
-
 use serprof_api::study::Config;
 use serprof_api::workload::Operation;
 
+#[cfg(feature = "driver")]
 use crate::model::CompressedBytes;
 
 /// zlib's level: 6, zlib's own default (`flate2::Compression::default()`).
@@ -20,8 +19,10 @@ pub(crate) fn compresses(config: &Config) -> bool {
     !matches!(config.info.operation, Operation::Parse | Operation::Decode)
 }
 
-/// The mean compressed size of `payloads`, each compressed on its own.
+/// The mean compressed size of `payloads`, each compressed on its own (in the driver).
+#[cfg(feature = "driver")]
 pub(crate) fn compressed(payloads: &[Vec<u8>]) -> std::io::Result<CompressedBytes> {
+    use std::io::Write;
     let (mut zlib, mut zstd) = (0usize, 0usize);
     for p in payloads {
         let mut z = flate2::write::ZlibEncoder::new(
@@ -41,7 +42,7 @@ pub(crate) fn compressed(payloads: &[Vec<u8>]) -> std::io::Result<CompressedByte
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "driver"))]
 mod tests {
     use super::*;
 

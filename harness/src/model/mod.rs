@@ -7,6 +7,7 @@ pub(crate) mod binary;
 pub(crate) mod config_id;
 pub(crate) mod corrupt;
 pub(crate) mod cpu_check;
+pub(crate) mod described;
 pub(crate) mod failure;
 pub(crate) mod hash;
 pub(crate) mod lockstep;

@@ -10,18 +10,32 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use serprof_api::study::{Config, Study, StudyInfo, StudyKind};
 
-use super::binary::{git_rev_of, Binary};
+use super::binary::{git_rev_of, Binary, BuildInfo};
 
-/// What a process measures: its binary, that binary's revision, its studies, and what the
-/// harness takes from serprof's own engines.
+/// What a process measures: its binary, that binary's revision and build, its studies, and
+/// what the harness takes from serprof's own engines.
+///
+/// The studies are this process's own ([`Program::new`]: serprof's binary, or a program whose
+/// serprof has the `driver` feature), or another program's as it describes them
+/// ([`Program::described`]: the driver measuring a program that ends in `serprof::main!`). A
+/// described program's configurations cannot build workloads here: every workload runs in
+/// that program's worker children.
 #[derive(Debug, Clone)]
 pub struct Program {
     binary: Binary,
     rev: String,
-    studies: Vec<Study>,
+    /// The executable whose worker children measure.
+    exe: std::path::PathBuf,
+    build: BuildInfo,
+    infos: Vec<StudyInfo>,
+    configs: Vec<Config>,
     /// The studies' stamp, computed once (the studies never change).
     stamp: StudyStamp,
     builtins: Builtins,
+    /// The studies run in this process (not described by another program).
+    local: bool,
+    /// The program has serprof's `dataset` command (its studies include the Order dataset).
+    has_dataset: bool,
 }
 
 /// What the harness takes from serprof's engines crate, handed in as values by the crate root
@@ -64,15 +78,71 @@ pub struct StudyStamp {
 }
 
 impl Program {
-    /// The program of `binary` measuring `studies`.
+    /// The program of `binary` measuring `studies` in this process.
     pub fn new(binary: Binary, studies: Vec<Study>, builtins: Builtins) -> Program {
-        Program {
-            rev: git_rev_of(&binary),
-            binary,
-            stamp: stamp_of(&studies),
-            studies,
+        let infos: Vec<StudyInfo> = studies.iter().map(|s| s.info().clone()).collect();
+        let configs: Vec<Config> = studies
+            .iter()
+            .flat_map(|s| s.configs().iter().cloned())
+            .collect();
+        let exe = std::env::current_exe().unwrap_or_else(|_| "/proc/self/exe".into());
+        let has_dataset = builtins.dataset.is_some();
+        Program::of_parts(
+            (binary, git_rev_of(&binary), exe),
+            BuildInfo::this(),
+            infos,
+            configs,
             builtins,
+            true,
+            has_dataset,
+        )
+    }
+
+    /// A program of parts: `local` when its studies run in this process, else described by
+    /// the program `exe` (`super::described::Description::into_program`).
+    pub(crate) fn of_parts(
+        (binary, rev, exe): (Binary, String, std::path::PathBuf),
+        build: BuildInfo,
+        infos: Vec<StudyInfo>,
+        configs: Vec<Config>,
+        builtins: Builtins,
+        local: bool,
+        has_dataset: bool,
+    ) -> Program {
+        Program {
+            binary,
+            rev,
+            exe,
+            build,
+            stamp: stamp_of(&infos, &configs),
+            infos,
+            configs,
+            builtins,
+            local,
+            has_dataset,
         }
+    }
+
+    /// This program with the stamp `stamp` (a described program's own, computed over studies
+    /// the driver may not all keep).
+    pub(crate) fn stamped(mut self, stamp: StudyStamp) -> Program {
+        self.stamp = stamp;
+        self
+    }
+
+    /// Whether the studies run in this process (else another program describes them).
+    pub fn is_local(&self) -> bool {
+        self.local
+    }
+
+    /// The executable whose worker children measure this program.
+    pub fn exe(&self) -> &std::path::Path {
+        &self.exe
+    }
+
+    /// How the measuring binary was built.
+    pub fn build(&self) -> &BuildInfo {
+        &self.build
     }
 
     /// The probe's reference workload.
@@ -83,6 +153,17 @@ impl Program {
     /// serprof's `dataset` command, when the studies include the Order dataset.
     pub fn dataset_command(&self) -> Option<DatasetFn> {
         self.builtins.dataset
+    }
+
+    /// What the harness takes from serprof's engines crate.
+    pub fn builtins(&self) -> Builtins {
+        self.builtins
+    }
+
+    /// Whether the program has serprof's `dataset` command (served by the program itself when
+    /// it is described).
+    pub fn has_dataset(&self) -> bool {
+        self.has_dataset
     }
 
     /// The lock file the library versions come from.
@@ -101,47 +182,52 @@ impl Program {
         &self.rev
     }
 
-    /// Every study, in the order `list` prints them.
-    pub fn studies(&self) -> &[Study] {
-        &self.studies
-    }
-
-    /// Every study's description.
+    /// Every study's description, in the order `list` prints them.
     pub fn infos(&self) -> Vec<StudyInfo> {
-        self.studies.iter().map(|s| s.info().clone()).collect()
+        self.infos.clone()
     }
 
     /// Every configuration of every study.
     pub fn configs(&self) -> Vec<Config> {
-        self.studies
-            .iter()
-            .flat_map(|s| s.configs().iter().cloned())
-            .collect()
+        self.configs.clone()
     }
 
     /// The configuration named `STUDY/CONFIG`.
     pub fn find(&self, name: &str) -> Option<Config> {
         let (study, config) = name.split_once('/')?;
-        self.find_study(study)?
-            .configs()
+        self.configs
             .iter()
-            .find(|c| c.info.config == config)
+            .find(|c| c.info.study == study && c.info.config == config)
             .cloned()
-    }
-
-    /// The study named `name`.
-    pub fn find_study(&self, name: &str) -> Option<&Study> {
-        self.studies.iter().find(|s| s.info().name == name)
     }
 
     /// The description of the study named `name`.
     pub fn find_info(&self, name: &str) -> Option<StudyInfo> {
-        self.find_study(name).map(|s| s.info().clone())
+        self.infos.iter().find(|s| s.name == name).cloned()
+    }
+
+    /// The configuration named `name`, or a misuse error listing the valid names.
+    pub fn one(&self, name: &str) -> anyhow::Result<Config> {
+        match self.find(name) {
+            Some(c) => Ok(c),
+            None => {
+                let valid: Vec<_> = self
+                    .configs
+                    .iter()
+                    .filter(|c| !self.find_info(&c.info.study).is_some_and(|s| s.hidden))
+                    .map(|c| c.info.name())
+                    .collect();
+                crate::misuse!(
+                    "unknown configuration {name:?}; valid names: {}",
+                    valid.join(", ")
+                )
+            }
+        }
     }
 
     /// Whether the study named `study` decodes damaged inputs rather than being timed.
     pub fn is_corrupt(&self, study: &str) -> bool {
-        self.find_study(study).map(|s| s.info().kind) == Some(StudyKind::Corrupt)
+        self.find_info(study).map(|s| s.kind) == Some(StudyKind::Corrupt)
     }
 
     /// The stamp of this program's studies.
@@ -178,15 +264,14 @@ impl Program {
     }
 }
 
-/// The stamp of `studies`: their names, and FNV-1a over every study's name and reason when
-/// unavailable and every configuration's name, engine, version, dataset, operation and
-/// document hash.
-fn stamp_of(studies: &[Study]) -> StudyStamp {
+/// The stamp of studies `infos` with configurations `configs`: their names, and FNV-1a over
+/// every study's name and reason when unavailable and every configuration's name, engine,
+/// version, dataset, operation and document hash.
+fn stamp_of(infos: &[StudyInfo], configs: &[Config]) -> StudyStamp {
     let mut text = String::new();
-    for s in studies {
-        let i = s.info();
+    for i in infos {
         let _ = writeln!(text, "study {} {:?}", i.name, i.unavailable);
-        for c in s.configs() {
+        for c in configs.iter().filter(|c| c.info.study == i.name) {
             let c = &c.info;
             let doc = c.document.as_ref().map(|d| d.sha256.as_str());
             let _ = writeln!(
@@ -201,7 +286,7 @@ fn stamp_of(studies: &[Study]) -> StudyStamp {
         }
     }
     StudyStamp {
-        names: studies.iter().map(|s| s.info().name.clone()).collect(),
+        names: infos.iter().map(|i| i.name.clone()).collect(),
         fingerprint: format!("{:016x}", super::hash::fnv(text.as_bytes())),
     }
 }

@@ -665,7 +665,7 @@ mod tests {
                 notes: String::new(),
                 document: None,
                 feature: None,
-                loop_function: "f",
+                loop_function: "f".into(),
                 budget: None,
             });
             r.time_ns = TimeStats::from_batches(vec![ns; 5], 1);

@@ -133,14 +133,14 @@ pub(crate) struct ChildProcesses {
     exe: PathBuf,
     /// Each configuration's measured loop, as valgrind names it (`STUDY/CONFIG` to function):
     /// what the instructions recording counts.
-    loops: BTreeMap<String, &'static str>,
+    loops: BTreeMap<String, String>,
 }
 
 impl ChildProcesses {
     /// Children of this very binary, measuring `program`'s studies.
     pub(crate) fn this(program: &Program) -> Result<ChildProcesses> {
         Ok(ChildProcesses {
-            exe: std::env::current_exe().context("cannot find serprof's own executable")?,
+            exe: program.exe().to_path_buf(),
             loops: loops_of(program),
         })
     }
@@ -162,12 +162,11 @@ impl ChildProcesses {
     }
 }
 
-fn loops_of(program: &Program) -> BTreeMap<String, &'static str> {
+fn loops_of(program: &Program) -> BTreeMap<String, String> {
     program
-        .studies()
+        .configs()
         .iter()
-        .flat_map(|s| s.configs())
-        .map(|c| (c.info.name(), c.info.loop_function))
+        .map(|c| (c.info.name(), c.info.loop_function.to_string()))
         .collect()
 }
 

@@ -46,7 +46,7 @@ pub(crate) fn record(
         },
         Outcome::Crashed(why) => return Err(why),
     };
-    let loop_fn = config.info.loop_function;
+    let loop_fn = &*config.info.loop_function;
     let stats = read_counts(
         dir,
         &config.info.name(),

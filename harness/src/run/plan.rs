@@ -93,21 +93,7 @@ pub(crate) fn select(
 
 /// The configuration named exactly `STUDY/CONFIG`, or a misuse error listing the valid names.
 pub(crate) fn one(program: &Program, name: &str) -> Result<Config> {
-    match program.find(name) {
-        Some(c) => Ok(c),
-        None => {
-            let valid: Vec<_> = program
-                .configs()
-                .iter()
-                .filter(|c| !program.find_info(&c.info.study).is_some_and(|s| s.hidden))
-                .map(|c| c.info.name())
-                .collect();
-            misuse!(
-                "unknown configuration {name:?}; valid names: {}",
-                valid.join(", ")
-            )
-        }
-    }
+    program.one(name)
 }
 
 /// The id of a configuration.
@@ -119,10 +105,9 @@ pub(crate) fn config_id(config: &Config) -> ConfigId {
 /// this process (and so left out), with its reason.
 pub(crate) fn unavailable_notes(program: &Program) -> Vec<String> {
     program
-        .studies()
+        .infos()
         .iter()
-        .filter_map(|s| {
-            let i = s.info();
+        .filter_map(|i| {
             let why = i.unavailable.as_ref().filter(|_| !i.hidden)?;
             Some(format!("the {} study is left out: {why}", i.name))
         })

@@ -183,7 +183,7 @@ fn verify_unit(
         Ok(r) => {
             result.verified = r.verified;
             result.payload_bytes = r.payload_bytes;
-            result.compressed = r.compressed;
+            result.compressed = compressed_sizes(&unit.dir, &mut result.warnings);
             result.shares_references = r.shares_references;
             result.copies_input = r.copies_input;
             result.findings = r.findings;
@@ -202,6 +202,24 @@ fn verify_unit(
 
 /// One recording of `unit` in its folder: the worker's report, or why there is none (the
 /// folder cannot be made, the child crashed, it could not be started).
+/// The compressed sizes of the payloads a verification child left in `dir` (removed once read;
+/// none when the configuration's payloads are not compressed).
+fn compressed_sizes(
+    dir: &std::path::Path,
+    warnings: &mut Vec<String>,
+) -> Option<crate::model::CompressedBytes> {
+    let file = dir.join(crate::layout::VERIFY_PAYLOADS);
+    if !file.exists() {
+        return None;
+    }
+    let sizes = crate::measure::corrupt::read_payloads(&file)
+        .and_then(|p| Ok(crate::measure::sizes::compressed(&p)?));
+    let _ = std::fs::remove_file(&file);
+    sizes
+        .map_err(|e| warnings.push(format!("no compressed sizes: {e}")))
+        .ok()
+}
+
 fn record_unit(
     unit: &Unit,
     recording: Recording,

@@ -186,7 +186,7 @@ pub(super) fn configs(doc: &DocumentRecord) -> Vec<Config> {
                 document: Some((*doc).clone()),
                 // The corpus feature builds every engine the study's variants use.
                 feature: Some("corpus".into()),
-                loop_function: crate::workload::documents_loop(operation),
+                loop_function: crate::workload::documents_loop(operation).into(),
                 // The study's, given when the study takes the configuration.
                 budget: None,
             };
