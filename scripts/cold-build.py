@@ -83,7 +83,8 @@ def main():
         toml = "\n".join(l for l in toml.splitlines()
                          if not any(l.startswith(f"{lib} ") for lib in DERIVE_LIBS)) + "\n"
         main_rs = os.path.join(krate, "src/main.rs")
-        open(main_rs, "w").write(small_main(open(main_rs).read()))
+        text = open(main_rs).read()
+        open(main_rs, "w").write(small_main(text))
     # The workspace's release profile: full debug info (symbols for the profiles), 16 units.
     toml += '\n[profile.release]\ndebug = true\nstrip = false\ncodegen-units = 16\n\n[workspace]\n'
     open(os.path.join(krate, "Cargo.toml"), "w").write(toml)

@@ -25,8 +25,10 @@ pub(crate) fn default_cache() -> PathBuf {
 }
 
 /// A cache inside a folder with a `.cargo/config.toml` (other than cargo's home) is refused:
-/// cargo would merge that file into every side's build.
+/// cargo would merge that file into every side's build; so is a size limit that does not read.
 pub(crate) fn check_cache(cache: &Path) -> Result<()> {
+    // A limit that does not read is a misuse before anything is built.
+    cache_limit()?;
     let home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
@@ -181,12 +183,55 @@ fn build_part(key: &str) -> &str {
         .map_or("", |i| &key[i..])
 }
 
-/// Removes the least recently built side target folders beyond [`KEPT_TARGETS`], never `keep`,
-/// with what belongs to each: its kept link (`link/<key>`, whose hard links would otherwise
-/// hold the removed folder's object files and rlibs on disk) and its copied binary
-/// (`bin/<key>`). A side's staged source (`src/<key>`) stays: a side staged in this run may not
-/// be built yet, and a source is small.
-pub(super) fn prune_targets(cache: &Path, keep: &Path) {
+/// The cache's size limit by default, in GiB (`SERPROF_BA_CACHE_LIMIT_GIB` sets another).
+pub(crate) const DEFAULT_CACHE_LIMIT_GIB: f64 = 12.0;
+
+/// The cache's size limit in bytes: `SERPROF_BA_CACHE_LIMIT_GIB`, else
+/// [`DEFAULT_CACHE_LIMIT_GIB`]; a value that is not a positive number is a misuse.
+pub(crate) fn cache_limit() -> Result<u64> {
+    let gib = match std::env::var("SERPROF_BA_CACHE_LIMIT_GIB") {
+        Ok(v) => match v.trim().parse::<f64>() {
+            Ok(g) if g > 0.0 && g.is_finite() => g,
+            _ => misuse!("SERPROF_BA_CACHE_LIMIT_GIB={v:?} is not a positive number of GiB"),
+        },
+        Err(_) => DEFAULT_CACHE_LIMIT_GIB,
+    };
+    Ok((gib * (1u64 << 30) as f64) as u64)
+}
+
+/// Bytes on disk under `dirs`, each file counted once however many hard links it has (a side's
+/// kept link hard-links its target folder's object files).
+fn disk_usage(dirs: &[PathBuf], seen: &mut std::collections::HashSet<(u64, u64)>) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let mut total = 0;
+    let mut stack: Vec<PathBuf> = dirs.to_vec();
+    while let Some(d) = stack.pop() {
+        let Ok(m) = std::fs::symlink_metadata(&d) else {
+            continue;
+        };
+        if seen.insert((m.dev(), m.ino())) {
+            total += m.blocks() * 512;
+        }
+        if m.is_dir() {
+            stack.extend(
+                std::fs::read_dir(&d)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+        }
+    }
+    total
+}
+
+/// Removes the least recently built sides, each with what belongs to it (its target folder,
+/// its kept link `link/<key>`, whose hard links would otherwise hold the removed folder's files
+/// on disk, and its binaries `bin/<key>`), while there are more than [`KEPT_TARGETS`] or the
+/// cache holds more than `limit` bytes. Never `keep`, nor the most recently built side besides
+/// it (the other side of the before-after being built). A side's staged source (`src/<key>`)
+/// stays: a side staged in this run may not be built yet, and a source is small.
+pub(super) fn prune_targets(cache: &Path, keep: &Path, limit: u64) {
     let mut dirs: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(cache.join("target"))
         .into_iter()
         .flatten()
@@ -196,14 +241,32 @@ pub(super) fn prune_targets(cache: &Path, keep: &Path) {
         .filter_map(|d| Some((std::fs::metadata(&d).ok()?.modified().ok()?, d)))
         .collect();
     dirs.sort();
-    let excess = (dirs.len() + 1).saturating_sub(KEPT_TARGETS);
-    for (_, d) in dirs.into_iter().take(excess) {
-        if let Some(key) = d.file_name() {
-            for part in ["link", "bin"] {
-                let _ = std::fs::remove_dir_all(cache.join(part).join(key));
-            }
+    // The newest other side stays whatever the limit.
+    dirs.pop();
+    let parts = |key: &std::ffi::OsStr| -> Vec<PathBuf> {
+        ["target", "link", "bin"]
+            .iter()
+            .map(|p| cache.join(p).join(key))
+            .collect()
+    };
+    let mut total = disk_usage(
+        &["target", "link", "bin", "src"].map(|p| cache.join(p)),
+        &mut Default::default(),
+    );
+    let mut count = dirs.len() + 2;
+    for (_, d) in dirs {
+        if count <= KEPT_TARGETS && total <= limit {
+            break;
         }
-        let _ = std::fs::remove_dir_all(d);
+        let Some(key) = d.file_name() else {
+            continue;
+        };
+        let side = parts(key);
+        total = total.saturating_sub(disk_usage(&side, &mut Default::default()));
+        for part in side {
+            let _ = std::fs::remove_dir_all(part);
+        }
+        count -= 1;
     }
 }
 
@@ -291,7 +354,7 @@ mod tests {
         }
         // The oldest is the one being built: never removed.
         let keep = cache.join("target").join(&keys[0]);
-        prune_targets(&cache, &keep);
+        prune_targets(&cache, &keep, u64::MAX);
         let present = |part: &str, key: &str| cache.join(part).join(key).exists();
         assert!(present("target", &keys[0]) && present("link", &keys[0]));
         // Two of the other seven go: six are kept, the one being built included.
@@ -307,5 +370,56 @@ mod tests {
             }
         }
         std::fs::remove_dir_all(&cache).unwrap();
+    }
+
+    #[test]
+    fn pruning_keeps_the_cache_under_its_limit_and_counts_hard_links_once() {
+        let cache = tempfile::tempdir().unwrap();
+        let cache = cache.path();
+        let keys: Vec<String> = (0..4).map(|i| format!("side-{i}")).collect();
+        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        let block = vec![7u8; 64 << 10];
+        for (i, key) in keys.iter().enumerate() {
+            for part in ["target", "bin", "src"] {
+                std::fs::create_dir_all(cache.join(part).join(key)).unwrap();
+                std::fs::write(cache.join(part).join(key).join("f"), &block).unwrap();
+            }
+            // The kept link holds hard links to the target folder's files.
+            std::fs::create_dir_all(cache.join("link").join(key)).unwrap();
+            std::fs::hard_link(
+                cache.join("target").join(key).join("f"),
+                cache.join("link").join(key).join("f"),
+            )
+            .unwrap();
+            let when = old + std::time::Duration::from_secs(i as u64);
+            std::fs::File::open(cache.join("target").join(key))
+                .and_then(|f| f.set_modified(when))
+                .unwrap();
+        }
+        let usage = |dirs: &[PathBuf]| disk_usage(dirs, &mut Default::default());
+        let side = |k: &str| ["target", "link", "bin"].map(|p| cache.join(p).join(k));
+        let dirs = usage(&[cache.join("target").join(&keys[3])]) - (64 << 10);
+        assert_eq!(
+            usage(&side(&keys[0])),
+            2 * (64 << 10) + 3 * dirs,
+            "a hard link counts once"
+        );
+        let all = ["target", "link", "bin", "src"].map(|p| cache.join(p));
+        let total = usage(&all);
+        // Under the limit once the oldest side goes; the newest (being built) and the one
+        // before it (the other side) stay whatever the limit.
+        prune_targets(
+            cache,
+            &cache.join("target").join(&keys[3]),
+            total - (64 << 10),
+        );
+        assert!(!cache.join("target").join(&keys[0]).exists());
+        assert!(!cache.join("link").join(&keys[0]).exists());
+        assert!(cache.join("target").join(&keys[1]).exists());
+        prune_targets(cache, &cache.join("target").join(&keys[3]), 1);
+        assert!(!cache.join("target").join(&keys[1]).exists());
+        for k in &keys[2..] {
+            assert!(cache.join("target").join(k).exists(), "{k} stays");
+        }
     }
 }

@@ -41,8 +41,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
+use cache::{cache_limit, prune_targets, seed_target, CacheLock};
 pub(crate) use cache::{check_cache, default_cache, side_target};
-use cache::{prune_targets, seed_target, CacheLock};
 use layouts::Tools;
 pub(crate) use layouts::{link_layouts, remove_layout, KeptLink, LayoutMode};
 pub(crate) use patches::Patch;
@@ -467,7 +467,7 @@ pub(crate) fn build(
     let build_seconds = started.elapsed().as_secs_f64();
     // Its modification time says when it was last built, for pruning.
     let _ = std::fs::File::open(&target).and_then(|f| f.set_modified(std::time::SystemTime::now()));
-    prune_targets(cache, &target);
+    prune_targets(cache, &target, cache_limit()?);
     let bin_dir = cache.join("bin").join(&staged.key);
     std::fs::create_dir_all(&bin_dir)
         .with_context(|| format!("cannot create {}", bin_dir.display()))?;
