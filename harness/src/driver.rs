@@ -33,18 +33,19 @@ pub(crate) fn program_for(measures: bool, own: &Program) -> Result<Option<Progra
     describe(&exe, own).map(Some)
 }
 
-/// The folder of the cargo package or workspace around `cwd`, unless it is serprof's own.
+/// The folder of the cargo package around `cwd`, unless it is in a checkout of serprof (this
+/// one or another clone: a folder above it holds `harness/Cargo.toml` of the package
+/// `serprof`), whose own binary measures serprof's studies.
 fn crate_folder(cwd: &Path) -> Option<PathBuf> {
-    let found = cwd
-        .ancestors()
-        .find(|d| d.join("Cargo.toml").is_file())?
-        .to_path_buf();
-    let own = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()?
-        .canonicalize()
-        .ok()?;
-    let at = found.canonicalize().ok()?;
-    (!at.starts_with(&own)).then_some(found)
+    let found = cwd.ancestors().find(|d| d.join("Cargo.toml").is_file())?;
+    let serprofs = |d: &Path| {
+        std::fs::read_to_string(d.join("harness/Cargo.toml"))
+            .is_ok_and(|t| t.lines().any(|l| l.trim() == "name = \"serprof\""))
+    };
+    if found.ancestors().any(serprofs) {
+        return None;
+    }
+    Some(found.to_path_buf())
 }
 
 /// Builds the crate in `dir` (`cargo build --release`, cargo's progress on stderr) and returns
@@ -176,6 +177,18 @@ not json"#;
     fn serprofs_own_checkout_is_not_a_crate_to_build() {
         let own = Path::new(env!("CARGO_MANIFEST_DIR"));
         assert_eq!(crate_folder(own), None);
+        assert_eq!(crate_folder(&own.join("src")), None);
+        // Another clone of serprof, anywhere.
+        let clone = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(clone.path().join("harness/src")).unwrap();
+        std::fs::write(clone.path().join("Cargo.toml"), "[workspace]\n").unwrap();
+        std::fs::write(
+            clone.path().join("harness/Cargo.toml"),
+            "[package]\nname = \"serprof\"\n",
+        )
+        .unwrap();
+        assert_eq!(crate_folder(&clone.path().join("harness/src")), None);
+        assert_eq!(crate_folder(clone.path()), None);
         let elsewhere = tempfile::tempdir().unwrap();
         std::fs::write(elsewhere.path().join("Cargo.toml"), "").unwrap();
         let inner = elsewhere.path().join("src");

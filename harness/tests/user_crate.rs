@@ -27,13 +27,11 @@ use std::process::Command as StdCommand;
 use serde_json::Value;
 
 mod common;
-use common::{git, have_valgrind, test_cache, workspace};
+use common::{git, have_valgrind, test_cache, workspace, write_crate};
 
 /// A scratch repository holding the user's crate, committed.
 fn user_crate(dir: &Path) -> PathBuf {
     let krate = dir.join("readings-user");
-    std::fs::create_dir_all(krate.join("src")).unwrap();
-    std::fs::create_dir_all(krate.join(".cargo")).unwrap();
     let bench = workspace().join("bench");
     // The example's own dependencies besides serprof (serde and the derive libraries).
     let example =
@@ -46,39 +44,17 @@ fn user_crate(dir: &Path) -> PathBuf {
         .filter(|l| !l.starts_with("serprof "))
         .map(|l| format!("{l}\n"))
         .collect();
-    std::fs::write(
-        krate.join("Cargo.toml"),
-        format!(
-            r#"[package]
-name = "readings-user"
-version = "0.1.0"
-edition = "2021"
-
-[dependencies]
-serprof = {{ package = "serprof-bench", path = {bench:?} }}
-{deps}
-[profile.release]
-debug = true
-strip = false
-codegen-units = 16
-
-[workspace]
-"#
-        ),
-    )
-    .unwrap();
-    std::fs::write(
-        krate.join(".cargo/config.toml"),
+    write_crate(
+        &krate,
+        "readings-user",
+        &format!("serprof = {{ package = \"serprof-bench\", path = {bench:?} }}\n{deps}"),
         "[build]\nrustflags = [\"-C\", \"force-frame-pointers=yes\"]\n",
-    )
-    .unwrap();
+    );
     std::fs::copy(
         workspace().join("examples/readings/src/main.rs"),
         krate.join("src/main.rs"),
     )
     .unwrap();
-    // The workspace's versions, so that its compiled dependencies serve this crate too.
-    std::fs::copy(workspace().join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
     git(&krate, &["init", "-q"]);
     git(&krate, &["add", "-A"]);
     git(&krate, &["commit", "-qm", "readings"]);

@@ -49,6 +49,26 @@ pub fn test_cache() -> PathBuf {
     }
 }
 
+/// A crate of one's own in `krate` (outside the workspace, its own `[workspace]`): its
+/// `Cargo.toml` with `dependencies` and the workspace's release profile, `.cargo/config.toml`
+/// holding `cargo_config`, and the workspace's lock file (so that its versions, and with the
+/// same flags its compiled dependencies, serve the crate too).
+pub fn write_crate(krate: &Path, name: &str, dependencies: &str, cargo_config: &str) {
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    std::fs::create_dir_all(krate.join(".cargo")).unwrap();
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dependencies]\n{dependencies}\n[profile.release]\ndebug = true\nstrip = false\n\
+             codegen-units = 16\n\n[workspace]\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(krate.join(".cargo/config.toml"), cargo_config).unwrap();
+    std::fs::copy(workspace().join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
+}
+
 /// `git -C dir ARGS` (with a committer identity), its stdout; a failure fails the test.
 pub fn git(dir: &Path, args: &[&str]) -> String {
     let out = StdCommand::new("git")

@@ -75,7 +75,8 @@ pub(crate) struct BuildTarget {
     /// The package's folder, relative to the repository's top: cargo runs there.
     pub dir: PathBuf,
     /// Only these features (`--no-default-features --features ...`): the engines the selected
-    /// configurations need, for serprof's own package; `None`: the package's defaults.
+    /// configurations need and `driver`, for serprof's own package; `None`: the package's
+    /// defaults.
     pub features: Option<Vec<String>>,
     /// The workspace's crates compiled with every function on a 64-byte boundary
     /// (`before-after --align`): a build the user does not ship, whose layouts move less.
@@ -91,10 +92,12 @@ impl BuildTarget {
         configs: &[serprof_api::study::Config],
     ) -> Result<BuildTarget> {
         let dir = package_dir(repo, binary)?;
+        // serprof's own binary needs its `driver` feature (its binary target requires it).
         let features = binary.is_serprof().then(|| {
             let mut f: Vec<String> = configs
                 .iter()
                 .filter_map(|c| c.info.feature.clone())
+                .chain(std::iter::once("driver".to_string()))
                 .collect();
             f.sort();
             f.dedup();
