@@ -17,7 +17,8 @@ use super::binary::{git_rev_of, Binary, BuildInfo};
 ///
 /// The studies are this process's own ([`Program::new`]: serprof's binary, or a program whose
 /// serprof has the `driver` feature), or another program's as it describes them
-/// ([`Program::described`]: the driver measuring a program that ends in `serprof::main!`). A
+/// (`Description::into_program` of `model::described`: the driver measuring a program that
+/// ends in `serprof::main!`). A
 /// described program's configurations cannot build workloads here: every workload runs in
 /// that program's worker children.
 #[derive(Debug, Clone)]
