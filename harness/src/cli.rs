@@ -247,6 +247,14 @@ pub(crate) enum Command {
 /// Environment variable through which worker children inherit `--trace-json`.
 const TRACE_JSON_ENV: &str = "SERPROF_TRACE_JSON";
 
+/// A worker child's tracing: warnings to stderr, and its spans to the parent's `--trace-json`
+/// file when the parent has one.
+pub(crate) fn init_worker_tracing() {
+    if let Err(e) = init_tracing(0, None) {
+        eprintln!("serprof: warning: {e:#}");
+    }
+}
+
 /// Logs to stderr at the `-v` level (or `RUST_LOG`), plus, with `--trace-json FILE`, every span's
 /// close event with its busy and idle time as one JSON line in FILE. Worker children append to
 /// the same file (they run one at a time).

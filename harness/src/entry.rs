@@ -71,6 +71,9 @@ fn print_json(value: &impl serde::Serialize) -> Result<ExitCode> {
 
 /// A worker child: the request its parent sent, done.
 fn worker(program: &Program, args: &[OsString]) -> Result<ExitCode> {
+    // With the driver, a child's spans join the parent's `--trace-json` file.
+    #[cfg(feature = "driver")]
+    crate::cli::init_worker_tracing();
     match WorkerArgs::parse(args)?.request()? {
         Request::Record(r) => crate::measure::run(program, &r)?,
         Request::Corrupt(r) => crate::measure::corrupt::run(program, &r)?,

@@ -30,7 +30,7 @@ use serprof_api::verify::Finding;
 /// changes. 7: a program describes itself (`__describe`) and serves `encode`, `decode` and
 /// `dataset` (`__serve`), and verification children leave the payloads for the driver to
 /// compress.
-pub(crate) const PROTOCOL: u32 = 7;
+pub(crate) const PROTOCOL: u32 = 8;
 
 /// The hidden subcommand every worker child runs.
 pub(crate) const WORKER_COMMAND: &str = "__worker";
@@ -329,6 +329,10 @@ pub(crate) struct WorkerReport {
     pub counted_ops: Option<u64>,
     pub cpu: Option<CpuStats>,
     pub alloc: Option<AllocStats>,
+    /// The CPU recording's child made the allocation recording too (`settings.alloc`): the
+    /// seconds that took, which the parent counts as allocation time.
+    #[serde(default)]
+    pub alloc_seconds: Option<f64>,
     pub error: Option<Failure>,
     /// Verification's findings that do not fail it (a corpus document's changed numbers).
     #[serde(default)]

@@ -270,9 +270,10 @@ pub(crate) const CPU_BATCH_MS: u64 = 100;
 
 /// Samples `w` as `settings` say; `root` names the configuration (the flame graph's root frame).
 ///
-/// The recording starts with `settings.overhead_pairs` pairs of sampled and unsampled batches of the
-/// same size (S U, U S, S U, ...: the order flips every pair, so drift and "second in line"
-/// effects cancel), disarming the sampler's timer for the unsampled ones, then samples every
+/// The recording starts with up to `settings.overhead_pairs` pairs of sampled and unsampled
+/// batches of the same size (fewer once the overhead's interval is settled: `Batches::pairing`;
+/// S U, U S, S U, ...: the order flips every pair, so drift and "second in line" effects
+/// cancel), disarming the sampler's timer for the unsampled ones, then samples every
 /// batch until the target. Each pair gives one ratio sampled/unsampled of
 /// thread CPU time per operation, and the profiler's overhead is the median of those ratios
 /// with its order-statistics interval: the same process, the same minutes, no drift between
@@ -383,7 +384,7 @@ impl Batches {
         let per_batch = plan.per_batch;
         // The first `overhead_pairs` pairs alternate sampled and unsampled batches; after them
         // every batch is sampled, until the target.
-        let pairing = self.pairs.len() < plan.overhead_pairs;
+        let pairing = self.pairing(plan);
         let sampled_first = self.pairs.len().is_multiple_of(2) || !pairing;
         let mut pair = [0.0; 2];
         let order: &[bool] = if !pairing {
@@ -418,6 +419,31 @@ impl Batches {
     }
 }
 
+/// Overhead pairs made before the overhead's interval may end the pairing.
+pub(crate) const MIN_OVERHEAD_PAIRS: usize = 6;
+
+/// The pairing ends early once the overhead's interval is at most this wide (its high end over
+/// its low end): the sampler's cost is then known to within about ±2%.
+pub(crate) const OVERHEAD_SETTLED: f64 = 1.04;
+
+impl Batches {
+    /// Whether the next round makes an overhead pair: until `plan.overhead_pairs` are made, or,
+    /// from [`MIN_OVERHEAD_PAIRS`] on (96.9% coverage for the range of six), until their median's
+    /// order-statistics interval is settled ([`OVERHEAD_SETTLED`]). The interval is looked at
+    /// after every pair, so its coverage is a little below the one stated for its count.
+    fn pairing(&self, plan: &Plan) -> bool {
+        let n = self.pairs.len();
+        if n >= plan.overhead_pairs {
+            return false;
+        }
+        if n < MIN_OVERHEAD_PAIRS {
+            return true; // below the cap (checked above)
+        }
+        !RatioStats::of_pairs(&self.pairs)
+            .is_some_and(|o| o.ci95[1] <= OVERHEAD_SETTLED * o.ci95[0])
+    }
+}
+
 /// Runs rounds of batches until the wall-time cap, or until every overhead pair is made and the
 /// sampler holds the target number of samples.
 fn sample_batches(
@@ -438,7 +464,7 @@ fn sample_batches(
         // The overhead pairs are all made before the sample target can end the recording, so
         // the overhead interval has the coverage its pair count promises.
         let cpu = batches.sampled_ns / 1e9;
-        if batches.pairs.len() >= plan.overhead_pairs && cpu >= next_check {
+        if !batches.pairing(plan) && cpu >= next_check {
             match next_sample_check(guard, plan.target, cpu)? {
                 Some(at) => next_check = at,
                 None => break,

@@ -1,6 +1,8 @@
 //! The measure layer: what a worker child does. One process per configuration and recording
 //! (timing, cpu, alloc), like the JProfiler Gradle plugin's one JVM and one snapshot per
-//! configuration and recording.
+//! configuration and recording, except that the CPU recording's child goes on to make the
+//! allocation recording when both are asked for: the workload is built, warmed up and its
+//! symbols loaded once.
 //!
 //! The parent re-executes its own binary as a worker child with a [`RecordRequest`] (see
 //! [`crate::protocol`]). The child builds the codec, makes its one recording, writes its files
@@ -118,18 +120,30 @@ fn record(config: &Config, req: &RecordRequest, report: &mut WorkerReport) -> Re
             ))
         }
         Recording::Cpu => {
-            let _span = tracing::info_span!("cpu", config = %name).entered();
-            report.cpu = Some(record_cpu(w.as_mut(), settings, &name, dir)?);
+            let span = tracing::info_span!("cpu", config = %name).entered();
+            let cpu = record_cpu(w.as_mut(), settings, &name, dir)?;
+            drop(span);
+            // The workload is warm: its CPU time per operation sizes the counted loop.
+            let ns_per_op = match cpu.median_ns_unsampled {
+                ns if ns.is_finite() && ns > 0.0 => ns,
+                _ => cpu.median_ns_under_sampling,
+            };
+            report.cpu = Some(cpu);
+            if settings.alloc {
+                let started = std::time::Instant::now();
+                let counted = alloc_recording(w.as_mut(), settings, &name, dir, Some(ns_per_op));
+                report.alloc_seconds = Some(started.elapsed().as_secs_f64());
+                match counted {
+                    Ok(Ok(stats)) => report.alloc = Some(stats),
+                    Ok(Err(warning)) => report.warnings.push(warning),
+                    Err(e) => report.error = Some(failure_of(Recording::Alloc, e)),
+                }
+            }
         }
-        Recording::Alloc if !alloc::installed() => report.warnings.push(
-            "no allocation figures: this binary's global allocator is not serprof's counting \
-             allocator (serprof::main! with `allocator = none`)"
-                .into(),
-        ),
-        Recording::Alloc => {
-            let _span = tracing::info_span!("alloc", config = %name).entered();
-            report.alloc = Some(record_alloc(w.as_mut(), settings, &name, dir)?);
-        }
+        Recording::Alloc => match alloc_recording(w.as_mut(), settings, &name, dir, None)? {
+            Ok(stats) => report.alloc = Some(stats),
+            Err(warning) => report.warnings.push(warning),
+        },
         Recording::Instructions => {
             // Exactly two calls of the measured loop, each dumped by callgrind when it
             // returns (`--dump-after`): one pass uncounted, then the counted passes.
@@ -173,19 +187,49 @@ fn record_cpu(
     })
 }
 
+/// The allocation recording, or the warning saying why there is none (the binary's allocator
+/// is not the counting one).
+fn alloc_recording(
+    w: &mut dyn Workload,
+    settings: &Settings,
+    name: &str,
+    dir: &Path,
+    warm_ns_per_op: Option<f64>,
+) -> Result<std::result::Result<AllocStats, String>> {
+    if !alloc::installed() {
+        return Ok(Err(
+            "no allocation figures: this binary's global allocator is not serprof's counting \
+             allocator (serprof::main! with `allocator = none`)"
+                .into(),
+        ));
+    }
+    let _span = tracing::info_span!("alloc", config = %name).entered();
+    record_alloc(w, settings, name, dir, warm_ns_per_op).map(Ok)
+}
+
+/// Counts whole passes over the dataset, at least `settings.alloc_min_ms` long, so the figures
+/// are exact and repeatable; first a warm-up uncounted (caches, buffer capacity) unless the
+/// workload is warm already (`warm_ns_per_op`: its time per operation, from the CPU recording
+/// the same child made).
 fn record_alloc(
     w: &mut dyn Workload,
     settings: &Settings,
     name: &str,
     dir: &Path,
+    warm_ns_per_op: Option<f64>,
 ) -> Result<AllocStats> {
     use std::time::{Duration, Instant};
-    // Warm up uncounted (caches, buffer capacity), then count whole passes over the dataset
-    // so the figures are exact and repeatable.
-    let (ops, took) =
-        serprof_api::workload::warm_up(w, Duration::from_millis(settings.warmup_ms.min(200)))?;
+    let ns_per_op = match warm_ns_per_op {
+        Some(ns) if ns.is_finite() && ns > 0.0 => ns,
+        _ => {
+            let (ops, took) = serprof_api::workload::warm_up(
+                w,
+                Duration::from_millis(settings.warmup_ms.min(200)),
+            )?;
+            took.as_nanos() as f64 / ops as f64
+        }
+    };
     let pass = w.dataset_len() as u64;
-    let ns_per_op = took.as_nanos() as f64 / ops as f64;
     let wanted = (settings.alloc_min_ms as f64 * 1e6 / ns_per_op.max(1.0)).ceil() as u64;
     let passes = wanted.div_ceil(pass).max(1);
     let n = passes * pass;

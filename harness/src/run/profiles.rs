@@ -14,7 +14,6 @@ use crate::analyze::types::{self, TypeHints};
 use crate::layout;
 use crate::model::manifest::PhaseSeconds;
 use crate::model::{ConfigResult, Failure, Program, Recording, Settings};
-use crate::process::interrupt;
 
 /// What the recordings after timing need.
 pub(crate) struct Profiling<'a> {
@@ -58,7 +57,9 @@ impl Profiling<'_> {
     }
 }
 
-/// The CPU and allocation recordings of one timed configuration, merged into `result`.
+/// The CPU and allocation recordings of one timed configuration, merged into `result`: one
+/// child makes both when both are asked for (the allocation recording after the CPU one, on the
+/// warm workload), else each its own.
 fn profile_config(
     profiling: &Profiling,
     config: &Config,
@@ -67,80 +68,103 @@ fn profile_config(
     result: &mut ConfigResult,
     clock: &mut PhaseSeconds,
 ) {
-    let (program, exec, progress) = (profiling.program, profiling.exec, profiling.progress);
+    let (exec, progress) = (profiling.exec, profiling.progress);
     let name = config.info.name();
     let id = config_id(config);
-    if settings.cpu {
-        progress.recording(&name, &format!("cpu ({} samples)", settings.cpu_samples));
-        let recorded = clock.time(
-            |c| &mut c.cpu,
-            || exec.record(&id, Recording::Cpu, dir, settings),
-        );
-        match recorded {
-            Ok(Outcome::Reported(r)) if r.error.is_none() => {
-                if let Some(cpu) = r.cpu {
-                    let quick = if settings.quick { " (quick run)" } else { "" };
-                    if cpu.effective_hz < 0.8 * cpu.requested_hz {
-                        result.warnings.push(format!(
-                            "effective sampling rate {:.0} Hz is below 80% of the requested {:.0} Hz{quick}",
-                            cpu.effective_hz, cpu.requested_hz
-                        ));
-                    }
-                    // The samples asked for (the study's budget applied) are what the
-                    // shares were sized for; fewer means the recording hit its time cap.
-                    if (cpu.samples as f64) < 0.8 * settings.cpu_samples as f64 {
-                        result.warnings.push(format!(
-                            "only {} of the {} CPU samples asked for{quick}: shares are rough",
-                            cpu.samples, settings.cpu_samples
-                        ));
-                    }
-                    if let Err(e) = crate::render::recording::cpu_views(dir, &name, &cpu) {
-                        result
-                            .warnings
-                            .push(format!("the CPU flame graph was not drawn: {e:#}"));
-                    }
-                    result.cpu = Some(cpu);
-                    // One read of the profile, one regrouping by type, for the summary and
-                    // the findings.
-                    if let Some(folded) = read_folded(dir) {
-                        let by_type = types::by_type(&folded, &TypeHints::of(&result.fields));
-                        result.profile =
-                            Some(summarize_profile(program, config, &folded, &by_type));
-                        types::complete_findings(&mut result.findings, &by_type);
-                    }
-                }
-            }
-            Ok(Outcome::Reported(r)) => result.error = r.error,
-            Ok(Outcome::Crashed(why)) => result.error = Some(why),
-            Err(e) => result.error = Some(Failure::of(e)),
-        }
-        if result.error.is_some() || interrupt::interrupted() {
+    let recording = match (settings.cpu, settings.alloc) {
+        (true, _) => Recording::Cpu,
+        (false, true) => Recording::Alloc,
+        (false, false) => return,
+    };
+    let what = match (settings.cpu, settings.alloc) {
+        (true, true) => format!("cpu ({} samples), then alloc", settings.cpu_samples),
+        (true, false) => format!("cpu ({} samples)", settings.cpu_samples),
+        _ => "alloc".to_string(),
+    };
+    progress.recording(&name, &what);
+    let started = std::time::Instant::now();
+    let recorded = exec.record(&id, recording, dir, settings);
+    let seconds = started.elapsed().as_secs_f64();
+    let report = match recorded {
+        Ok(Outcome::Reported(r)) => r,
+        Ok(Outcome::Crashed(why)) => {
+            *clock.cpu_or_alloc(recording) += seconds;
+            result.error = Some(why);
             return;
         }
-    }
-
-    if settings.alloc {
-        progress.recording(&name, "alloc");
-        let recorded = clock.time(
-            |c| &mut c.alloc,
-            || exec.record(&id, Recording::Alloc, dir, settings),
-        );
-        match recorded {
-            Ok(Outcome::Reported(r)) if r.error.is_none() => {
-                if let Some(alloc) = &r.alloc {
-                    if let Err(e) = crate::render::recording::alloc_views(dir, &name, alloc) {
-                        result
-                            .warnings
-                            .push(format!("the allocation flame graph was not drawn: {e:#}"));
-                    }
-                }
-                result.alloc = r.alloc;
-                result.warnings.extend(r.warnings);
-            }
-            Ok(Outcome::Reported(r)) => result.error = r.error,
-            Ok(Outcome::Crashed(why)) => result.error = Some(why),
-            Err(e) => result.error = Some(Failure::of(e)),
+        Err(e) => {
+            *clock.cpu_or_alloc(recording) += seconds;
+            result.error = Some(Failure::of(e));
+            return;
         }
+    };
+    let alloc_seconds = report.alloc_seconds.unwrap_or(0.0).min(seconds);
+    match recording {
+        Recording::Cpu => {
+            clock.cpu += seconds - alloc_seconds;
+            clock.alloc += alloc_seconds;
+        }
+        _ => clock.alloc += seconds,
+    }
+    let report = *report;
+    if let Some(cpu) = report.cpu {
+        keep_cpu(profiling, config, dir, settings, result, cpu);
+    }
+    if let Some(alloc) = &report.alloc {
+        if let Err(e) = crate::render::recording::alloc_views(dir, &name, alloc) {
+            result
+                .warnings
+                .push(format!("the allocation flame graph was not drawn: {e:#}"));
+        }
+    }
+    result.alloc = report.alloc;
+    result.warnings.extend(report.warnings);
+    if report.error.is_some() {
+        result.error = report.error;
+    }
+}
+
+/// A CPU recording's figures and views, checked against what was asked for, into `result`.
+fn keep_cpu(
+    profiling: &Profiling,
+    config: &Config,
+    dir: &Path,
+    settings: &Settings,
+    result: &mut ConfigResult,
+    cpu: crate::model::CpuStats,
+) {
+    let name = config.info.name();
+    let quick = if settings.quick { " (quick run)" } else { "" };
+    if cpu.effective_hz < 0.8 * cpu.requested_hz {
+        result.warnings.push(format!(
+            "effective sampling rate {:.0} Hz is below 80% of the requested {:.0} Hz{quick}",
+            cpu.effective_hz, cpu.requested_hz
+        ));
+    }
+    // The samples asked for (the study's budget applied) are what the shares were sized for;
+    // fewer means the recording hit its time cap.
+    if (cpu.samples as f64) < 0.8 * settings.cpu_samples as f64 {
+        result.warnings.push(format!(
+            "only {} of the {} CPU samples asked for{quick}: shares are rough",
+            cpu.samples, settings.cpu_samples
+        ));
+    }
+    if let Err(e) = crate::render::recording::cpu_views(dir, &name, &cpu) {
+        result
+            .warnings
+            .push(format!("the CPU flame graph was not drawn: {e:#}"));
+    }
+    result.cpu = Some(cpu);
+    // One read of the profile, one regrouping by type, for the summary and the findings.
+    if let Some(folded) = read_folded(dir) {
+        let by_type = types::by_type(&folded, &TypeHints::of(&result.fields));
+        result.profile = Some(summarize_profile(
+            profiling.program,
+            config,
+            &folded,
+            &by_type,
+        ));
+        types::complete_findings(&mut result.findings, &by_type);
     }
 }
 

@@ -11,7 +11,7 @@ use super::plan::config_id;
 use super::progress;
 use crate::layout::config_dir;
 use crate::model::lockstep::{Placement, Schedule};
-use crate::model::{ConfigResult, Failure, Recording, Settings};
+use crate::model::{ConfigId, ConfigResult, Failure, Recording, Settings};
 use crate::process::interrupt;
 use crate::protocol::WorkerReport;
 
@@ -66,11 +66,9 @@ pub(crate) fn time_units(
         .collect();
     // Each configuration is verified once, in a child of its own, before it is timed: one that
     // fails verification is not timed.
-    for (unit, result) in units.iter().zip(results.iter_mut()) {
-        if interrupt::interrupted() {
-            return (results, None);
-        }
-        verify_unit(unit, settings, progress, result);
+    verify_units(units, settings, progress, &mut results);
+    if interrupt::interrupted() {
+        return (results, None);
     }
     if units.is_empty() {
         return (results, None);
@@ -171,37 +169,102 @@ fn set_layout_spreads(results: &mut [ConfigResult], lanes: usize) {
     }
 }
 
-/// The verification child of `unit`: its verdict, payload size and findings go into `result`.
-fn verify_unit(
-    unit: &Unit,
+/// The verification children of `units`, their verdicts, payload sizes and findings into
+/// `results`: side by side in `settings.jobs` slots when the executors may be shared (nothing
+/// is timed meanwhile), else one after another.
+fn verify_units(
+    units: &[Unit],
     settings: &Settings,
     progress: &progress::Progress,
-    result: &mut ConfigResult,
+    results: &mut [ConfigResult],
 ) {
-    progress.recording(&unit.label, "verify");
-    match record_unit(unit, Recording::Verify, settings) {
-        Ok(r) => {
-            result.verified = r.verified;
-            result.payload_bytes = r.payload_bytes;
-            result.compressed = compressed_sizes(&unit.dir, &mut result.warnings);
-            result.shares_references = r.shares_references;
-            result.copies_input = r.copies_input;
-            result.findings = r.findings;
-            result.fields = r.fields;
-            result.fields_note = r.fields_note;
-            result.error = r.error;
-            if result.error.is_none() && !result.verified {
-                result.error = Some(Failure::Silent {
-                    recording: Recording::Verify,
-                });
+    let shared: Option<Vec<&(dyn Executor + Sync)>> =
+        units.iter().map(|u| u.exec.shared()).collect();
+    let Some(execs) = shared.filter(|_| settings.jobs > 1 && units.len() > 1) else {
+        for (unit, result) in units.iter().zip(results.iter_mut()) {
+            if interrupt::interrupted() {
+                return;
             }
+            let verified = verify_in(unit.exec, unit, settings, progress);
+            verified.apply(result);
         }
-        Err(why) => result.error = Some(why),
+        return;
+    };
+    let items = units.iter().zip(execs).enumerate();
+    let jobs: Vec<_> = items
+        .map(|(i, (u, exec))| (i, exec, config_id(u.config), u.dir.clone(), u.label.clone()))
+        .collect();
+    let (_, done, _) = super::in_slots(
+        settings,
+        jobs.into_iter(),
+        |settings, (i, exec, id, dir, label), _| {
+            if interrupt::interrupted() {
+                return Ok(None);
+            }
+            progress.recording(&label, "verify");
+            Ok(Some((i, Verified::of(exec, &id, &dir, settings))))
+        },
+    );
+    for (i, verified) in done {
+        verified.apply(&mut results[i]);
     }
 }
 
-/// One recording of `unit` in its folder: the worker's report, or why there is none (the
-/// folder cannot be made, the child crashed, it could not be started).
+/// One unit's verification, in `exec`, one after another.
+fn verify_in(
+    exec: &dyn Executor,
+    unit: &Unit,
+    settings: &Settings,
+    progress: &progress::Progress,
+) -> Verified {
+    progress.recording(&unit.label, "verify");
+    Verified::of(exec, &config_id(unit.config), &unit.dir, settings)
+}
+
+/// What a verification child found, with the compressed sizes of the payloads it left.
+struct Verified {
+    report: std::result::Result<WorkerReport, Failure>,
+    compressed: Option<crate::model::CompressedBytes>,
+    warnings: Vec<String>,
+}
+
+impl Verified {
+    fn of(exec: &dyn Executor, id: &ConfigId, dir: &Path, settings: &Settings) -> Verified {
+        let report = record_in(exec, id, dir, Recording::Verify, settings);
+        let mut warnings = Vec::new();
+        let compressed = compressed_sizes(dir, &mut warnings);
+        Verified {
+            report,
+            compressed,
+            warnings,
+        }
+    }
+
+    fn apply(self, result: &mut ConfigResult) {
+        match self.report {
+            Ok(r) => {
+                result.verified = r.verified;
+                result.payload_bytes = r.payload_bytes;
+                result.compressed = self.compressed;
+                result.warnings.extend(self.warnings);
+                result.shares_references = r.shares_references;
+                result.copies_input = r.copies_input;
+                result.findings = r.findings;
+                result.fields = r.fields;
+                result.fields_note = r.fields_note;
+                result.warnings.extend(r.warnings);
+                result.error = r.error;
+                if result.error.is_none() && !result.verified {
+                    result.error = Some(Failure::Silent {
+                        recording: Recording::Verify,
+                    });
+                }
+            }
+            Err(why) => result.error = Some(why),
+        }
+    }
+}
+
 /// The compressed sizes of the payloads a verification child left in `dir` (removed once read;
 /// none when the configuration's payloads are not compressed).
 fn compressed_sizes(
@@ -220,17 +283,18 @@ fn compressed_sizes(
         .ok()
 }
 
-fn record_unit(
-    unit: &Unit,
+/// One recording of configuration `id` in `dir`: the worker's report, or why there is none
+/// (the folder cannot be made, the child crashed, it could not be started).
+fn record_in(
+    exec: &dyn Executor,
+    id: &ConfigId,
+    dir: &Path,
     recording: Recording,
     settings: &Settings,
 ) -> std::result::Result<WorkerReport, Failure> {
-    std::fs::create_dir_all(&unit.dir)
-        .map_err(|e| Failure::harness(format_args!("cannot create {}: {e}", unit.dir.display())))?;
-    match unit
-        .exec
-        .record(&config_id(unit.config), recording, &unit.dir, settings)
-    {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Failure::harness(format_args!("cannot create {}: {e}", dir.display())))?;
+    match exec.record(id, recording, dir, settings) {
         Ok(Outcome::Reported(report)) => Ok(*report),
         Ok(Outcome::Crashed(why)) => Err(why),
         Err(e) => Err(Failure::of(e)),
