@@ -130,6 +130,10 @@ def keep_corpus(run):
             shares[config] = malloc_percent(folded)
     with open(os.path.join(out, "malloc.json"), "w") as f:
         json.dump(shares, f, indent=1)
+    with open(os.path.join(run, "run.json")) as f:
+        m = json.load(f)
+    with open(os.path.join(out, "run.json"), "w") as f:
+        json.dump({k: m.get(k) for k in ("git_rev", "start", "machine", "settings")}, f, indent=1)
     for config, name in CORPUS_PICTURES:
         src = os.path.join(sdir, config, "cpu.svg")
         if os.path.isfile(src):
@@ -162,9 +166,18 @@ def corpus_table():
             f"| {mbps:,.0f} | {num((r.get('alloc') or {}).get('allocs_per_op'))} "
             f"| {'' if share is None else f'{share:.1f}%'} |"
         )
+    kept_run = os.path.join(cdir, "run.json")
+    if os.path.isfile(kept_run):
+        with open(kept_run) as f:
+            m = json.load(f)
+        measured = f"Measured at commit `{m.get('git_rev', '?')}` on {str(m.get('start', '?'))[:10]} by `serprof run --study corpus`. "
+    else:
+        measured = "The run this table came from kept no run.json: its commit is not recorded. "
     return (
         "\n".join(out)
-        + "\n\n† simd-json parses in place: each timed parse reads a fresh copy of the document, "
+        + "\n\n"
+        + measured
+        + "† simd-json parses in place: each timed parse reads a fresh copy of the document, "
         + "and its figures include the copy.\n"
     )
 
@@ -214,7 +227,8 @@ def note(m):
     cpu = m.get("machine", {}).get("cpu_model", "?")
     return (
         f"{s.get('processes', '?')} lock-step timing children per configuration, thread CPU time, "
-        f"one {m.get('machine', {}).get('cpus', '?')}-CPU {cpu} machine"
+        f"one {m.get('machine', {}).get('cpus', '?')}-CPU {cpu} machine; measured at commit "
+        f"`{m.get('git_rev', '?')}` on {str(m.get('start', '?'))[:10]} by `serprof run`"
     )
 
 
