@@ -448,15 +448,32 @@ pub(crate) struct ProfileArgs {
     #[arg(long, conflicts_with = "instructions")]
     alloc: bool,
     /// Use the instruction profile (instructions.folded, from `run --instructions`):
-    /// deterministic shares of executed instructions.
+    /// deterministic shares of executed instructions (the same as `--event instructions`).
     #[arg(long)]
     instructions: bool,
+    /// Use the instructions recording weighed by one of callgrind's events (from `run
+    /// --instructions`): instructions, branch-mispredicts (valgrind's predictor model),
+    /// d1-misses or ll-misses (its simulated data caches).
+    #[arg(long, value_name = "NAME", value_parser = event_name, conflicts_with_all = ["alloc", "instructions"])]
+    event: Option<crate::analyze::callgrind::Event>,
 }
 
 impl ProfileArgs {
     fn kind(self, lines: bool) -> commands::hotspots::ProfileKind {
-        profile_kind(self.alloc, self.instructions || lines)
+        match self.event {
+            Some(e) if !lines => commands::hotspots::ProfileKind::of_event(e),
+            _ => profile_kind(self.alloc, self.instructions || lines),
+        }
     }
+}
+
+/// `--event NAME`: one of the events callgrind's simulation counts.
+fn event_name(name: &str) -> Result<crate::analyze::callgrind::Event, String> {
+    use crate::analyze::callgrind::Event;
+    Event::named(name).ok_or_else(|| {
+        let names: Vec<&str> = Event::ALL.iter().map(|e| e.name()).collect();
+        format!("no event {name:?}: use one of {}", names.join(", "))
+    })
 }
 
 /// `--by` on the command line.

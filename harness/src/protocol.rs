@@ -327,6 +327,10 @@ pub(crate) struct WorkerReport {
     /// The instructions recording: operations in the counted call of the measured loop.
     #[serde(default)]
     pub counted_ops: Option<u64>,
+    /// The verification recording: the heap a decoded value keeps, bytes per value
+    /// (`serprof_api::workload::Workload::retained_bytes`).
+    #[serde(default)]
+    pub retained_bytes: Option<f64>,
     pub cpu: Option<CpuStats>,
     pub alloc: Option<AllocStats>,
     /// The CPU recording's child made the allocation recording too (`settings.alloc`): the

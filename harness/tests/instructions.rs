@@ -86,6 +86,55 @@ fn counts_are_exact_repeatable_and_see_a_known_extra_cost() {
     let second = counted_run(tmp.path(), &["ok"]);
     assert_eq!(per_op(&second, "ok"), ok, "counts repeat exactly");
 
+    // The simulated counters: on every row, and repeated exactly too.
+    let simulated = |run: &Path, config: &str| -> Vec<f64> {
+        let i = &read_json(&run.join("testkit").join(config).join("result.json"))["instructions"];
+        [
+            "data_reads_per_op",
+            "data_writes_per_op",
+            "branches_per_op",
+            "branch_mispredicts_per_op",
+            "d1_misses_per_op",
+            "ll_misses_per_op",
+        ]
+        .iter()
+        .map(|k| {
+            i[k].as_f64()
+                .unwrap_or_else(|| panic!("{config}: no {k} in {i}"))
+        })
+        .collect()
+    };
+    let counters = simulated(&first, "ok");
+    assert_eq!(
+        simulated(&second, "ok"),
+        counters,
+        "simulated counts repeat"
+    );
+    assert!(counters[2] > 0.0, "a loop has branches: {counters:?}");
+    simulated(&first, "extra-work");
+    for f in [
+        "branch-mispredicts.folded",
+        "d1-misses.folded",
+        "ll-misses.folded",
+    ] {
+        assert!(dir.join(f).is_file(), "{f} written");
+    }
+    // The views read them by event; a name that is not an event is refused by name.
+    let o = serprof()
+        .args(["hotspots", "--event", "d1-misses"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("L1 data misses"));
+    let o = serprof()
+        .args(["hotspots", "--event", "cycles"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("branch-mispredicts"));
+
     // compare: the exact delta, and the function that does the extra work at the top.
     let o = serprof()
         .args(["compare", "--json"])

@@ -113,6 +113,16 @@ pub trait Workload: Send {
     fn payloads(&mut self) -> Result<Vec<Vec<u8>>, VerifyError>;
     /// Decodes a damaged copy of value `index`'s payload and compares it with the value.
     fn decode_damaged(&mut self, bytes: &mut [u8], index: usize) -> Damaged;
+    /// The heap a decoded value keeps, in bytes per value: every value's payload decoded (after
+    /// one decode of each to warm the engine's own buffers) between two readings of `live`
+    /// (the heap bytes the thread holds), the value still alive at the second; the mean over
+    /// the dataset. A reading in place (the access rows) keeps what the access returns, nothing
+    /// on the heap. `None` when the operation decodes nothing (serialize) or the workload does
+    /// not say (the default).
+    fn retained_bytes(&mut self, live: &mut dyn FnMut() -> i64) -> Option<Result<f64, CodecError>> {
+        let _ = live;
+        None
+    }
 }
 
 /// A value a study measures: what verification and the commands need of it.

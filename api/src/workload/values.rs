@@ -156,6 +156,40 @@ impl<T: Value> Values<T> {
         Ok(())
     }
 
+    /// [`Workload::retained_bytes`] of a workload that reads payloads: each payload decoded
+    /// (or accessed) from a copy, once to warm up and once between two readings of `live`.
+    fn retained(&mut self, live: &mut dyn FnMut() -> i64) -> Result<f64, CodecError> {
+        self.encode_all()?;
+        let access = matches!(
+            self.operation,
+            Operation::Access | Operation::ValidatedAccess
+        );
+        let mut held: i64 = 0;
+        let mut copy = Vec::new();
+        for index in 0..self.payloads.len() {
+            for measured in [false, true] {
+                copy.clear();
+                copy.extend_from_slice(&self.payloads[index]);
+                let before = live();
+                let after = if access {
+                    let digest = self.codec.access(&copy)?;
+                    let after = live();
+                    black_box(digest);
+                    after
+                } else {
+                    let value = self.codec.decode(&mut copy)?;
+                    let after = live();
+                    drop(black_box(value));
+                    after
+                };
+                if measured {
+                    held += after - before;
+                }
+            }
+        }
+        Ok(held as f64 / self.payloads.len().max(1) as f64)
+    }
+
     /// Encodes every value once, for the deserialize loop.
     fn encode_all(&mut self) -> Result<(), CodecError> {
         if self.payloads.len() == self.data.len() {
@@ -358,6 +392,13 @@ impl<T: Value> Workload for Values<T> {
             payloads.push(self.buf.clone());
         }
         Ok(payloads)
+    }
+
+    fn retained_bytes(&mut self, live: &mut dyn FnMut() -> i64) -> Option<Result<f64, CodecError>> {
+        match self.operation {
+            Operation::Serialize => None,
+            _ => Some(self.retained(live)),
+        }
     }
 
     fn decode_damaged(&mut self, bytes: &mut [u8], index: usize) -> Damaged {

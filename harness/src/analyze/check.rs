@@ -156,6 +156,7 @@ mod tests {
             loop_fn: "l".into(),
             tool_version: "valgrind-3.19.0".into(),
             seconds: 1.0,
+            ..InstructionStats::default()
         });
         r
     }

@@ -1,4 +1,4 @@
-//! `serprof flame PATH [--alloc | --instructions] [--match REGEX | --from-loop] [-o FILE]`:
+//! `serprof flame PATH [--alloc | --instructions | --event NAME] [--match REGEX | --from-loop] [-o FILE]`:
 //! draws a profile's flame graph again, optionally with every stack started at a frame (the
 //! measured loop, with `--from-loop`), so the harness frames under every engine
 //! (`_start`, `main`, the worker, ...) do not take the graph's bottom rows.
@@ -45,6 +45,7 @@ pub(crate) fn run(
         ProfileKind::Cpu => (Kind::Cpu, "samples"),
         ProfileKind::Alloc => (Kind::Alloc, "bytes"),
         ProfileKind::Instructions => (Kind::Instructions, "instructions"),
+        ProfileKind::Simulated(e) => (Kind::Instructions, e.unit()),
     };
     let subtitle = match &pattern {
         Some(p) => format!(

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use regex::Regex;
 
+use crate::analyze::callgrind::Event;
 use crate::analyze::folded::Folded;
 use crate::analyze::hotspots::{compute, Hotspots};
 use crate::analyze::sources::{By, Sources};
@@ -24,14 +25,26 @@ pub(crate) enum ProfileKind {
     Cpu,
     Alloc,
     Instructions,
+    /// The instructions recording weighed by one of callgrind's simulated events
+    /// (`--event branch-mispredicts`, `d1-misses`, `ll-misses`).
+    Simulated(Event),
 }
 
 impl ProfileKind {
+    /// The kind `--event NAME` asks for: instructions are [`ProfileKind::Instructions`].
+    pub(crate) fn of_event(event: Event) -> ProfileKind {
+        match event {
+            Event::Instructions => ProfileKind::Instructions,
+            other => ProfileKind::Simulated(other),
+        }
+    }
+
     pub(crate) fn file(self) -> &'static str {
         match self {
             ProfileKind::Cpu => layout::CPU_FOLDED,
             ProfileKind::Alloc => layout::ALLOC_FOLDED,
             ProfileKind::Instructions => layout::INSTRUCTIONS_FOLDED,
+            ProfileKind::Simulated(e) => e.folded_file(),
         }
     }
 
@@ -40,7 +53,7 @@ impl ProfileKind {
         match self {
             ProfileKind::Cpu => layout::CPU_SOURCES,
             ProfileKind::Alloc => layout::ALLOC_SOURCES,
-            ProfileKind::Instructions => layout::INSTRUCTIONS_SOURCES,
+            ProfileKind::Instructions | ProfileKind::Simulated(_) => layout::INSTRUCTIONS_SOURCES,
         }
     }
 
@@ -48,6 +61,12 @@ impl ProfileKind {
     pub(crate) fn caveat(self) -> &'static str {
         match self {
             ProfileKind::Instructions => " (executed instructions, not time)",
+            ProfileKind::Simulated(Event::BranchMispredicts) => {
+                " (branches valgrind's predictor model mispredicts, not this CPU's)"
+            }
+            ProfileKind::Simulated(_) => {
+                " (misses of callgrind's simulated caches, not this CPU's)"
+            }
             ProfileKind::Alloc => " (allocated bytes, sampled)",
             ProfileKind::Cpu => "",
         }
@@ -58,6 +77,7 @@ impl ProfileKind {
             ProfileKind::Cpu => "samples",
             ProfileKind::Alloc => "bytes",
             ProfileKind::Instructions => "instructions",
+            ProfileKind::Simulated(e) => e.unit(),
         }
     }
 }
@@ -68,6 +88,13 @@ pub(crate) fn resolve(path: &Path, kind: ProfileKind) -> Result<(PathBuf, Option
     let file_name = kind.file();
     if path.is_dir() {
         let file = path.join(file_name);
+        let counted = matches!(kind, ProfileKind::Instructions | ProfileKind::Simulated(_));
+        if !file.is_file() && counted && path.join(layout::RESULT_JSON).is_file() {
+            misuse!(
+                "{} has no {file_name}: record it with `serprof run --instructions` (valgrind's callgrind, with its cache and branch simulation)",
+                path.display()
+            );
+        }
         if !file.is_file() {
             misuse!(
                 "{} is not a configuration folder with a {file_name} (a folder like snapshots/latest/formats/serde_json, or a .folded file)",

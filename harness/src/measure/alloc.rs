@@ -137,6 +137,12 @@ pub(crate) fn installed() -> bool {
     counts.allocs > 0
 }
 
+/// The heap bytes this thread has allocated and not freed since [`start`] (reallocations
+/// counted by their change): what a value made in between holds, when read before and after.
+pub(crate) fn live_bytes() -> i64 {
+    COUNTERS.with(|c| c.live.get())
+}
+
 /// Stops counting this thread's allocations and returns the counts since [`start`].
 pub(crate) fn stop() -> Counts {
     COUNTERS.with(|c| {

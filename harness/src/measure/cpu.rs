@@ -268,10 +268,15 @@ impl ProfilingTimer {
 /// Duration of one CPU-recording batch, in milliseconds.
 pub(crate) const CPU_BATCH_MS: u64 = 100;
 
+/// Duration of each batch of an overhead pair, in milliseconds: half a batch, so that the
+/// unsampled halves (time that yields no sample) cost half as much; both batches of a pair have
+/// the same size, so the pair's ratio compares like with like.
+pub(crate) const PAIR_BATCH_MS: u64 = CPU_BATCH_MS / 2;
+
 /// Samples `w` as `settings` say; `root` names the configuration (the flame graph's root frame).
 ///
 /// The recording starts with up to `settings.overhead_pairs` pairs of sampled and unsampled
-/// batches of the same size (fewer once the overhead's interval is settled: `Batches::pairing`;
+/// batches of `PAIR_BATCH_MS` each (fewer once the overhead's interval is settled: `Batches::pairing`;
 /// S U, U S, S U, ...: the order flips every pair, so drift and "second in line" effects
 /// cancel), disarming the sampler's timer for the unsampled ones, then samples every
 /// batch until the target. Each pair gives one ratio sampled/unsampled of
@@ -319,6 +324,8 @@ pub(crate) fn record(
 struct Plan {
     /// Operations per batch.
     per_batch: u64,
+    /// Operations per batch of an overhead pair.
+    pair_batch: u64,
     overhead_pairs: usize,
     /// The sampling rate asked for.
     hz: u32,
@@ -336,6 +343,7 @@ impl Plan {
             // one tick's worth of the requested rate at its edges (25 ms batches got ~155-170 Hz
             // of 199).
             per_batch: ops_per_batch(ns_per_op, Duration::from_millis(CPU_BATCH_MS)),
+            pair_batch: ops_per_batch(ns_per_op, Duration::from_millis(PAIR_BATCH_MS)),
             overhead_pairs: settings.overhead_pairs,
             hz: settings.frequency_hz.max(1),
             target: settings.cpu_samples.max(1),
@@ -381,10 +389,13 @@ impl Batches {
         plan: &Plan,
         timer: &mut ProfilingTimer,
     ) -> Result<()> {
-        let per_batch = plan.per_batch;
         // The first `overhead_pairs` pairs alternate sampled and unsampled batches; after them
         // every batch is sampled, until the target.
         let pairing = self.pairing(plan);
+        let per_batch = match pairing {
+            true => plan.pair_batch,
+            false => plan.per_batch,
+        };
         let sampled_first = self.pairs.len().is_multiple_of(2) || !pairing;
         let mut pair = [0.0; 2];
         let order: &[bool] = if !pairing {

@@ -95,6 +95,9 @@ fn record(config: &Config, req: &RecordRequest, report: &mut WorkerReport) -> Re
                     report.fields = split.fields;
                     report.fields_note = split.note;
                 }
+                if recording == Recording::Verify {
+                    retained(w.as_mut(), report);
+                }
                 // The payloads go to the driver, which compresses them (zlib and zstd are
                 // the driver's, not a measured program's).
                 if recording == Recording::Verify && sizes::compresses(config) {
@@ -155,6 +158,23 @@ fn record(config: &Config, req: &RecordRequest, report: &mut WorkerReport) -> Re
         }
     }
     Ok(())
+}
+
+/// The heap a decoded value keeps, counted by the counting allocator (nothing without it).
+fn retained(w: &mut dyn Workload, report: &mut WorkerReport) {
+    if !alloc::installed() {
+        return;
+    }
+    alloc::start(0);
+    let retained = w.retained_bytes(&mut alloc::live_bytes);
+    alloc::stop();
+    match retained {
+        Some(Ok(bytes)) => report.retained_bytes = Some(bytes),
+        Some(Err(e)) => report
+            .warnings
+            .push(format!("no retained bytes: decoding failed: {e}")),
+        None => {}
+    }
 }
 
 fn record_cpu(
@@ -271,4 +291,61 @@ fn record_alloc(
         stack_samples: samples,
         sample_bytes: settings.alloc_sample_bytes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serprof_api::codec::{Codec, CodecError};
+    use serprof_api::workload::{Checks, Data, Operation, Values};
+
+    use super::*;
+
+    /// Bytes as themselves; a decoded value holds twice the capacity it needs, a known slack.
+    struct Slack;
+
+    impl Codec<Vec<u8>> for Slack {
+        fn encode(&mut self, value: &Vec<u8>, out: &mut Vec<u8>) -> Result<(), CodecError> {
+            out.extend_from_slice(value);
+            Ok(())
+        }
+
+        fn decode(&mut self, bytes: &mut [u8]) -> Result<Vec<u8>, CodecError> {
+            let mut v = Vec::with_capacity(2 * bytes.len());
+            v.extend_from_slice(bytes);
+            Ok(v)
+        }
+    }
+
+    fn workload(operation: Operation) -> Values<Vec<u8>> {
+        let data: Arc<[Vec<u8>]> = vec![vec![1u8; 10], vec![2u8; 30]].into();
+        Values::new(
+            Box::new(Slack),
+            Data::Shared(data),
+            operation,
+            Checks::default(),
+            false,
+        )
+    }
+
+    #[test]
+    fn retained_bytes_are_what_a_decoded_value_holds_capacity_included() {
+        assert!(alloc::installed(), "the test binary counts allocations");
+        let mut report = WorkerReport::default();
+        retained(&mut workload(Operation::Deserialize), &mut report);
+        // 2 x 10 and 2 x 30 bytes of capacity: 40 per value.
+        assert_eq!(report.retained_bytes, Some(40.0), "{:?}", report.warnings);
+        let mut report = WorkerReport::default();
+        retained(&mut workload(Operation::RoundTrip), &mut report);
+        assert_eq!(report.retained_bytes, Some(40.0));
+    }
+
+    #[test]
+    fn a_serialize_row_keeps_no_value_and_reports_none() {
+        let mut report = WorkerReport::default();
+        retained(&mut workload(Operation::Serialize), &mut report);
+        assert_eq!(report.retained_bytes, None);
+        assert!(report.warnings.is_empty());
+    }
 }

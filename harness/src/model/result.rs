@@ -56,7 +56,7 @@ pub struct CpuStats {
 /// Instruction counts of the measured loop, from `valgrind --tool=callgrind` (the
 /// `instructions` recording). Exact and repeatable on one machine; counted on valgrind's
 /// emulated CPU, whose CPUID can steer a library to another code path than a native run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct InstructionStats {
     /// Instructions per operation: `total / ops`.
     pub per_op: f64,
@@ -70,7 +70,30 @@ pub struct InstructionStats {
     pub tool_version: String,
     /// Wall seconds the instrumented child took.
     pub seconds: f64,
+    /// Callgrind's simulation of the counted call (`--cache-sim=yes --branch-sim=yes`, caches
+    /// of fixed sizes: [`SIMULATED_CACHES`]), per operation: data reads and writes, branches
+    /// (conditional and indirect) and those valgrind's predictor model mispredicts, L1 data
+    /// misses and last-level data misses. Exact and repeatable for one build; a model of a
+    /// CPU, not this machine's counters. Absent in results recorded without the simulation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_reads_per_op: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_writes_per_op: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branches_per_op: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch_mispredicts_per_op: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub d1_misses_per_op: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ll_misses_per_op: Option<f64>,
 }
+
+/// The caches callgrind simulates, the same on every machine so that counts of one build
+/// compare across days and CPUs (valgrind's `--I1`, `--D1` and `--LL`: size, ways, line):
+/// 32 KiB 8-way L1s and an 8 MiB 16-way last level, 64-byte lines.
+pub(crate) const SIMULATED_CACHES: [&str; 3] =
+    ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64"];
 
 /// A function's share of samples.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -142,6 +165,12 @@ pub struct ConfigResult {
     pub verified: bool,
     /// Mean payload bytes per operation over the whole dataset (exact, not rounded).
     pub payload_bytes: Option<f64>,
+    /// The heap a decoded value keeps once decoding returns, bytes per value (exact: the
+    /// counting allocator's live bytes with the value alive, minus before; Vec capacity slack
+    /// included). 0 for a reading in place (the access rows); absent for serialize rows, for
+    /// documents and without the counting allocator. Recorded by the verification child.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retained_bytes: Option<f64>,
     /// The payloads' mean size compressed with zlib and zstd (absent for documents and damaged
     /// inputs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -213,6 +242,7 @@ impl ConfigResult {
             engine_frames: info.engine_frames.as_str().to_string(),
             verified: false,
             payload_bytes: None,
+            retained_bytes: None,
             compressed: None,
             shares_references: None,
             copies_input: false,

@@ -130,7 +130,7 @@ impl Settings {
             instruction_passes: 2,
             alloc: true,
             alloc_sample_bytes: Self::DEFAULT_ALLOC_SAMPLE_BYTES,
-            alloc_min_ms: 250,
+            alloc_min_ms: 200,
             child_time_cap_s: 300,
             memory_cap_mib: 4096,
             studies: StudyStamp::default(),

@@ -216,6 +216,10 @@ struct Columns<'a> {
     counted: bool,
     /// Whether any row has compressed payload sizes: the `zlib B` and `zstd B` columns.
     compressed: bool,
+    /// Whether any row has the heap a decoded value keeps: the `kept B` column.
+    retained: bool,
+    /// Whether any row has callgrind's simulated branch counts: the `mispred/op` column.
+    simulated: bool,
     /// Whether any row was timed over layouts (`run --layouts N`): the `layout ±` column.
     spread: bool,
     /// The frames of the study's question: the `match %` column.
@@ -260,6 +264,12 @@ fn study_table(
         reference,
         counted: group.iter().any(|r| r.instructions.is_some()),
         compressed: group.iter().any(|r| r.compressed.is_some()),
+        retained: group.iter().any(|r| r.retained_bytes.is_some()),
+        simulated: group.iter().any(|r| {
+            r.instructions
+                .as_ref()
+                .is_some_and(|i| i.branch_mispredicts_per_op.is_some())
+        }),
         spread: group.iter().any(|r| {
             r.time_ns
                 .as_ref()
@@ -279,7 +289,16 @@ fn study_table(
 
 /// The line of column names.
 fn column_header(out: &mut String, cols: &Columns) {
-    let instr_header = if cols.counted { "     instr/op" } else { "" };
+    let instr_header = match (cols.counted, cols.simulated) {
+        (true, true) => "     instr/op  mispred/op",
+        (true, false) => "     instr/op",
+        _ => "",
+    };
+    let kept_header = if cols.retained {
+        format!(" {:>9}", "kept B")
+    } else {
+        String::new()
+    };
     let spread_header = if cols.spread { "  layout ±" } else { "" };
     let match_header = if cols.match_regex.is_some() {
         " match %"
@@ -293,7 +312,7 @@ fn column_header(out: &mut String, cols: &Columns) {
     };
     let _ = writeln!(
         out,
-        "{:<26} {:>10} {:>23}{spread_header} {:>11}{zip_header} {:>9} {:>10}{instr_header} {:<31}{match_header}  top self-time",
+        "{:<26} {:>10} {:>23}{spread_header} {:>11}{kept_header}{zip_header} {:>9} {:>10}{instr_header} {:<31}{match_header}  top self-time",
         "configuration",
         "time/op",
         "95% CI",
@@ -318,6 +337,11 @@ fn study_row(out: &mut String, r: &ConfigResult, cols: &Columns) {
         .payload_bytes
         .map(|p| format_thousands(p, 2))
         .unwrap_or_else(|| "-".into());
+    let kept = match (r.retained_bytes, cols.retained) {
+        (Some(b), _) => format!(" {:>9}", format_thousands(b, 0)),
+        (None, true) => format!(" {:>9}", "-"),
+        (None, false) => String::new(),
+    };
     let zip = match (&r.compressed, cols.compressed) {
         (Some(c), _) => format!(
             " {:>10} {:>10}",
@@ -349,11 +373,21 @@ fn study_row(out: &mut String, r: &ConfigResult, cols: &Columns) {
         (None, true) => format!(" {:>9}", "-"),
         (None, false) => String::new(),
     };
-    let instr = match (&r.instructions, cols.counted) {
+    let mut instr = match (&r.instructions, cols.counted) {
         (Some(i), _) => format!(" {:>12}", format_thousands(i.per_op, 1)),
         (None, true) => format!(" {:>12}", "-"),
         (None, false) => String::new(),
     };
+    if cols.simulated {
+        let mispredicts = r
+            .instructions
+            .as_ref()
+            .and_then(|i| i.branch_mispredicts_per_op);
+        instr.push_str(&format!(
+            " {:>11}",
+            mispredicts.map_or("-".into(), |m| format_thousands(m, 1))
+        ));
+    }
     let share = match (
         cols.match_regex,
         r.profile.as_ref().and_then(|p| p.match_percent),
@@ -364,7 +398,7 @@ fn study_row(out: &mut String, r: &ConfigResult, cols: &Columns) {
     };
     let _ = writeln!(
         out,
-        "{:<26} {time:>10} {ci:>23}{spread} {payload:>11}{zip} {allocs:>9} {bytes:>10}{instr} {ratio:<31}{share}  {top}",
+        "{:<26} {time:>10} {ci:>23}{spread} {payload:>11}{kept}{zip} {allocs:>9} {bytes:>10}{instr} {ratio:<31}{share}  {top}",
         r.config
     );
 }
@@ -444,6 +478,18 @@ fn notes_section(out: &mut String, results: &[ConfigResult], study: &str, cols: 
         let _ = writeln!(
             out,
             "  instr/op = instructions per operation under callgrind (exact; valgrind's emulated CPU; work done, not time)"
+        );
+    }
+    if cols.simulated {
+        let _ = writeln!(
+            out,
+            "  mispred/op = branches mispredicted per operation by valgrind's simulated predictor (exact and repeatable, a model, not this CPU's predictor); `serprof hotspots --event branch-mispredicts` shows where"
+        );
+    }
+    if cols.retained {
+        let _ = writeln!(
+            out,
+            "  kept B = heap bytes a decoded value keeps once decoding returns (exact, Vec capacity slack included; 0 for a reading in place: the access rows)"
         );
     }
     if results.iter().any(|r| r.study == study && r.copies_input) {

@@ -184,7 +184,8 @@ pub(crate) const VALGRIND_EXTRA_MIB: u64 = 1024;
 /// The command of an instrumented worker: `valgrind --tool=callgrind` counting only inside the
 /// measured loop (`--toggle-collect`), dumping after each call of it (`--dump-after`: the first
 /// dump is the uncounted pass, the second the counted one), keeping call chains 8 deep for the
-/// flame graph (`--separate-callers=8`), with costs per source line (`--dump-line=yes`). The
+/// flame graph (`--separate-callers=8`), with costs per source line (`--dump-line=yes`), and
+/// callgrind's cache and branch simulation (`--cache-sim=yes --branch-sim=yes`). The
 /// environment is cleared and the worker reads its job from a file in its folder (its current
 /// directory), so that the stack, and with it the counts, do not move with the environment or
 /// the length of the arguments.
@@ -234,6 +235,10 @@ pub(crate) fn instrumented(
         // inlined code is attributed to the inlined function's file and line through `fi=`).
         // Per instruction addresses (`--dump-instr=yes`) are not needed for lines.
         .arg("--dump-line=yes")
+        // Cache and branch simulation, exact per function; caches of fixed sizes so the counts
+        // do not move with the machine's.
+        .args(["--cache-sim=yes", "--branch-sim=yes"])
+        .args(crate::model::result::SIMULATED_CACHES)
         .arg(format!("./{INSTRUMENTED_EXE}"))
         .args(Request::file_args(crate::layout::INSTRUCTIONS_JOB));
     Ok(cmd)

@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use serprof_api::study::Config;
 
 use super::executor::{callgrind_dumps, Executor, Outcome};
-use crate::analyze::callgrind::{base_name, FoldOptions, Profile};
+use crate::analyze::callgrind::{base_name, Event, FoldOptions, Profile};
 use crate::analyze::folded::Folded;
 use crate::analyze::sources::Sources;
 use crate::layout::{self, write_atomic};
@@ -127,7 +127,7 @@ pub(crate) fn read_counts(
     }
     let folded = profile.folded(&FoldOptions {
         event: ir,
-        roots: Some(loops),
+        roots: Some(loops.clone()),
         ..FoldOptions::default()
     });
     let mut ours = Folded::default();
@@ -158,6 +158,23 @@ pub(crate) fn read_counts(
         folded_text.as_bytes(),
     )?;
     let per_op = total as f64 / ops as f64;
+    let mut profile = profile;
+    let simulated = simulated_counts(&mut profile, ops);
+    for event in [Event::BranchMispredicts, Event::D1Misses, Event::LlMisses] {
+        let Some(column) = event.column(&mut profile) else {
+            continue;
+        };
+        let mut folded = Folded::default();
+        let stacks = profile.folded(&FoldOptions {
+            event: column,
+            roots: Some(loops.clone()),
+            ..FoldOptions::default()
+        });
+        for (frames, count) in stacks.iter() {
+            folded.add(name, &frames, count);
+        }
+        write_atomic(&dir.join(event.folded_file()), folded.to_text().as_bytes())?;
+    }
     let subtitle = format!(
         "{} instructions per operation over {ops} operations (callgrind, {tool_version}; valgrind's emulated CPU)",
         crate::render::table::format_thousands(per_op, 1)
@@ -178,5 +195,30 @@ pub(crate) fn read_counts(
         loop_fn: loop_fn.to_string(),
         tool_version: tool_version.to_string(),
         seconds,
+        ..simulated
     })
+}
+
+/// The simulated counts per operation of `profile` (a dump of `ops` operations); each `None`
+/// when the dump lacks its columns.
+fn simulated_counts(profile: &mut Profile, ops: u64) -> InstructionStats {
+    let mut per_op = |columns: &[&str], name: &str| {
+        let column = match columns {
+            [one] => profile.event(one),
+            many => profile.derive_event(name, many),
+        }?;
+        Some(profile.total(column) as f64 / ops.max(1) as f64)
+    };
+    InstructionStats {
+        data_reads_per_op: per_op(&["Dr"], "Dr"),
+        data_writes_per_op: per_op(&["Dw"], "Dw"),
+        branches_per_op: per_op(&["Bc", "Bi"], "branches"),
+        branch_mispredicts_per_op: per_op(
+            Event::BranchMispredicts.columns(),
+            Event::BranchMispredicts.name(),
+        ),
+        d1_misses_per_op: per_op(Event::D1Misses.columns(), Event::D1Misses.name()),
+        ll_misses_per_op: per_op(Event::LlMisses.columns(), Event::LlMisses.name()),
+        ..InstructionStats::default()
+    }
 }

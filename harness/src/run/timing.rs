@@ -245,6 +245,7 @@ impl Verified {
             Ok(r) => {
                 result.verified = r.verified;
                 result.payload_bytes = r.payload_bytes;
+                result.retained_bytes = r.retained_bytes;
                 result.compressed = self.compressed;
                 result.warnings.extend(self.warnings);
                 result.shares_references = r.shares_references;

@@ -15,9 +15,12 @@
 //! - `pattern.rs`: valgrind's function name patterns ([`valgrind_pattern_matches`],
 //!   [`Profile::find`]);
 //! - `fold.rs`: folded stacks from the caller -> callee graph ([`Profile::folded`]);
-//! - `lines.rs`: per-line costs ([`Profile::hottest_lines`]).
+//! - `lines.rs`: per-line costs ([`Profile::hottest_lines`]);
+//! - `events.rs`: the simulated events as serprof names them ([`Event`]), and columns that sum
+//!   several of callgrind's ([`Profile::derive_event`]).
 
 mod context;
+mod events;
 mod fold;
 mod lines;
 mod parse;
@@ -26,6 +29,7 @@ mod profile;
 mod tables;
 
 pub(crate) use context::base_name;
+pub(crate) use events::Event;
 pub(crate) use fold::FoldOptions;
 pub(crate) use profile::Profile;
 
