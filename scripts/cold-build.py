@@ -86,7 +86,7 @@ def main():
         text = open(main_rs).read()
         open(main_rs, "w").write(small_main(text))
     # The workspace's release profile: full debug info (symbols for the profiles), 16 units.
-    toml += '\n[profile.release]\ndebug = true\nstrip = false\ncodegen-units = 16\n\n[workspace]\n'
+    toml += '\n[profile.release]\ndebug = "limited"\nstrip = false\ncodegen-units = 16\n\n[workspace]\n'
     open(os.path.join(krate, "Cargo.toml"), "w").write(toml)
     target = os.path.join(scratch, "target")
     shutil.rmtree(target, ignore_errors=True)

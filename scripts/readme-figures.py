@@ -53,9 +53,11 @@ def slim(result):
 def keep(run):
     if not os.path.isfile(os.path.join(run, "run.json")):
         die(f"{run} is not a run folder (no run.json)")
-    if os.path.isdir(KEPT):
-        shutil.rmtree(KEPT)
-    os.makedirs(KEPT)
+    # The studies of this run are replaced; the corpus study's kept rows (another run) stay.
+    for study in STUDIES:
+        if os.path.isdir(os.path.join(KEPT, study)):
+            shutil.rmtree(os.path.join(KEPT, study))
+    os.makedirs(KEPT, exist_ok=True)
     shutil.copy(os.path.join(run, "run.json"), os.path.join(KEPT, "run.json"))
     for study in STUDIES:
         sdir = os.path.join(run, study)

@@ -51,7 +51,7 @@
 //!
 //! Honest profiles need frame pointers and debug info in the release build: a
 //! `.cargo/config.toml` with `[build] rustflags = ["-C", "force-frame-pointers=yes"]` and
-//! `debug = true` under `[profile.release]` in the workspace's `Cargo.toml`. A binary built
+//! `debug = "limited"` (or more) under `[profile.release]` in the workspace's `Cargo.toml`. A binary built
 //! without them says so in one line when it runs.
 //!
 //! serprof's own layers are private (see

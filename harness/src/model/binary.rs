@@ -99,7 +99,7 @@ impl BuildInfo {
             out.push("built without frame pointers: allocation stacks are not sampled (counts still are); add `rustflags = [\"-C\", \"force-frame-pointers=yes\"]` under [build] in .cargo/config.toml".to_string());
         }
         if !self.debug_info {
-            out.push("built without debug info: flame graphs lack inlined frames and source files; add `debug = true` under [profile.release] in Cargo.toml".to_string());
+            out.push("built without debug info: flame graphs lack inlined frames and source files; add `debug = \"limited\"` (or more) under [profile.release] in Cargo.toml".to_string());
         }
         #[cfg(target_arch = "x86_64")]
         if !self.target_features.iter().any(|f| f == "avx2")

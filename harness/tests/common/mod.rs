@@ -60,7 +60,7 @@ pub fn write_crate(krate: &Path, name: &str, dependencies: &str, cargo_config: &
         krate.join("Cargo.toml"),
         format!(
             "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-             [dependencies]\n{dependencies}\n[profile.release]\ndebug = true\nstrip = false\n\
+             [dependencies]\n{dependencies}\n[profile.release]\ndebug = \"limited\"\nstrip = false\n\
              codegen-units = 16\n\n[workspace]\n"
         ),
     )
