@@ -148,6 +148,9 @@ fn every_readme_figure_is_written_by_the_figure_script() {
         "README.md states figures outside the blocks scripts/readme-figures.py writes: {found:?}"
     );
     let block = regex::Regex::new(r"(?s)<!-- figures:(\w+) -->\n(.*?)<!-- /figures -->").unwrap();
+    let commit =
+        regex::Regex::new(r"[Mm]easured at commit `[0-9a-f]{7}(-dirty)?` on \d{4}-\d{2}-\d{2}")
+            .unwrap();
     let mut names = Vec::new();
     for c in block.captures_iter(&text) {
         let name = &c[1];
@@ -157,6 +160,12 @@ fn every_readme_figure_is_written_by_the_figure_script() {
         assert_eq!(
             &c[2], written,
             "README.md's {name} block is not docs/figures/{name}.md: run scripts/readme-figures.py"
+        );
+        // A table of measured figures names the commit it was measured at, so a reader can
+        // tell how stale it is (the method block states settings, not measurements).
+        assert!(
+            name == "method" || commit.is_match(&c[2]),
+            "README.md's {name} table does not name the commit it was measured at: run scripts/readme-figures.py on a new run"
         );
         names.push(name.to_string());
     }
