@@ -190,3 +190,73 @@ fn the_link_finder_finds_links_and_skips_code() {
     let found = links("see [a](a.md) and `[b](b.md)`\n```\n[c](c.md)\n```\n![d](d.png)");
     assert_eq!(found, ["a.md", "d.png"]);
 }
+
+/// The kept figures of the README (`docs/figures/run/`) must be of the code serprof measures
+/// today: each row's engine call (`call` in its result.json) is the one `serprof list --json`
+/// gives for that configuration. A row whose configuration is gone, or whose call changed, is
+/// stale: run `serprof run` and `scripts/readme-figures.py` again.
+#[test]
+fn the_kept_figures_call_what_serprof_lists_today() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_serprof"))
+        .args(["list", "--json"])
+        .env_remove("SERPROF_CORPUS")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut calls = std::collections::HashMap::new();
+    let mut unavailable = Vec::new();
+    for study in listed["studies"].as_array().unwrap() {
+        if !study["unavailable"].is_null() {
+            unavailable.push(study["study"].as_str().unwrap().to_string());
+        }
+        for c in study["configs"].as_array().into_iter().flatten() {
+            calls.insert(
+                c["name"].as_str().unwrap().to_string(),
+                c["call"].as_str().unwrap_or_default().to_string(),
+            );
+        }
+    }
+    let kept = root().join("docs/figures/run");
+    let (mut checked, mut stale) = (0, Vec::new());
+    for study in std::fs::read_dir(&kept).unwrap() {
+        let study = study.unwrap().path();
+        if !study.is_dir() {
+            continue;
+        }
+        let name = study.file_name().unwrap().to_string_lossy().to_string();
+        if unavailable.contains(&name) {
+            eprintln!(
+                "skipping the kept {name} rows: the {name} study needs its data to be listed"
+            );
+            continue;
+        }
+        for config in std::fs::read_dir(&study).unwrap() {
+            let file = config.unwrap().path().join("result.json");
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            let row: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let id = format!(
+                "{}/{}",
+                row["study"].as_str().unwrap(),
+                row["config"].as_str().unwrap()
+            );
+            let kept_call = row["call"].as_str().unwrap_or_default();
+            match calls.get(&id) {
+                Some(call) if call == kept_call => checked += 1,
+                Some(call) => stale.push(format!("{id}: kept {kept_call:?}, today {call:?}")),
+                None => stale.push(format!("{id}: no such configuration today")),
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} kept rows checked");
+    assert!(
+        stale.is_empty(),
+        "kept figures of other code (run `serprof run` and scripts/readme-figures.py): {stale:#?}"
+    );
+}

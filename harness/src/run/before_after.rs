@@ -474,7 +474,7 @@ impl Folder {
 
 /// Each unit's CPU, allocation and instructions recordings (each by its own side's binary),
 /// and its `result.json`; in `settings.jobs` slots side by side when both sides' executors may
-/// be shared ([`super::in_slots`]), else one after another.
+/// be shared ([`super::slots::in_slots`]), else one after another.
 fn profile_units(
     units: &[Unit],
     results: &mut [ConfigResult],
@@ -495,7 +495,7 @@ fn profile_units(
             // Only what may be shared goes into the slots (not `profiling`'s own executor).
             let (valgrind, progress, program) =
                 (profiling.valgrind, profiling.progress, profiling.program);
-            let (slots, _, outcome) = super::in_slots(
+            let (slots, _, outcome) = super::slots::in_slots(
                 profiling.settings,
                 items.into_iter(),
                 |settings, (((config, dir), exec), result), slot| {

@@ -194,7 +194,7 @@ fn verify_units(
     let jobs: Vec<_> = items
         .map(|(i, (u, exec))| (i, exec, config_id(u.config), u.dir.clone(), u.label.clone()))
         .collect();
-    let (_, done, _) = super::in_slots(
+    let (_, done, _) = super::slots::in_slots(
         settings,
         jobs.into_iter(),
         |settings, (i, exec, id, dir, label), _| {
