@@ -145,14 +145,6 @@ pub struct PhaseSeconds {
 }
 
 impl PhaseSeconds {
-    /// The phase a CPU (else allocation) recording's seconds go to.
-    pub(crate) fn cpu_or_alloc(&mut self, recording: crate::model::Recording) -> &mut f64 {
-        match recording {
-            crate::model::Recording::Cpu => &mut self.cpu,
-            _ => &mut self.alloc,
-        }
-    }
-
     /// Runs `f`, adding its wall time to the phase `pick` chooses.
     pub fn time<T>(&mut self, pick: fn(&mut PhaseSeconds) -> &mut f64, f: impl FnOnce() -> T) -> T {
         let start = std::time::Instant::now();

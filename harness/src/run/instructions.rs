@@ -203,10 +203,7 @@ pub(crate) fn read_counts(
 /// when the dump lacks its columns.
 fn simulated_counts(profile: &mut Profile, ops: u64) -> InstructionStats {
     let mut per_op = |columns: &[&str], name: &str| {
-        let column = match columns {
-            [one] => profile.event(one),
-            many => profile.derive_event(name, many),
-        }?;
+        let column = profile.derive_event(name, columns)?;
         Some(profile.total(column) as f64 / ops.max(1) as f64)
     };
     InstructionStats {

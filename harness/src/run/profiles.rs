@@ -86,27 +86,30 @@ fn profile_config(
     let recorded = exec.record(&id, recording, dir, settings);
     let seconds = started.elapsed().as_secs_f64();
     let report = match recorded {
-        Ok(Outcome::Reported(r)) => r,
+        Ok(Outcome::Reported(r)) => Some(*r),
         Ok(Outcome::Crashed(why)) => {
-            *clock.cpu_or_alloc(recording) += seconds;
             result.error = Some(why);
-            return;
+            None
         }
         Err(e) => {
-            *clock.cpu_or_alloc(recording) += seconds;
             result.error = Some(Failure::of(e));
-            return;
+            None
         }
     };
-    let alloc_seconds = report.alloc_seconds.unwrap_or(0.0).min(seconds);
-    match recording {
-        Recording::Cpu => {
-            clock.cpu += seconds - alloc_seconds;
-            clock.alloc += alloc_seconds;
-        }
-        _ => clock.alloc += seconds,
-    }
-    let report = *report;
+    // A CPU child's time is the CPU recording's but for the allocation recording it made after.
+    let alloc_seconds = match recording {
+        Recording::Cpu => report
+            .as_ref()
+            .and_then(|r| r.alloc_seconds)
+            .unwrap_or(0.0)
+            .min(seconds),
+        _ => seconds,
+    };
+    clock.alloc += alloc_seconds;
+    clock.cpu += seconds - alloc_seconds;
+    let Some(report) = report else {
+        return;
+    };
     if let Some(cpu) = report.cpu {
         keep_cpu(profiling, config, dir, settings, result, cpu);
     }

@@ -76,17 +76,18 @@ impl Event {
     /// Its column in `profile`: callgrind's own for one column, else one added as the sum of
     /// its columns. `None` when the file lacks one of them (recorded without the simulation).
     pub(crate) fn column(self, profile: &mut Profile) -> Option<usize> {
-        match self.columns() {
-            [one] => profile.event(one),
-            many => profile.derive_event(self.name(), many),
-        }
+        profile.derive_event(self.name(), self.columns())
     }
 }
 
 impl Profile {
-    /// Adds the event `name`, the sum of the events `of`, as a column of every cost (or finds
-    /// it, when added before); `None` when one of `of` is not in the file.
+    /// The column of the sum of the events `of`: callgrind's own for one event, else one added
+    /// as `name` to every cost (or found, when added before); `None` when one of `of` is not in
+    /// the file.
     pub(crate) fn derive_event(&mut self, name: &str, of: &[&str]) -> Option<usize> {
+        if let [one] = of {
+            return self.event(one);
+        }
         if let Some(i) = self.event(name) {
             return Some(i);
         }
