@@ -242,8 +242,8 @@ pub(crate) fn instrumented(
         .arg(format!("./{INSTRUMENTED_EXE}"))
         .args(Request::file_args(crate::layout::INSTRUCTIONS_JOB));
     // Without address-space randomisation: the simulated branch predictor is indexed by
-    // instruction addresses, and with them randomised one configuration's mispredictions moved
-    // by 2 in 407,372 from run to run (the instructions did not).
+    // instruction addresses, so with them randomised the mispredictions of one binary move
+    // from run to run (the instructions do not).
     use std::os::unix::process::CommandExt;
     // SAFETY: personality(2) is async-signal-safe and touches no memory of the parent; a
     // refusal (a sandbox that forbids it) only leaves the randomisation on.
