@@ -86,7 +86,7 @@ fn counts_are_exact_repeatable_and_see_a_known_extra_cost() {
     let second = counted_run(tmp.path(), &["ok"]);
     assert_eq!(per_op(&second, "ok"), ok, "counts repeat exactly");
 
-    // The simulated counters: on every row, and repeated exactly too.
+    // The simulated counters: on every row, and repeated.
     let simulated = |run: &Path, config: &str| -> Vec<f64> {
         let i = &read_json(&run.join("testkit").join(config).join("result.json"))["instructions"];
         [
@@ -104,12 +104,20 @@ fn counts_are_exact_repeatable_and_see_a_known_extra_cost() {
         })
         .collect()
     };
+    // What the loop executes (reads, writes, branches) repeats exactly. Mispredictions and
+    // misses depend also on the simulated predictor's and caches' state when the loop starts,
+    // which what ran before it in the child moves a little (a run folder's path of another
+    // length, std's per-process hash seeds): a clean-clone CI run read 812.305 and 812.3075
+    // mispredictions per operation. They must agree to 100 parts per million.
     let counters = simulated(&first, "ok");
-    assert_eq!(
-        simulated(&second, "ok"),
-        counters,
-        "simulated counts repeat"
-    );
+    let again = simulated(&second, "ok");
+    assert_eq!(again[..3], counters[..3], "executed counts repeat exactly");
+    for (a, b) in again[3..].iter().zip(&counters[3..]) {
+        assert!(
+            (a - b).abs() <= 1e-4 * a.abs().max(b.abs()) + 1e-9,
+            "simulated counts repeat to 100 ppm: {again:?} against {counters:?}"
+        );
+    }
     assert!(counters[2] > 0.0, "a loop has branches: {counters:?}");
     simulated(&first, "extra-work");
     for f in [

@@ -483,7 +483,7 @@ fn notes_section(out: &mut String, results: &[ConfigResult], study: &str, cols: 
     if cols.simulated {
         let _ = writeln!(
             out,
-            "  mispred/op = branches mispredicted per operation by valgrind's simulated predictor (exact and repeatable, a model, not this CPU's predictor); `serprof hotspots --event branch-mispredicts` shows where"
+            "  mispred/op = branches mispredicted per operation by valgrind's simulated predictor (a model, not this CPU's predictor; repeatable to a few parts per million); `serprof hotspots --event branch-mispredicts` shows where"
         );
     }
     if cols.retained {
