@@ -82,6 +82,7 @@ mod render;
 mod run;
 
 pub use measure::alloc::CountingAlloc;
+pub use measure::chosen::ChosenAlloc;
 /// The API a measured crate writes (the codec seam, the study builder, operations, values,
 /// verification, the measured loops): the `serprof-api` crate, whose main items are
 /// re-exported at the top of this crate.
@@ -218,7 +219,9 @@ pub mod __private {
 /// serprof's command line, runs the hidden worker processes, and installs the counting
 /// allocator as the global allocator.
 ///
-/// - `serprof::main!(studies)`: the counting allocator wraps the system allocator.
+/// - `serprof::main!(studies)`: the counting allocator wraps the system allocator, or the one
+///   `run --allocators` names for a child ([`ChosenAlloc`]; jemalloc and mimalloc need the
+///   features of those names).
 /// - `serprof::main!(studies, allocator: MyAlloc = MyAlloc::new())`: it wraps yours (take
 ///   your own `#[global_allocator]` line out).
 /// - `serprof::main!(studies, allocator = none)`: no counting allocator (the crate keeps a
@@ -226,7 +229,7 @@ pub mod __private {
 #[macro_export]
 macro_rules! main {
     ($studies:path) => {
-        $crate::main!($studies, allocator: ::std::alloc::System = ::std::alloc::System);
+        $crate::main!($studies, allocator: $crate::ChosenAlloc = $crate::ChosenAlloc);
     };
     ($studies:path, allocator = none) => {
         fn main() -> ::std::process::ExitCode {

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
+use crate::model::allocator::Allocator;
 use crate::model::{Program, Settings};
 use crate::run;
 use crate::run::sides::LayoutMode;
@@ -36,6 +37,11 @@ pub(crate) struct RunArgs {
     /// How the layouts of --layouts differ (as in before-after: `both`, `shift`, `shuffle`).
     #[arg(long, value_enum, default_value_t = LayoutMode::Both, requires = "layouts")]
     pub layout_mode: LayoutMode,
+    /// Measure every selected configuration under each of these allocators (comma-separated:
+    /// system, jemalloc, mimalloc), a row each named CONFIG@ALLOCATOR, an allocator's children
+    /// timed in lock-step with the others'; the table names each engine's fastest allocator.
+    #[arg(long, value_name = "LIST", conflicts_with_all = ["resume", "layouts"])]
+    pub allocators: Option<String>,
     /// Print the results as one JSON document on stdout.
     #[arg(long)]
     pub json: bool,
@@ -181,6 +187,19 @@ impl MeasureArgs {
 pub(crate) fn run(program: &Program, args: &RunArgs) -> Result<ExitCode> {
     let settings = args.settings()?;
     let m = &args.measure;
+    let allocators = match &args.allocators {
+        Some(list) => {
+            Allocator::parse_list(list).or_else(|e| crate::misuse!("--allocators: {e}"))?
+        }
+        None => Vec::new(),
+    };
+    if let Some(a) = allocators.iter().find(|a| !a.compiled()) {
+        if program.is_local() {
+            crate::misuse!(
+                "--allocators: this serprof was built without {a}; build it with `--features {a}`"
+            );
+        }
+    }
     let req = run::RunRequest {
         studies: m.studies.clone(),
         configs: m.configs.clone(),
@@ -192,6 +211,7 @@ pub(crate) fn run(program: &Program, args: &RunArgs) -> Result<ExitCode> {
         resume_memory_cap: m.memory_cap,
         quiet: args.quiet,
         layouts: (args.layouts.unwrap_or(0), args.layout_mode),
+        allocators,
     };
     let outcome = run::run(program, &req)?;
     if args.json {

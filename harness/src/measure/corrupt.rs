@@ -56,7 +56,11 @@ fn decode_inputs(
 ) -> Result<(), Failure> {
     let (dir, settings, start) = (req.dir.as_path(), &req.settings, req.start);
     let config = program
-        .planned(&settings.studies, &req.config.to_string())
+        .planned(
+            &settings.studies,
+            &req.config.to_string(),
+            crate::measure::chosen::chosen(),
+        )
         .map_err(harness)?;
     let damage = program
         .find_info(&config.info.study)

@@ -23,6 +23,7 @@ use serprof_api::codec::CodecError;
 use serprof_api::study::Config;
 
 pub(crate) mod alloc;
+pub(crate) mod chosen;
 pub(crate) mod clock;
 pub(crate) mod corrupt;
 pub(crate) mod cpu;
@@ -42,7 +43,11 @@ pub(crate) fn run(program: &Program, req: &RecordRequest) -> Result<()> {
     // is the same whichever configuration is chosen (malloc's work in the counted loop, and
     // with it the instruction counts, depend on it).
     let config = program
-        .planned(&req.settings.studies, &req.config.to_string())
+        .planned(
+            &req.settings.studies,
+            &req.config.to_string(),
+            crate::measure::chosen::chosen(),
+        )
         .map_err(|e| anyhow!(e))?;
     let mut report = WorkerReport::default();
     let outcome = catch_unwind(AssertUnwindSafe(|| record(&config, req, &mut report)));

@@ -51,7 +51,11 @@ impl Unit {
         settings: &Settings,
     ) -> Result<Unit, Failure> {
         let config = program
-            .planned(&settings.studies, &id.to_string())
+            .planned(
+                &settings.studies,
+                &id.to_string(),
+                crate::measure::chosen::chosen(),
+            )
             .map_err(Failure::harness)?;
         guarded(|| {
             let mut work = config.workload().map_err(engine)?;

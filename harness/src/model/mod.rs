@@ -3,6 +3,7 @@
 //! the harness: it imports nothing of serprof's but itself (and the engines crate).
 
 pub(crate) mod ab;
+pub(crate) mod allocator;
 pub(crate) mod binary;
 pub(crate) mod config_id;
 pub(crate) mod corrupt;

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use serprof_api::study::{Config, Study, StudyInfo, StudyKind};
 
+use super::allocator::{self, Allocator};
 use super::binary::{git_rev_of, Binary, BuildInfo};
 
 /// What a process measures: its binary, that binary's revision and build, its studies, and
@@ -194,12 +195,21 @@ impl Program {
     }
 
     /// The configuration named `STUDY/CONFIG`.
+    ///
+    /// `STUDY/CONFIG@ALLOCATOR` is that configuration under an allocator (`run --allocators`),
+    /// named so.
     pub fn find(&self, name: &str) -> Option<Config> {
         let (study, config) = name.split_once('/')?;
-        self.configs
+        let (base, allocator) = allocator::split(config);
+        let mut found = self
+            .configs
             .iter()
-            .find(|c| c.info.study == study && c.info.config == config)
-            .cloned()
+            .find(|c| c.info.study == study && c.info.config == base)
+            .cloned()?;
+        if let Some(a) = allocator {
+            found.info.config = allocator::with(base, a);
+        }
+        Some(found)
     }
 
     /// The description of the study named `name`.
@@ -237,15 +247,36 @@ impl Program {
     }
 
     /// The configuration `name` of a worker child whose parent planned `planned`: an error
-    /// when this process built other studies, or has no such configuration. An empty stamp
-    /// planned nothing: a before/after side's children, whose studies are their own
-    /// revision's, which the parent cannot build.
-    pub fn planned(&self, planned: &StudyStamp, name: &str) -> Result<Config, String> {
+    /// when this process built other studies, or has no such configuration, or the allocator
+    /// `name` asks for is not `has`, the one this process allocates with (`None`: a global
+    /// allocator of the crate's own). An empty stamp planned nothing: a before/after side's
+    /// children, whose studies are their own revision's, which the parent cannot build.
+    pub fn planned(
+        &self,
+        planned: &StudyStamp,
+        name: &str,
+        has: Option<Allocator>,
+    ) -> Result<Config, String> {
         if !planned.fingerprint.is_empty() {
             self.check_stamp(planned)?;
         }
-        self.find(name)
-            .ok_or_else(|| format!("unknown configuration {name}"))
+        let config = self
+            .find(name)
+            .ok_or_else(|| format!("unknown configuration {name}"))?;
+        match (allocator::split(&config.info.config).1, has) {
+            (Some(asked), Some(has)) if asked == has => Ok(config),
+            (Some(asked), _) if !asked.compiled() => Err(format!(
+                "{name}: this program was built without {asked} (turn on serprof's feature `{asked}`)"
+            )),
+            (Some(asked), None) => Err(format!(
+                "{name}: this program's global allocator is its own, so it cannot allocate with {asked} (`run --allocators` needs `serprof::main!` without `allocator:`)"
+            )),
+            (Some(asked), Some(has)) => Err(format!(
+                "{name}: this child allocates with {has}, not {asked} ({} was not set for it)",
+                allocator::ENV
+            )),
+            (None, _) => Ok(config),
+        }
     }
 
     /// Checks that this process's studies are the ones `planned` describes (a worker child's
@@ -348,18 +379,42 @@ mod tests {
     }
 
     #[test]
+    fn a_configuration_under_an_allocator_is_found_and_checked_against_the_childs() {
+        let p = ticks("alpha", &["one"]);
+        let any = StudyStamp::default();
+        let c = p.find("alpha/one@system").unwrap();
+        assert_eq!(c.info.config, "one@system");
+        assert!(p.find("alpha/two@system").is_none());
+        let sys = Some(Allocator::System);
+        assert!(p.planned(&any, "alpha/one@system", sys).is_ok());
+        assert!(p.planned(&any, "alpha/one", None).is_ok());
+        let own = p.planned(&any, "alpha/one@system", None).unwrap_err();
+        assert!(own.contains("global allocator is its own"), "{own}");
+        for other in [Allocator::Jemalloc, Allocator::Mimalloc] {
+            let name = format!("alpha/one@{other}");
+            let err = p.planned(&any, &name, sys).unwrap_err();
+            match other.compiled() {
+                true => assert!(err.contains(&format!("allocates with system, not {other}"))),
+                false => assert!(err.contains("built without"), "{err}"),
+            }
+        }
+    }
+
+    #[test]
     fn a_child_with_other_studies_refuses_what_its_parent_planned() {
         let parent = ticks("alpha", &["one"]);
         let same = ticks("alpha", &["one"]);
         let other = ticks("alpha", &["one", "two"]);
         let planned = parent.stamp();
         assert_eq!(planned.names, ["alpha"]);
-        assert!(same.planned(&planned, "alpha/one").is_ok());
-        let err = other.planned(&planned, "alpha/one").unwrap_err();
+        assert!(same.planned(&planned, "alpha/one", None).is_ok());
+        let err = other.planned(&planned, "alpha/one", None).unwrap_err();
         assert!(err.contains("other studies than were planned"), "{err}");
         assert!(err.contains(&planned.fingerprint), "{err}");
         // An unplanned (empty) stamp is a before/after side's: no check, only the lookup.
-        assert!(other.planned(&StudyStamp::default(), "alpha/two").is_ok());
-        assert!(same.planned(&planned, "alpha/nope").is_err());
+        assert!(other
+            .planned(&StudyStamp::default(), "alpha/two", None)
+            .is_ok());
+        assert!(same.planned(&planned, "alpha/nope", None).is_err());
     }
 }

@@ -143,6 +143,10 @@ pub struct ConfigResult {
     pub config: String,
     /// The library that does the work.
     pub engine: String,
+    /// The allocator its children allocated with, when the run named allocators
+    /// (`run --allocators`; the configuration's name ends in `@` and it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocator: Option<String>,
     /// That library's version.
     pub engine_version: String,
     /// The calls the engine makes to write and read, as the library names them (empty: the
@@ -233,6 +237,9 @@ impl ConfigResult {
             study: info.study.clone(),
             config: info.config.clone(),
             engine: info.engine.clone(),
+            allocator: super::allocator::split(&info.config)
+                .1
+                .map(|a| a.name().to_string()),
             engine_version: info.engine_version.clone(),
             call: info.call.clone(),
             format: info.format,

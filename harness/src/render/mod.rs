@@ -1,11 +1,13 @@
 //! Pictures and tables derived from the records: flame graphs and text tables.
 
+pub(crate) mod allocators;
 pub(crate) mod before_after;
 pub(crate) mod charts;
 pub(crate) mod corpus_table;
 pub(crate) mod corrupt_table;
 pub(crate) mod fields;
 pub(crate) mod flame;
+pub(crate) mod numbers;
 pub(crate) mod recording;
 pub(crate) mod report;
 pub(crate) mod report_data;

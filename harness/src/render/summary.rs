@@ -13,10 +13,26 @@ pub(crate) fn measurement_summary(m: &RunManifest) -> String {
     let mut s = match m.schedules.last() {
         Some(sch) => {
             let (_, coverage) = median_interval(&vec![0.0; sch.children.max(1)]);
+            // A run under allocators has a lane per allocator: a set of children, one each.
+            let allocators = sch.builds.len() > 1
+                && sch
+                    .builds
+                    .iter()
+                    .all(|b| crate::model::allocator::Allocator::parse(b).is_some());
+            let children = match allocators {
+                false => format!(
+                    "{} child process{} one after another, each holding every configuration",
+                    sch.children,
+                    if sch.children == 1 { "" } else { "es" }
+                ),
+                true => format!(
+                    "{} sets of child processes one after another, a child per allocator in each ({}), each child holding every configuration under its allocator",
+                    sch.children,
+                    sch.builds.join(", ")
+                ),
+            };
             format!(
-                "Timing: lock-step, {} child process{} one after another, each holding every configuration and running {} rounds of one sample (~{} ms, thread CPU time) of each, in an order shuffled from seed {}, {}. A child's figure of a configuration is the median of its samples with the machine's state (estimated from the {} neighbours on each side) taken out; times are the median across children ({:.1}% coverage), and a ratio of two rows is the median of the per-child ratios: lock-step ratios, measured moments apart.",
-                sch.children,
-                if sch.children == 1 { "" } else { "es" },
+                "Timing: lock-step, {children} and running {} rounds of one sample (~{} ms, thread CPU time) of each, in an order shuffled from seed {}, {}. A child's figure of a configuration is the median of its samples with the machine's state (estimated from the {} neighbours on each side) taken out; times are the median across children ({:.1}% coverage), and a ratio of two rows is the median of the per-child ratios: lock-step ratios, measured moments apart.",
                 sch.rounds,
                 sch.sample_ms,
                 sch.seed,

@@ -9,20 +9,7 @@ use crate::analyze::hotspots::short_name;
 use crate::model::stats::RatioStats;
 use crate::model::{ConfigResult, Program};
 
-/// `845 ns`, `25.1 µs`, `3.21 ms`, `1.20 s`.
-pub(crate) fn format_ns(ns: f64) -> String {
-    if !ns.is_finite() {
-        "-".into()
-    } else if ns < 1e3 {
-        format!("{ns:.0} ns")
-    } else if ns < 1e6 {
-        format!("{:.2} µs", ns / 1e3)
-    } else if ns < 1e9 {
-        format!("{:.2} ms", ns / 1e6)
-    } else {
-        format!("{:.2} s", ns / 1e9)
-    }
-}
+pub(crate) use super::numbers::{format_ns, format_ratio, paired_ratio};
 
 /// `9,814.14` (thousands separators, `decimals` fraction digits).
 pub(crate) fn format_thousands(x: f64, decimals: usize) -> String {
@@ -148,25 +135,6 @@ pub(crate) fn ratio_to(
     Some((plain, paired_ratio(r, base)))
 }
 
-/// The ratio `r / reference` with its interval, from their timing processes of the same rounds;
-/// `None` without paired processes (files of one process).
-pub(crate) fn paired_ratio(r: &ConfigResult, reference: &ConfigResult) -> Option<RatioStats> {
-    RatioStats::by_round(r.time_ns.as_ref()?, reference.time_ns.as_ref()?)
-}
-
-/// `1.68x [1.62, 1.71]`, with `within noise` when the interval holds 1.
-pub(crate) fn format_ratio(r: &RatioStats) -> String {
-    let noise = if r.within_noise() {
-        " within noise"
-    } else {
-        ""
-    };
-    format!(
-        "{:.2}x [{:.2}, {:.2}]{noise}",
-        r.ratio, r.ci95[0], r.ci95[1]
-    )
-}
-
 /// The table of a run, grouped by study, each group sorted by time.
 pub fn render(program: &Program, results: &[ConfigResult]) -> String {
     let mut out = String::new();
@@ -283,6 +251,7 @@ fn study_table(
     }
     let steps = info.map(|s| s.steps).unwrap_or_default();
     steps_section(out, results, study, &steps);
+    super::allocators::section(out, group);
     super::fields::text_section(out, group);
     notes_section(out, results, study, &cols);
 }

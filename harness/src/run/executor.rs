@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
+use crate::model::allocator;
 use crate::model::{ConfigId, Failure, Program, Recording, Settings};
 use crate::process::interrupt;
 use crate::process::pipes::{Lost, Pipes};
@@ -316,6 +317,35 @@ pub(crate) fn callgrind_dumps(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
+/// Names the allocator of `configs` (their `@ALLOCATOR` suffix) in the child's environment, or
+/// takes any inherited name out when they name none; configurations of two allocators cannot
+/// share a child.
+fn set_allocator(cmd: &mut Command, configs: &[ConfigId]) -> Result<()> {
+    let named: Vec<_> = configs
+        .iter()
+        .map(|c| allocator::split(&c.config).1)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    match named[..] {
+        [Some(a)] => {
+            cmd.env(allocator::ENV, a.name());
+        }
+        [] | [None] => {
+            cmd.env_remove(allocator::ENV);
+        }
+        _ => anyhow::bail!(
+            "one child cannot hold configurations of several allocators ({})",
+            configs
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+    Ok(())
+}
+
 /// `valgrind --version`, or a one-line misuse error saying how to install it.
 pub(crate) fn valgrind_version() -> Result<String> {
     match Command::new("valgrind").arg("--version").stdin(Stdio::null()).output() {
@@ -352,7 +382,11 @@ impl Executor for ChildProcesses {
             let folder = instrumented_scratch()?;
             let loop_fn = self
                 .loops
-                .get(&config.to_string())
+                .get(&format!(
+                    "{}/{}",
+                    config.study,
+                    allocator::split(&config.config).0
+                ))
                 .with_context(|| format!("unknown configuration {config}"))?;
             cmd = instrumented(&self.exe, config, loop_fn, &folder, settings)?;
             scratch = Some(folder);
@@ -371,6 +405,8 @@ impl Executor for ChildProcesses {
             })
             .command(&self.exe);
         }
+        let mut cmd = cmd;
+        set_allocator(&mut cmd, std::slice::from_ref(config))?;
         let ended = Guarded::spawn(cmd, limits).and_then(|child| {
             child.wait_capped(Duration::from_secs(settings.child_time_cap_s.max(1)))
         });
@@ -414,6 +450,7 @@ impl Executor for ChildProcesses {
             fds: ends.fds(),
         })
         .command(&self.exe);
+        set_allocator(&mut cmd, configs)?;
         ends.inherit(&mut cmd);
         let limits = Limits {
             address_space: settings.memory_cap_mib.saturating_mul(1024 * 1024),
@@ -505,5 +542,33 @@ pub(crate) mod fake {
         }
 
         fn quit(self: Box<Self>) {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of(cmd: &Command) -> Option<Option<String>> {
+        cmd.get_envs()
+            .find(|(k, _)| *k == allocator::ENV)
+            .map(|(_, v)| v.map(|v| v.to_string_lossy().into_owned()))
+    }
+
+    #[test]
+    fn a_child_gets_its_configurations_allocator_and_never_two() {
+        let id = |s: &str| ConfigId::new("formats", s);
+        let mut cmd = Command::new("true");
+        set_allocator(&mut cmd, &[id("a@mimalloc"), id("b@mimalloc")]).unwrap();
+        assert_eq!(env_of(&cmd), Some(Some("mimalloc".into())));
+        // No allocator named: an inherited name is taken out.
+        let mut cmd = Command::new("true");
+        set_allocator(&mut cmd, &[id("a"), id("b")]).unwrap();
+        assert_eq!(env_of(&cmd), Some(None));
+        let mut cmd = Command::new("true");
+        let err = set_allocator(&mut cmd, &[id("a@system"), id("b"), id("a@jemalloc")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("several allocators"), "{err}");
     }
 }

@@ -60,6 +60,9 @@ pub(crate) struct RunRequest {
     /// Layouts the timing children run (`--layouts N`, 2 or more; one set of children each),
     /// and how they differ; 0 or 1: this binary.
     pub layouts: (usize, sides::LayoutMode),
+    /// Measure every timed configuration under each of these allocators (`--allocators`), as
+    /// `CONFIG@ALLOCATOR`; empty: as the program allocates.
+    pub allocators: Vec<crate::model::allocator::Allocator>,
 }
 
 /// What a finished run hands back for printing.
@@ -174,6 +177,7 @@ fn open_run(program: &Program, req: &RunRequest) -> Result<(PathBuf, RunManifest
     if configs.is_empty() {
         misuse!("the selection holds no configuration");
     }
+    let configs = plan::under_allocators(program, configs, &req.allocators);
     if req.studies.is_empty() && !req.quiet {
         for note in plan::unavailable_notes(program) {
             eprintln!("serprof: {note}");
@@ -205,8 +209,9 @@ struct Measuring<'a> {
     kept: Vec<ConfigId>,
     /// Indexes of the configurations this session measures.
     pending: Vec<usize>,
-    /// The session's timing schedule.
-    schedule: Option<crate::model::lockstep::Schedule>,
+    /// The session's timing schedules (one, or one per allocator when they could not be timed
+    /// in one).
+    schedules: Vec<crate::model::lockstep::Schedule>,
     clock: PhaseSeconds,
 }
 
@@ -248,7 +253,7 @@ impl<'a> Measuring<'a> {
             results,
             kept,
             pending,
-            schedule: None,
+            schedules: Vec::new(),
             clock: PhaseSeconds::default(),
         })
     }
@@ -274,17 +279,28 @@ impl<'a> Measuring<'a> {
         let timed = self.pending_of(false);
         let configs: Vec<&Config> = timed.iter().map(|&i| &self.configs[i]).collect();
         let start = std::time::Instant::now();
-        let (timings, schedule) = time_configs(
-            (exec, layouts),
-            &configs,
-            self.run_dir,
-            self.settings,
-            &self.progress,
-        );
-        let timing = schedule.as_ref().map_or(0.0, |s| s.seconds);
+        let under_allocators = configs
+            .iter()
+            .any(|c| crate::model::allocator::split(&c.info.config).1.is_some());
+        let (timings, schedules) = match under_allocators {
+            true => {
+                timing::time_allocators(exec, &configs, self.run_dir, self.settings, &self.progress)
+            }
+            false => {
+                let (timings, schedule) = time_configs(
+                    (exec, layouts),
+                    &configs,
+                    self.run_dir,
+                    self.settings,
+                    &self.progress,
+                );
+                (timings, schedule.into_iter().collect())
+            }
+        };
+        let timing = schedules.iter().map(|s| s.seconds).sum::<f64>();
         self.clock.timing += timing;
         self.clock.verify += start.elapsed().as_secs_f64() - timing;
-        self.schedule = schedule;
+        self.schedules = schedules;
         let started = std::time::Instant::now();
         let shared = exec
             .shared()
@@ -406,7 +422,7 @@ impl<'a> Measuring<'a> {
 
     /// The results there are, and the session's record (the configurations it kept and those
     /// it measured, where its time went) with its schedule.
-    fn finish(self, start: String) -> (Vec<ConfigResult>, Session, Option<Schedule>) {
+    fn finish(self, start: String) -> (Vec<ConfigResult>, Session, Vec<Schedule>) {
         let measured = self
             .pending
             .iter()
@@ -423,7 +439,7 @@ impl<'a> Measuring<'a> {
             measured,
             seconds: self.clock,
         };
-        (results, session, self.schedule)
+        (results, session, self.schedules)
     }
 }
 
@@ -574,6 +590,7 @@ mod tests {
             resume_memory_cap: None,
             quiet: true,
             layouts: (0, sides::LayoutMode::Both),
+            allocators: Vec::new(),
         }
     }
 

@@ -9,6 +9,7 @@
 use anyhow::Result;
 use serprof_api::study::Config;
 
+use crate::model::allocator::{self, Allocator};
 use crate::model::{ConfigId, Program, Settings};
 
 use crate::misuse;
@@ -97,6 +98,31 @@ pub(crate) fn one(program: &Program, name: &str) -> Result<Config> {
 }
 
 /// The id of a configuration.
+/// `configs`, each timed one (not the corrupt study's) once per allocator, named
+/// `CONFIG@ALLOCATOR`, a configuration's allocators next to each other; no allocators: `configs`.
+pub(crate) fn under_allocators(
+    program: &Program,
+    configs: Vec<Config>,
+    allocators: &[Allocator],
+) -> Vec<Config> {
+    if allocators.is_empty() {
+        return configs;
+    }
+    let mut out = Vec::new();
+    for c in configs {
+        if program.is_corrupt(&c.info.study) {
+            out.push(c);
+            continue;
+        }
+        for &a in allocators {
+            let mut under = c.clone();
+            under.info.config = allocator::with(&c.info.config, a);
+            out.push(under);
+        }
+    }
+    out
+}
+
 pub(crate) fn config_id(config: &Config) -> ConfigId {
     ConfigId::new(&config.info.study, &config.info.config)
 }

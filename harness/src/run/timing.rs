@@ -10,6 +10,7 @@ use super::lockstep::{self, Job, Lane};
 use super::plan::config_id;
 use super::progress;
 use crate::layout::config_dir;
+use crate::model::allocator::{self, Allocator};
 use crate::model::lockstep::{Placement, Schedule};
 use crate::model::{ConfigId, ConfigResult, Failure, Recording, Settings};
 use crate::process::interrupt;
@@ -36,6 +37,117 @@ pub(crate) fn time_configs(
         })
         .collect();
     time_units(&units, 1, None, &[layouts.to_vec()], settings, progress)
+}
+
+/// The timing phase of a run whose configurations are measured under allocators
+/// (`run --allocators`; every name ends in `@ALLOCATOR`): one lane per allocator, so that each
+/// configuration's allocators are sampled moments apart by children of the same set, each child
+/// allocating with its lane's allocator ([`AllocLane`]). When the configurations do not form
+/// that rectangle (a resumed run that finished some of them) or the executor cannot be shared,
+/// each allocator's configurations are timed in a schedule of their own instead.
+pub(crate) fn time_allocators(
+    exec: &dyn Executor,
+    configs: &[&Config],
+    run_dir: &Path,
+    settings: &Settings,
+    progress: &progress::Progress,
+) -> (Vec<ConfigResult>, Vec<Schedule>) {
+    fn named(c: &Config) -> (&str, Option<Allocator>) {
+        allocator::split(&c.info.config)
+    }
+    let mut lanes: Vec<Option<Allocator>> = Vec::new();
+    for c in configs {
+        if !lanes.contains(&named(c).1) {
+            lanes.push(named(c).1);
+        }
+    }
+    let n = lanes.len().max(1);
+    let rectangular = configs.len().is_multiple_of(n)
+        && configs.chunks(n).all(|chunk| {
+            chunk.iter().map(|c| named(c).1).eq(lanes.iter().copied())
+                && chunk.iter().all(|c| named(c).0 == named(chunk[0]).0)
+        });
+    if let (true, Some(shared), [Some(_), _, ..]) = (rectangular, exec.shared(), &lanes[..]) {
+        let lane_execs: Vec<AllocLane> = lanes
+            .iter()
+            .map(|a| AllocLane {
+                inner: shared,
+                allocator: a.unwrap_or(Allocator::System),
+            })
+            .collect();
+        let units: Vec<Unit> = configs
+            .iter()
+            .enumerate()
+            .map(|(i, &config)| Unit {
+                exec: &lane_execs[i % n],
+                config,
+                dir: config_dir(run_dir, &config.info.study, &config.info.config),
+                label: config.info.name(),
+            })
+            .collect();
+        let (results, schedule) = time_units(&units, n, None, &[], settings, progress);
+        return (results, schedule.into_iter().collect());
+    }
+    let mut results: Vec<Option<ConfigResult>> = vec![None; configs.len()];
+    let mut schedules = Vec::new();
+    for lane in lanes {
+        let idx: Vec<usize> = (0..configs.len())
+            .filter(|&i| named(configs[i]).1 == lane)
+            .collect();
+        let group: Vec<&Config> = idx.iter().map(|&i| configs[i]).collect();
+        let (timed, schedule) = time_configs((exec, &[]), &group, run_dir, settings, progress);
+        schedules.extend(schedule);
+        for (i, r) in idx.into_iter().zip(timed) {
+            results[i] = Some(r);
+        }
+    }
+    let results = results
+        .into_iter()
+        .zip(configs)
+        .map(|(r, c)| r.unwrap_or_else(|| ConfigResult::new(&c.info)))
+        .collect();
+    (results, schedules)
+}
+
+/// A lane of [`time_allocators`]: its timing children hold the configurations under its own
+/// allocator (the names the schedule gives, lane 0's, renamed), so their environment names it.
+struct AllocLane<'a> {
+    inner: &'a (dyn Executor + Sync),
+    allocator: Allocator,
+}
+
+impl Executor for AllocLane<'_> {
+    fn record(
+        &self,
+        config: &ConfigId,
+        recording: Recording,
+        dir: &Path,
+        settings: &Settings,
+    ) -> anyhow::Result<Outcome> {
+        self.inner.record(config, recording, dir, settings)
+    }
+
+    fn exe(&self) -> anyhow::Result<PathBuf> {
+        self.inner.exe()
+    }
+
+    fn timing_child(
+        &self,
+        configs: &[ConfigId],
+        ops: Option<Vec<u64>>,
+        settings: &Settings,
+        cpu: Option<usize>,
+    ) -> anyhow::Result<Box<dyn super::executor::TimingChild>> {
+        let own: Vec<ConfigId> = configs
+            .iter()
+            .map(|c| ConfigId::new(&c.study, &allocator::with(&c.config, self.allocator)))
+            .collect();
+        self.inner.timing_child(&own, ops, settings, cpu)
+    }
+
+    fn shared(&self) -> Option<&(dyn Executor + Sync)> {
+        Some(self)
+    }
 }
 
 /// One thing to time: a configuration as one executor's children run it, into one folder.
@@ -79,8 +191,9 @@ pub(crate) fn time_units(
             Some(l) if !l.is_empty() => l.clone(),
             _ => vec![units[lane].exec],
         },
-        build: match lanes {
-            1 => "this".into(),
+        build: match (lanes, allocator::split(&units[lane].config.info.config).1) {
+            (1, _) => "this".into(),
+            (_, Some(a)) => a.name().into(),
             _ => crate::analyze::before_after::Side::BOTH[lane % 2]
                 .as_str()
                 .into(),

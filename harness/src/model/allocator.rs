@@ -1,0 +1,137 @@
+//! The allocator a measured child allocates with, as a dimension of a run
+//! (`run --allocators system,jemalloc,mimalloc`): a configuration measured under an allocator
+//! is named `CONFIG@ALLOCATOR` (`formats/serde_json@mimalloc`), and its children get the
+//! allocator's name in [`ENV`], which the program's allocator reads before its first
+//! allocation and keeps for the child's life (`measure::chosen::ChosenAlloc`).
+
+use std::fmt;
+
+/// The environment variable that names a child's allocator.
+pub(crate) const ENV: &str = "SERPROF_ALLOCATOR";
+/// [`ENV`] as a C string, for `getenv` inside the allocator.
+pub(crate) const ENV_C: &std::ffi::CStr = c"SERPROF_ALLOCATOR";
+
+/// An allocator a child can allocate with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Allocator {
+    /// The C library's `malloc` (std's `System`).
+    System,
+    /// jemalloc (the `tikv-jemallocator` crate; the `jemalloc` feature).
+    Jemalloc,
+    /// mimalloc (the `mimalloc` crate; the `mimalloc` feature).
+    Mimalloc,
+}
+
+impl Allocator {
+    /// Every allocator, in the order tables list them.
+    pub const ALL: [Allocator; 3] = [Allocator::System, Allocator::Jemalloc, Allocator::Mimalloc];
+
+    /// Its name, as `--allocators` and a configuration's suffix spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Allocator::System => "system",
+            Allocator::Jemalloc => "jemalloc",
+            Allocator::Mimalloc => "mimalloc",
+        }
+    }
+
+    /// The allocator named `name`, if it is one.
+    pub fn parse(name: &str) -> Option<Allocator> {
+        Allocator::ALL.into_iter().find(|a| a.name() == name)
+    }
+
+    /// Whether this build of serprof can allocate with it (jemalloc and mimalloc are features,
+    /// which compile C code).
+    pub fn compiled(self) -> bool {
+        match self {
+            Allocator::System => true,
+            Allocator::Jemalloc => cfg!(feature = "jemalloc"),
+            Allocator::Mimalloc => cfg!(feature = "mimalloc"),
+        }
+    }
+
+    /// `--allocators`' value: comma-separated names, each once; an error names what is wrong.
+    pub fn parse_list(list: &str) -> Result<Vec<Allocator>, String> {
+        let mut out = Vec::new();
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let a = Allocator::parse(name).ok_or_else(|| {
+                format!(
+                    "unknown allocator {name:?}; allocators: {}",
+                    Allocator::ALL.map(Allocator::name).join(", ")
+                )
+            })?;
+            if out.contains(&a) {
+                return Err(format!("allocator {name:?} is named twice"));
+            }
+            out.push(a);
+        }
+        if out.is_empty() {
+            return Err("--allocators names no allocator".into());
+        }
+        Ok(out)
+    }
+}
+
+impl fmt::Display for Allocator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A configuration's name without its allocator suffix, and the allocator it names
+/// (`serde_json@mimalloc` → (`serde_json`, mimalloc)); a name without a known allocator after
+/// its last `@` is returned whole.
+pub(crate) fn split(config: &str) -> (&str, Option<Allocator>) {
+    match config.rsplit_once('@') {
+        Some((base, a)) => match Allocator::parse(a) {
+            Some(a) => (base, Some(a)),
+            None => (config, None),
+        },
+        None => (config, None),
+    }
+}
+
+/// `config` measured under `allocator` (any allocator suffix it had replaced).
+pub(crate) fn with(config: &str, allocator: Allocator) -> String {
+    format!("{}@{}", split(config).0, allocator.name())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_suffix_names_an_allocator_or_is_part_of_the_name() {
+        assert_eq!(
+            split("serde_json@mimalloc"),
+            ("serde_json", Some(Allocator::Mimalloc))
+        );
+        assert_eq!(split("serde_json"), ("serde_json", None));
+        assert_eq!(split("doc@v2"), ("doc@v2", None));
+        assert_eq!(
+            with("serde_json@system", Allocator::Jemalloc),
+            "serde_json@jemalloc"
+        );
+        assert_eq!(with("serde_json", Allocator::System), "serde_json@system");
+    }
+
+    #[test]
+    fn the_variable_has_one_name() {
+        assert_eq!(ENV_C.to_str(), Ok(ENV));
+    }
+
+    #[test]
+    fn the_list_is_checked() {
+        assert_eq!(
+            Allocator::parse_list("system, mimalloc"),
+            Ok(vec![Allocator::System, Allocator::Mimalloc])
+        );
+        assert!(Allocator::parse_list("tcmalloc")
+            .unwrap_err()
+            .contains("allocators: system, jemalloc, mimalloc"));
+        assert!(Allocator::parse_list("system,system")
+            .unwrap_err()
+            .contains("twice"));
+        assert!(Allocator::parse_list(",").is_err());
+    }
+}
