@@ -53,6 +53,11 @@ fn each_configuration_runs_under_each_allocator_in_one_schedule() {
     let schedules = manifest["schedules"].as_array().unwrap();
     assert_eq!(schedules.len(), 1, "one lock-step schedule");
     assert_eq!(schedules[0]["builds"], serde_json::json!(ALLOCATORS));
+    let report = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(
+        report.contains("ok  fastest "),
+        "the report names the fastest allocator"
+    );
     // Without the flag, nothing is named after an allocator.
     let plain = run_once(
         out.path(),

@@ -13,6 +13,7 @@ use plotters::style::RGBColor;
 use serprof_api::study::Format;
 
 use crate::analyze::hotspots::short_name;
+use crate::model::ConfigResult;
 use crate::render::report_data::{Row, StudyData};
 use crate::render::report_page::{esc, href};
 use crate::render::table::{format_ns, format_thousands, ratio_to, Reference};
@@ -208,6 +209,13 @@ pub(crate) fn write_table(out: &mut String, study: &StudyData, reference: &Refer
         }
     }
     out.push_str("</tbody></table></div>\n");
+    // Rows under allocators (`run --allocators`): the text table's section, as it reads there.
+    let results: Vec<&ConfigResult> = study.rows.iter().map(|r| &r.result).collect();
+    let mut allocators = String::new();
+    crate::render::allocators::section(&mut allocators, &results);
+    if !allocators.is_empty() {
+        let _ = writeln!(out, "<pre class=\"small\">{}</pre>", esc(&allocators));
+    }
     if !extras.constant.is_empty() {
         let items: Vec<String> = extras
             .constant
