@@ -264,9 +264,10 @@ fn render_backtraces(b: &Backtraces, file: &Path, kind: ProfileKind, by: By) -> 
 fn render(t: &Hotspots, file: &Path, kind: ProfileKind, by: By, marked: bool) -> String {
     let unit = kind.unit();
     let mut s = format!(
-        "{}: {} {unit}\n",
+        "{}: {} {unit}{}\n",
         file.display(),
-        format_thousands(t.total as f64, 0)
+        format_thousands(t.total as f64, 0),
+        kind.caveat()
     );
     if let (Some(re), Some(p), Some(n)) = (&t.match_regex, t.match_percent, t.match_samples) {
         s.push_str(&format!(
