@@ -40,6 +40,18 @@ fn groups<'a>(group: &[&'a ConfigResult]) -> Vec<Group<'a>> {
     out
 }
 
+/// `group` without the rows of every allocator but the first of [`Allocator::ALL`] it has: for
+/// what does not depend on the allocator (a payload's bytes by field).
+pub(crate) fn one_allocator<'a>(group: &[&'a ConfigResult]) -> Vec<&'a ConfigResult> {
+    let of = |r: &ConfigResult| allocator::split(&r.config).1;
+    let keep = group.iter().filter_map(|r| of(r)).min();
+    group
+        .iter()
+        .copied()
+        .filter(|r| of(r).is_none() || of(r) == keep)
+        .collect()
+}
+
 /// The section, or nothing when no row names an allocator.
 pub(crate) fn section(out: &mut String, group: &[&ConfigResult]) {
     let groups = groups(group);
@@ -53,57 +65,103 @@ pub(crate) fn section(out: &mut String, group: &[&ConfigResult]) {
     );
     for g in &groups {
         let (fastest, first, ns) = g.rows[0];
-        let mut line = format!(
-            "    {:<width$}  fastest {fastest} {}",
-            g.base,
-            format_ns(ns)
-        );
+        let mut tied = Vec::new();
+        let mut rest = String::new();
         for &(a, r, m) in &g.rows[1..] {
-            let ratio = match paired_ratio(r, first) {
+            let ratio = paired_ratio(r, first);
+            if ratio.as_ref().is_some_and(|q| q.ci95[0] <= 1.0) {
+                tied.push(a.name());
+            }
+            let text = match ratio {
                 Some(q) => format_ratio(&q),
                 None => format!("{:.2}x", m / ns),
             };
-            let _ = write!(line, "; {a} {ratio}");
+            let _ = write!(rest, "; {a} {text}");
         }
-        let _ = writeln!(out, "{line}");
+        let verdict = match tied.is_empty() {
+            true => format!("fastest {fastest}"),
+            false => format!("{fastest}, within noise of {}", tied.join(", ")),
+        };
+        let _ = writeln!(
+            out,
+            "    {:<width$}  {verdict} {}{rest}",
+            g.base,
+            format_ns(ns)
+        );
     }
     ranking(out, &groups);
 }
 
-/// Whether the configurations rank the same under every allocator (by median time), and the
-/// orders where they do not.
+/// Per operation, whether the configurations rank the same under every allocator (by median
+/// time) as under the first one listed, and the largest moves where they do not.
 fn ranking(out: &mut String, groups: &[Group]) {
-    if groups.len() < 2 {
-        return;
-    }
     let mut allocators: Vec<Allocator> = groups
         .iter()
         .flat_map(|g| g.rows.iter().map(|r| r.0))
         .collect();
     allocators.sort();
     allocators.dedup();
-    let order = |a: Allocator| -> Vec<&str> {
-        let mut v: Vec<(&str, f64)> = groups
-            .iter()
-            .filter_map(|g| g.rows.iter().find(|r| r.0 == a).map(|r| (g.base, r.2)))
-            .collect();
-        v.sort_by(|x, y| x.1.total_cmp(&y.1));
-        v.into_iter().map(|x| x.0).collect()
+    let mut operations: Vec<&str> = groups
+        .iter()
+        .map(|g| g.rows[0].1.operation.as_str())
+        .collect();
+    operations.dedup();
+    operations.sort();
+    operations.dedup();
+    let Some((&first, others)) = allocators.split_first() else {
+        return;
     };
-    let orders: Vec<(Allocator, Vec<&str>)> = allocators.iter().map(|&a| (a, order(a))).collect();
-    if orders.windows(2).all(|w| w[0].1 == w[1].1) {
+    for op in operations {
+        let of_op: Vec<&Group> = groups
+            .iter()
+            .filter(|g| g.rows[0].1.operation.as_str() == op)
+            .collect();
+        if of_op.len() < 2 {
+            continue;
+        }
+        // Each configuration's place (1 = fastest) under allocator `a`.
+        let places = |a: Allocator| -> Vec<(&str, usize)> {
+            let mut v: Vec<(&str, f64)> = of_op
+                .iter()
+                .filter_map(|g| g.rows.iter().find(|r| r.0 == a).map(|r| (g.base, r.2)))
+                .collect();
+            v.sort_by(|x, y| x.1.total_cmp(&y.1));
+            v.into_iter()
+                .enumerate()
+                .map(|(i, (b, _))| (b, i + 1))
+                .collect()
+        };
+        let base = places(first);
+        let mut line = String::new();
+        for &a in others {
+            let mut moves: Vec<(&str, usize, usize)> = places(a)
+                .into_iter()
+                .filter_map(|(b, p)| {
+                    let q = base.iter().find(|x| x.0 == b)?.1;
+                    (p != q).then_some((b, q, p))
+                })
+                .collect();
+            moves.sort_by_key(|m| std::cmp::Reverse(m.1.abs_diff(m.2)));
+            let shown: Vec<String> = moves
+                .iter()
+                .take(3)
+                .map(|(b, q, p)| format!("{b} {q} -> {p}"))
+                .collect();
+            let _ = write!(
+                line,
+                "; under {a} {} of {} change place{}",
+                moves.len(),
+                base.len(),
+                match shown.is_empty() {
+                    true => String::new(),
+                    false => format!(" (most: {})", shown.join(", ")),
+                }
+            );
+        }
         let _ = writeln!(
             out,
-            "  the configurations rank the same under every allocator (by median time)"
+            "  {op} ranking against {first}'s (place by median time, 1 = fastest){line}"
         );
-        return;
-    }
-    let _ = writeln!(
-        out,
-        "  the ranking changes with the allocator (by median time, fastest first):"
-    );
-    for (a, o) in orders {
-        let _ = writeln!(out, "    {a}: {}", o.join(", "));
     }
 }
 
@@ -130,12 +188,24 @@ mod tests {
         let refs: Vec<&ConfigResult> = rows.iter().collect();
         let mut out = String::new();
         section(&mut out, &refs);
-        assert!(out.contains("a  fastest mimalloc"), "{out}");
-        assert!(out.contains("; system 1.20x"), "{out}");
-        assert!(out.contains("b  fastest system"), "{out}");
-        assert!(out.contains("system: b, a"), "{out}");
-        assert!(out.contains("mimalloc: a, b"), "{out}");
+        assert!(
+            out.contains("a  fastest mimalloc 10 ns; system 1.20x"),
+            "{out}"
+        );
+        assert!(
+            out.contains("b  fastest system 11 ns; mimalloc 1.18x"),
+            "{out}"
+        );
+        assert!(
+            out.contains("under mimalloc 2 of 2 change place (most: a 2 -> 1, b 1 -> 2)"),
+            "{out}"
+        );
         assert!(!out.contains("plain"), "{out}");
+        let one: Vec<&str> = one_allocator(&refs)
+            .iter()
+            .map(|r| r.config.as_str())
+            .collect();
+        assert_eq!(one, ["a@system", "b@system", "plain"]);
         let mut none = String::new();
         section(&mut none, &refs[4..]);
         assert!(none.is_empty());

@@ -252,7 +252,8 @@ fn study_table(
     let steps = info.map(|s| s.steps).unwrap_or_default();
     steps_section(out, results, study, &steps);
     super::allocators::section(out, group);
-    super::fields::text_section(out, group);
+    // The bytes by field do not depend on the allocator: one allocator's rows say it.
+    super::fields::text_section(out, &super::allocators::one_allocator(group));
     notes_section(out, results, study, &cols);
 }
 
