@@ -78,16 +78,12 @@ pub(crate) fn section(out: &mut String, group: &[&ConfigResult]) {
             };
             let _ = write!(rest, "; {a} {text}");
         }
+        let time = format_ns(ns);
         let verdict = match tied.is_empty() {
-            true => format!("fastest {fastest}"),
-            false => format!("{fastest}, within noise of {}", tied.join(", ")),
+            true => format!("fastest {fastest} {time}"),
+            false => format!("{fastest} {time}, within noise of {}", tied.join(", ")),
         };
-        let _ = writeln!(
-            out,
-            "    {:<width$}  {verdict} {}{rest}",
-            g.base,
-            format_ns(ns)
-        );
+        let _ = writeln!(out, "    {:<width$}  {verdict}{rest}", g.base);
     }
     ranking(out, &groups);
 }
