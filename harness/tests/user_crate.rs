@@ -15,6 +15,8 @@
 //!   function's work: the codec's instructions grow with the hot function at the top of its
 //!   moved list, and serde_json's total moves by less than 0.1% with none of its engine
 //!   functions listed;
+//! - `run --allocators system,jemalloc` stops at start with exit 2 and one line naming the
+//!   feature the crate lacks;
 //! - a misspelled baseline stops the program at start with exit 2 and one line naming it.
 //!
 //! The crate builds into the workspace's target folder (same profile and rustflags: only the
@@ -268,6 +270,25 @@ fn a_users_own_type_and_codec_run_profile_and_compare_before_and_after() {
             }
         }
     }
+
+    // An allocator the crate was not built with (serprof-bench leaves jemalloc out): one line,
+    // exit 2, naming the feature, before anything runs.
+    let out = program(&exe)
+        .current_dir(&krate)
+        .args([
+            "run",
+            "--quick",
+            "--allocators",
+            "system,jemalloc",
+            "--out",
+            &runs_arg,
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("built without jemalloc"), "{err}");
 
     // A misspelled baseline: one line, exit 2, before anything runs (an engine added twice
     // takes the same path: `Study::problem`, whose unit tests check both messages).

@@ -193,12 +193,17 @@ pub(crate) fn run(program: &Program, args: &RunArgs) -> Result<ExitCode> {
         }
         None => Vec::new(),
     };
-    if let Some(a) = allocators.iter().find(|a| !a.compiled()) {
-        if program.is_local() {
-            crate::misuse!(
-                "--allocators: this serprof was built without {a}; build it with `--features {a}`"
-            );
-        }
+    // A program that names the allocators it has (every program of this protocol) is checked
+    // before anything runs.
+    let has = &program.build().allocators;
+    if let Some(a) = allocators
+        .iter()
+        .find(|a| !has.is_empty() && !has.iter().any(|h| h == a.name()))
+    {
+        crate::misuse!(
+            "--allocators: {} was built without {a}: turn on the `{a}` feature of its serprof (or serprof-bench) dependency",
+            program.binary().bin
+        );
     }
     let req = run::RunRequest {
         studies: m.studies.clone(),

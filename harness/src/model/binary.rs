@@ -75,6 +75,10 @@ pub struct BuildInfo {
     pub opt_level: String,
     /// The target features the code was compiled for (`avx2`, `pclmulqdq`, ...).
     pub target_features: Vec<String>,
+    /// The allocators `run --allocators` can choose in it (`system` and the features it was
+    /// built with); empty from a program that does not say.
+    #[serde(default)]
+    pub allocators: Vec<String>,
 }
 
 impl BuildInfo {
@@ -88,6 +92,11 @@ impl BuildInfo {
                 .split(',')
                 .filter(|f| !f.is_empty())
                 .map(str::to_string)
+                .collect(),
+            allocators: super::allocator::Allocator::ALL
+                .into_iter()
+                .filter(|a| a.compiled())
+                .map(|a| a.name().to_string())
                 .collect(),
         }
     }
