@@ -196,10 +196,8 @@ pub(crate) fn run(program: &Program, args: &RunArgs) -> Result<ExitCode> {
     // A program that names the allocators it has (every program of this protocol) is checked
     // before anything runs.
     let has = &program.build().allocators;
-    if let Some(a) = allocators
-        .iter()
-        .find(|a| !has.is_empty() && !has.iter().any(|h| h == a.name()))
-    {
+    let lacks = |a: &&Allocator| !has.iter().any(|h| h == a.name());
+    if let Some(a) = allocators.iter().find(lacks).filter(|_| !has.is_empty()) {
         crate::misuse!(
             "--allocators: {} was built without {a}: turn on the `{a}` feature of its serprof (or serprof-bench) dependency",
             program.binary().bin

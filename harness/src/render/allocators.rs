@@ -101,7 +101,6 @@ fn ranking(out: &mut String, groups: &[Group]) {
         .iter()
         .map(|g| g.rows[0].1.operation.as_str())
         .collect();
-    operations.dedup();
     operations.sort();
     operations.dedup();
     let Some((&first, others)) = allocators.split_first() else {

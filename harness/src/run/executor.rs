@@ -382,11 +382,7 @@ impl Executor for ChildProcesses {
             let folder = instrumented_scratch()?;
             let loop_fn = self
                 .loops
-                .get(&format!(
-                    "{}/{}",
-                    config.study,
-                    allocator::split(&config.config).0
-                ))
+                .get(&ConfigId::new(&config.study, allocator::split(&config.config).0).to_string())
                 .with_context(|| format!("unknown configuration {config}"))?;
             cmd = instrumented(&self.exe, config, loop_fn, &folder, settings)?;
             scratch = Some(folder);

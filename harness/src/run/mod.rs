@@ -421,7 +421,7 @@ impl<'a> Measuring<'a> {
     }
 
     /// The results there are, and the session's record (the configurations it kept and those
-    /// it measured, where its time went) with its schedule.
+    /// it measured, where its time went) with its schedules.
     fn finish(self, start: String) -> (Vec<ConfigResult>, Session, Vec<Schedule>) {
         let measured = self
             .pending

@@ -97,7 +97,6 @@ pub(crate) fn one(program: &Program, name: &str) -> Result<Config> {
     program.one(name)
 }
 
-/// The id of a configuration.
 /// `configs`, each timed one (not the corrupt study's) once per allocator, named
 /// `CONFIG@ALLOCATOR`, a configuration's allocators next to each other; no allocators: `configs`.
 pub(crate) fn under_allocators(
@@ -123,6 +122,7 @@ pub(crate) fn under_allocators(
     out
 }
 
+/// The id of a configuration.
 pub(crate) fn config_id(config: &Config) -> ConfigId {
     ConfigId::new(&config.info.study, &config.info.config)
 }

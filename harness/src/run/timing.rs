@@ -67,12 +67,16 @@ pub(crate) fn time_allocators(
             chunk.iter().map(|c| named(c).1).eq(lanes.iter().copied())
                 && chunk.iter().all(|c| named(c).0 == named(chunk[0]).0)
         });
-    if let (true, Some(shared), [Some(_), _, ..]) = (rectangular, exec.shared(), &lanes[..]) {
-        let lane_execs: Vec<AllocLane> = lanes
-            .iter()
-            .map(|a| AllocLane {
+    // Lanes only for two allocators or more, every configuration named after one.
+    let allocators: Option<Vec<Allocator>> = lanes.iter().copied().collect();
+    if let (true, Some(shared), Some(allocators)) =
+        (rectangular && n > 1, exec.shared(), allocators)
+    {
+        let lane_execs: Vec<AllocLane> = allocators
+            .into_iter()
+            .map(|allocator| AllocLane {
                 inner: shared,
-                allocator: a.unwrap_or(Allocator::System),
+                allocator,
             })
             .collect();
         let units: Vec<Unit> = configs
