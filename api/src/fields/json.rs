@@ -9,11 +9,12 @@
 
 use std::collections::BTreeMap;
 
+use super::error::{FieldsError, JsonProblem};
 use super::record::{Layout, PathBytes};
 
 /// `text` split by its members; `root` names the value (`Order`), `maps` the paths of the
 /// objects that are maps (`Order.attributes`).
-pub fn json_text(root: &str, maps: &[&str], text: &[u8]) -> Result<Layout, String> {
+pub fn json_text(root: &str, maps: &[&str], text: &[u8]) -> Result<Layout, FieldsError> {
     let mut p = Parser {
         b: text,
         i: 0,
@@ -24,10 +25,7 @@ pub fn json_text(root: &str, maps: &[&str], text: &[u8]) -> Result<Layout, Strin
     let end = p.i;
     p.ws();
     if p.i != text.len() {
-        return Err(format!(
-            "JSON text continues after its value, at byte {}",
-            p.i
-        ));
+        return Err(json(JsonProblem::Trailing, p.i));
     }
     if let Some(r) = p.paths.get_mut(root) {
         // The root keeps the whitespace after the value too.
@@ -71,13 +69,13 @@ impl Parser<'_> {
         }
     }
 
-    fn expect(&mut self, c: u8) -> Result<(), String> {
+    fn expect(&mut self, c: u8) -> Result<(), FieldsError> {
         self.ws();
         if self.b.get(self.i) == Some(&c) {
             self.i += 1;
             Ok(())
         } else {
-            Err(format!("expected `{}` at byte {}", c as char, self.i))
+            Err(json(JsonProblem::Expected(c as char), self.i))
         }
     }
 
@@ -87,8 +85,8 @@ impl Parser<'_> {
         &mut self,
         path: String,
         start: usize,
-        f: impl FnOnce(&mut Self) -> Result<Parsed, String>,
-    ) -> Result<usize, String> {
+        f: impl FnOnce(&mut Self) -> Result<Parsed, FieldsError>,
+    ) -> Result<usize, FieldsError> {
         let order = self.paths.len();
         let parsed = f(self)?;
         let children = parsed.children;
@@ -103,7 +101,7 @@ impl Parser<'_> {
     }
 
     /// Parses one value at `path`.
-    fn value(&mut self, path: &str) -> Result<Parsed, String> {
+    fn value(&mut self, path: &str) -> Result<Parsed, FieldsError> {
         self.ws();
         match self.b.get(self.i) {
             Some(b'{') => {
@@ -185,18 +183,18 @@ impl Parser<'_> {
                     self.i += 1;
                 }
                 if self.i == start {
-                    return Err(format!("no JSON value at byte {start}"));
+                    return Err(json(JsonProblem::NoValue, start));
                 }
                 Ok(Parsed::default())
             }
-            None => Err("the JSON text ends before its value".into()),
+            None => Err(json(JsonProblem::EndsEarly, self.i)),
         }
     }
 
-    fn string(&mut self) -> Result<(), String> {
+    fn string(&mut self) -> Result<(), FieldsError> {
         let start = self.i;
         if self.b.get(self.i) != Some(&b'"') {
-            return Err(format!("expected a string at byte {start}"));
+            return Err(json(JsonProblem::ExpectedString, start));
         }
         self.i += 1;
         while let Some(&c) = self.b.get(self.i) {
@@ -207,6 +205,10 @@ impl Parser<'_> {
                 _ => {}
             }
         }
-        Err(format!("a string from byte {start} does not end"))
+        Err(json(JsonProblem::UnendedString, start))
     }
+}
+
+fn json(problem: JsonProblem, at: usize) -> FieldsError {
+    FieldsError::Json { problem, at }
 }

@@ -18,6 +18,7 @@
 //! map's compound values are `{}`; a tuple's compound fields are `.0`, `.1`; the fields of an
 //! enum variant with data are under `::Variant`.
 
+mod error;
 mod json;
 mod record;
 
@@ -27,6 +28,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+pub use error::{FieldsError, JsonProblem};
 pub use json::json_text;
 pub use record::{Layout, Sink, Tracked};
 
@@ -48,9 +50,9 @@ pub struct FieldBytes {
 }
 
 /// Records a value's serialization ([`FieldSplit::Record`]).
-pub type Recording<T> = Arc<dyn Fn(&T) -> Result<Layout, String> + Send + Sync>;
+pub type Recording<T> = Arc<dyn Fn(&T) -> Result<Layout, FieldsError> + Send + Sync>;
 /// Reads a payload by field ([`FieldSplit::Payload`]).
-pub type PayloadReader = Arc<dyn Fn(&[u8]) -> Result<Layout, String> + Send + Sync>;
+pub type PayloadReader = Arc<dyn Fn(&[u8]) -> Result<Layout, FieldsError> + Send + Sync>;
 
 /// How an engine's payload splits by field.
 pub enum FieldSplit<T> {
@@ -82,7 +84,7 @@ pub const NOT_SERDE: &str =
 pub fn record<T: Serialize + ?Sized, E: Display>(
     value: &T,
     write: impl for<'r> FnOnce(&Tracked<'r, T>, Sink<'r>) -> Result<(), E>,
-) -> Result<Layout, String> {
+) -> Result<Layout, FieldsError> {
     let (bytes, paths) = Recorder::record(value, short_type(std::any::type_name::<T>()), write)?;
     Ok(Layout { bytes, paths })
 }
@@ -146,7 +148,7 @@ pub const LARGE_FIELD_THRESHOLD: f64 = 0.5;
 
 impl Tally {
     /// Adds one value's layout, whose bytes must be `payload` (the timed call's).
-    pub fn add(&mut self, index: usize, layout: Layout, payload: &[u8]) -> Result<(), String> {
+    pub fn add(&mut self, index: usize, layout: Layout, payload: &[u8]) -> Result<(), FieldsError> {
         if layout.bytes != payload {
             let at = layout
                 .bytes
@@ -154,11 +156,12 @@ impl Tally {
                 .zip(payload)
                 .take_while(|(a, b)| a == b)
                 .count();
-            return Err(format!(
-                "the recorded serialization of value {index} is not the timed call's payload ({} bytes against {}, first difference at byte {at}), so no split is shown",
-                layout.bytes.len(),
-                payload.len()
-            ));
+            return Err(FieldsError::NotThePayload {
+                index,
+                recorded: layout.bytes.len(),
+                payload: payload.len(),
+                first_difference: at,
+            });
         }
         self.values += 1;
         self.total += payload.len();

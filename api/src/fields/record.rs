@@ -12,6 +12,7 @@
 //! enum with data): the bytes of a leaf element stay with the sequence that holds it. An enum
 //! variant with data adds `::Variant` to the path of the fields under it and no node of its own.
 
+use super::error::FieldsError;
 use std::any::type_name;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -162,13 +163,12 @@ impl Recorder {
     }
 
     /// The bytes written and every path's share of them, once the root frame is closed.
-    pub(super) fn finish(self) -> Result<(Vec<u8>, BTreeMap<String, PathBytes>), String> {
+    pub(super) fn finish(self) -> Result<(Vec<u8>, BTreeMap<String, PathBytes>), FieldsError> {
         let s = self.state.into_inner();
         if !s.stack.is_empty() {
-            return Err(format!(
-                "the format left {} value(s) open (an error inside a field?)",
-                s.stack.len()
-            ));
+            return Err(FieldsError::Unclosed {
+                open: s.stack.len(),
+            });
         }
         Ok((s.out, s.paths))
     }
@@ -178,7 +178,7 @@ impl Recorder {
         value: &T,
         root: String,
         write: impl for<'r> FnOnce(&Tracked<'r, T>, Sink<'r>) -> Result<(), E>,
-    ) -> Result<(Vec<u8>, BTreeMap<String, PathBytes>), String> {
+    ) -> Result<(Vec<u8>, BTreeMap<String, PathBytes>), FieldsError> {
         let recorder = Recorder::default();
         recorder.open_at(root, Kind::Field, 0);
         write(
@@ -188,7 +188,7 @@ impl Recorder {
             },
             Sink { rec: &recorder },
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| FieldsError::Write(e.to_string()))?;
         recorder.close();
         recorder.finish()
     }

@@ -369,7 +369,11 @@ impl<T: Value> Workload for Values<T> {
             };
             let added = layout
                 .map_err(|e| format!("no field split: value {index}: {e}"))
-                .and_then(|layout| tally.add(index, layout, &payload));
+                .and_then(|layout| {
+                    tally
+                        .add(index, layout, &payload)
+                        .map_err(|e| e.to_string())
+                });
             if let Err(e) = added {
                 return FieldsReport::none(e);
             }
