@@ -29,8 +29,10 @@ use serprof_api::verify::Finding;
 /// The version of the protocol. Change it whenever a request, a reply or a command line
 /// changes. 7: a program describes itself (`__describe`) and serves `encode`, `decode` and
 /// `dataset` (`__serve`), and verification children leave the payloads for the driver to
-/// compress.
-pub(crate) const PROTOCOL: u32 = 8;
+/// compress. 9: a configuration may be named `CONFIG@ALLOCATOR` (`run --allocators`), and a
+/// program without the `regex` feature sends its frame patterns as text for the driver to
+/// compile.
+pub(crate) const PROTOCOL: u32 = 9;
 
 /// The hidden subcommand every worker child runs.
 pub(crate) const WORKER_COMMAND: &str = "__worker";

@@ -65,7 +65,7 @@ impl<T: Value> Engine<T> {
             library: name.clone(),
             version: String::new(),
             format: Format::Binary,
-            frames: format!("{}::", regex::escape(&krate)),
+            frames: format!("{}::", escape_regex(&krate)),
             notes: String::new(),
             feature: None,
             call: String::new(),
@@ -165,5 +165,35 @@ impl<T: Value> Engine<T> {
     /// themselves).
     pub fn build(&self) -> Result<Box<dyn Codec<T>>, CodecError> {
         (self.make)()
+    }
+}
+
+/// `text` as a regular expression that matches it literally: every character that has a
+/// meaning in one (as the regex crate reads them) behind a backslash.
+fn escape_regex(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$#&-~".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_escaped_name_is_the_regex_crates_escape() {
+        for text in ["serde_json", "a.b+c*d?(e)|[f]{g}^h$#&-~\\i", "", "ü"] {
+            let escaped = super::escape_regex(text);
+            #[cfg(feature = "regex")]
+            {
+                assert_eq!(escaped, regex::escape(text), "{text}");
+                let re = regex::Regex::new(&format!("^{escaped}$")).unwrap();
+                assert!(re.is_match(text), "{text}");
+            }
+            assert!(escaped.len() >= text.len());
+        }
     }
 }

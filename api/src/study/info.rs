@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+#[cfg(feature = "regex")]
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
@@ -49,37 +50,59 @@ pub enum StudyKind {
     Corrupt,
 }
 
-/// A regular expression over frame names, compiled once, that keeps its source text.
+/// A regular expression over frame names that keeps its source text. With the `regex` feature
+/// (serprof's driver, which matches frames) it is compiled once, when made or read; a measured
+/// program, which only writes its studies' patterns out, holds the text, and the driver reports
+/// a pattern that does not compile when it reads the program's studies.
 #[derive(Clone)]
 pub struct FramePattern {
+    source: String,
+    #[cfg(feature = "regex")]
     regex: Regex,
 }
 
+/// A frame pattern that is not a regular expression.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the frame pattern {pattern:?} does not compile: {problem}")]
+pub struct FramePatternError {
+    /// The pattern's text.
+    pub pattern: String,
+    /// What the regular expression's parser said.
+    pub problem: String,
+}
+
 impl FramePattern {
-    /// Compiles `source`.
-    pub fn new(source: &str) -> Result<FramePattern, regex::Error> {
+    /// The pattern `source`, compiled when the `regex` feature is on.
+    pub fn new(source: &str) -> Result<FramePattern, FramePatternError> {
         Ok(FramePattern {
-            regex: Regex::new(source)?,
+            source: source.to_string(),
+            #[cfg(feature = "regex")]
+            regex: Regex::new(source).map_err(|e| FramePatternError {
+                pattern: source.to_string(),
+                problem: e.to_string(),
+            })?,
         })
     }
 
-    /// Compiles a pattern written in serprof's own studies. A typo is a bug that the
-    /// registry's test finds (every study is built there), so it panics with the pattern named.
+    /// A pattern written in serprof's own studies. A typo is a bug that the registry's test
+    /// finds (every study is built there, with the `regex` feature), so it panics with the
+    /// pattern named.
     pub fn builtin(source: &str) -> FramePattern {
         match FramePattern::new(source) {
             Ok(p) => p,
-            Err(e) => panic!("built-in frame pattern {source:?} does not compile: {e}"),
+            Err(e) => panic!("built-in {e}"),
         }
     }
 
     /// The compiled expression.
+    #[cfg(feature = "regex")]
     pub fn regex(&self) -> &Regex {
         &self.regex
     }
 
     /// Its source text.
     pub fn as_str(&self) -> &str {
-        self.regex.as_str()
+        &self.source
     }
 }
 

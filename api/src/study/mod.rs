@@ -16,7 +16,7 @@ use std::sync::{Arc, OnceLock};
 pub use engine::Engine;
 pub use info::{
     Budget, Config, ConfigInfo, Damage, DamagedInput, DocumentRecord, Format, FramePattern,
-    MakeWorkload, Question, StudyInfo, StudyKind,
+    FramePatternError, MakeWorkload, Question, StudyInfo, StudyKind,
 };
 
 use crate::codec::{Codec, CodecError};

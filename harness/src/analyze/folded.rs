@@ -98,6 +98,7 @@ impl Folded {
     /// The profile with each stack started at its first frame (below the root) matching
     /// `from`: the root, then that frame and what it called. Stacks without such a frame are
     /// kept whole, so the total is the same.
+    #[cfg(feature = "driver")]
     pub fn starting_at(&self, from: &regex::Regex) -> Folded {
         let mut out = Folded::default();
         for (frames, count) in self.iter() {
@@ -127,6 +128,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(feature = "driver")]
     fn a_profile_started_at_a_frame_keeps_the_root_and_the_total() {
         let f = Folded::parse(
             "cfg;_start;main;loop;a;b 3\ncfg;_start;main;loop;c 2\ncfg;_start;setup 1\n",
