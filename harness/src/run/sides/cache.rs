@@ -73,7 +73,8 @@ pub(super) fn is_workspace_unit(file: &str, units: &[String]) -> bool {
 }
 
 /// Seeds a side's empty target folder with compiled dependencies
-/// (`release/{deps,build,.fingerprint}`, copied, the source's own packages `units` left out),
+/// (`release/{deps,build,.fingerprint}`, the source's own packages `units` left out; the
+/// compiled libraries hard-linked, the rest copied),
 /// so that its build compiles only those: cargo's fingerprints of registry crates do
 /// not depend on where the target folder is. The source is the repository's own release build,
 /// the one this serprof binary belongs to, or another side's folder in the cache. Best effort:
@@ -141,7 +142,15 @@ pub(super) fn seed_target(
     if std::fs::create_dir_all(&to).is_err() {
         return;
     }
-    for part in ["deps", "build", ".fingerprint"] {
+    // Compiled libraries are hard links: a side holds its own units, not another copy of every
+    // dependency (rustc writes a library it compiles again to a new file and renames it into
+    // place, so a side never changes the seed's).
+    if !link_compiled(&from.join("deps"), &to.join("deps"), units) {
+        say("could not copy the dependencies; cargo compiles them");
+        let _ = std::fs::remove_dir_all(&to);
+        return;
+    }
+    for part in ["build", ".fingerprint"] {
         let ok = Command::new("cp")
             .args(["-a", "--reflink=auto"])
             .arg(from.join(part))
@@ -168,6 +177,47 @@ pub(super) fn seed_target(
             }
         }
     }
+}
+
+/// Fills `to` with `from`'s files except the source's own `units`: compiled libraries (`.rlib`,
+/// `.rmeta`, `.so`) as hard links (copies when `to` is on another file system), every other
+/// file (dep-info, which rustc rewrites in place) copied with its modification time. Whether
+/// it all worked.
+fn link_compiled(from: &Path, to: &Path, units: &[String]) -> bool {
+    let copy = |src: &Path, dst: &Path| -> std::io::Result<()> {
+        std::fs::copy(src, dst)?;
+        let modified = std::fs::metadata(src)?.modified()?;
+        std::fs::File::options()
+            .write(true)
+            .open(dst)?
+            .set_modified(modified)
+    };
+    let Ok(entries) = std::fs::read_dir(from) else {
+        return false;
+    };
+    if std::fs::create_dir_all(to).is_err() {
+        return false;
+    }
+    entries.flatten().all(|e| {
+        let name = e.file_name();
+        let (src, dst) = (e.path(), to.join(&name));
+        if is_workspace_unit(&name.to_string_lossy(), units) {
+            return true;
+        }
+        if src.is_dir() {
+            return Command::new("cp")
+                .args(["-a", "--reflink=auto"])
+                .arg(&src)
+                .arg(to)
+                .status()
+                .is_ok_and(|s| s.success());
+        }
+        let library = matches!(
+            src.extension().and_then(|x| x.to_str()),
+            Some("rlib" | "rmeta" | "so")
+        );
+        (library && std::fs::hard_link(&src, &dst).is_ok()) || copy(&src, &dst).is_ok()
+    })
 }
 
 /// The file in a side's target folder that holds the [`build_part`] of its side's name.
@@ -249,10 +299,15 @@ pub(super) fn prune_targets(cache: &Path, keep: &Path, limit: u64) {
             .map(|p| cache.join(p).join(key))
             .collect()
     };
-    let mut total = disk_usage(
-        &["target", "link", "bin", "src"].map(|p| cache.join(p)),
-        &mut Default::default(),
-    );
+    // Sides share their dependencies' libraries (hard links): removing one frees only what no
+    // other holds, so the cache is measured again after each removal.
+    let usage = || {
+        disk_usage(
+            &["target", "link", "bin", "src"].map(|p| cache.join(p)),
+            &mut Default::default(),
+        )
+    };
+    let mut total = usage();
     let mut count = dirs.len() + 2;
     for (_, d) in dirs {
         if count <= KEPT_TARGETS && total <= limit {
@@ -261,11 +316,10 @@ pub(super) fn prune_targets(cache: &Path, keep: &Path, limit: u64) {
         let Some(key) = d.file_name() else {
             continue;
         };
-        let side = parts(key);
-        total = total.saturating_sub(disk_usage(&side, &mut Default::default()));
-        for part in side {
+        for part in parts(key) {
             let _ = std::fs::remove_dir_all(part);
         }
+        total = usage();
         count -= 1;
     }
 }
@@ -333,6 +387,53 @@ mod tests {
         ] {
             assert!(!is_workspace_unit(dep, &units), "{dep}");
         }
+    }
+
+    #[test]
+    fn seeding_links_libraries_and_copies_dep_info() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = std::env::temp_dir().join(format!("serprof-seed-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (from, to) = (dir.join("from"), dir.join("to"));
+        std::fs::create_dir_all(&from).unwrap();
+        let files = [
+            "libserde-1a.rlib",
+            "libserde-1a.rmeta",
+            "libserde_derive-2b.so",
+            "serde-1a.d",
+            "libreadings-3c.rlib",
+        ];
+        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        for f in files {
+            std::fs::write(from.join(f), f).unwrap();
+            std::fs::File::options()
+                .write(true)
+                .open(from.join(f))
+                .and_then(|h| h.set_modified(old))
+                .unwrap();
+        }
+        assert!(link_compiled(&from, &to, &["readings".to_string()]));
+        let ino = |p: PathBuf| std::fs::metadata(p).unwrap().ino();
+        for lib in &files[..3] {
+            assert_eq!(
+                ino(from.join(lib)),
+                ino(to.join(lib)),
+                "{lib} is a hard link"
+            );
+        }
+        let dep_info = to.join("serde-1a.d");
+        assert_ne!(ino(from.join("serde-1a.d")), ino(dep_info.clone()));
+        assert_eq!(std::fs::read_to_string(&dep_info).unwrap(), "serde-1a.d");
+        assert_eq!(
+            std::fs::metadata(&dep_info).unwrap().modified().unwrap(),
+            old
+        );
+        assert!(
+            !to.join("libreadings-3c.rlib").exists(),
+            "the source's own unit"
+        );
+        assert!(!link_compiled(&dir.join("absent"), &to, &[]));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
