@@ -58,6 +58,10 @@ fn each_configuration_runs_under_each_allocator_in_one_schedule() {
         report.contains("ok  fastest "),
         "the report names the fastest allocator"
     );
+    assert!(
+        report.contains("by engine (") && report.contains("fastest outright in"),
+        "the report names each engine's fastest allocator"
+    );
     // Without the flag, nothing is named after an allocator.
     let plain = run_once(
         out.path(),

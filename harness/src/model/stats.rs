@@ -168,7 +168,7 @@ described! {
         /// Per-set ratios of one lock-step schedule whose sets each ran layouts of their own.
         LayoutMeans = ("layout_means", "lock-step over layouts: every set of timing children ran a layout of its own on each side, both sides taking turns sample by sample; the ratio of the two sides' geometric means over layouts (the mean over sets of each set's log ratio of state-adjusted medians); 95% Student t interval on those per-set log ratios (n - 1 degrees of freedom): the sets are independent draws of a pair of layouts, so the interval holds for the layout-averaged effect"),
         /// Per-child ratios of one lock-step schedule.
-        LockStep = ("lock_step", "lock-step: median over timing children of each child's ratio of state-adjusted medians (both configurations ran in every child, samples of a few ms moments apart); 95% distribution-free interval from order statistics of the per-child ratios"),
+        LockStep = ("lock_step", "lock-step: median over sets of timing children of each set's ratio of state-adjusted medians (the two configurations sampled a few ms at a time, moments apart: in every child, or under two allocators of `run --allocators` in the set's child of each, taking turns); 95% distribution-free interval from order statistics of the per-set ratios"),
         /// Per-round pairs of timing processes.
         #[default]
         ProcessPairs = ("process_pairs", "median of per-round ratios after/before of timing processes (thread CPU time; within one run the processes of a round ran back to back, so drift cancels; across two runs each pair is two independent processes); 95% distribution-free interval from order statistics of the pair ratios"),

@@ -1,7 +1,7 @@
 //! A study's rows measured under several allocators (`run --allocators`): per configuration,
 //! its fastest allocator and the others' ratios to it (paired by child set: an allocator's
-//! children run in lock-step with the others'), then whether the ranking of the configurations
-//! changes with the allocator.
+//! children run in lock-step with the others'), per engine the allocator fastest over its
+//! configurations, then whether the ranking of the configurations changes with the allocator.
 
 use std::fmt::Write as _;
 
@@ -63,6 +63,7 @@ pub(crate) fn section(out: &mut String, group: &[&ConfigResult]) {
         out,
         "  allocators (per configuration its fastest, and the others' time to it, paired child set by child set):"
     );
+    let mut outright = Vec::new();
     for g in &groups {
         let (fastest, first, ns) = g.rows[0];
         let mut tied = Vec::new();
@@ -79,13 +80,81 @@ pub(crate) fn section(out: &mut String, group: &[&ConfigResult]) {
             let _ = write!(rest, "; {a} {text}");
         }
         let time = format_ns(ns);
+        if tied.is_empty() {
+            outright.push((g.base, fastest));
+        }
         let verdict = match tied.is_empty() {
             true => format!("fastest {fastest} {time}"),
             false => format!("{fastest} {time}, within noise of {}", tied.join(", ")),
         };
         let _ = writeln!(out, "    {:<width$}  {verdict}{rest}", g.base);
     }
+    by_engine(out, &groups, &outright);
     ranking(out, &groups);
+}
+
+/// Per engine, the allocator whose times over the engine's configurations have the smallest
+/// geometric mean (over the configurations measured under every allocator the engine has), the
+/// others' geometric-mean ratios to it, and in how many of those configurations it was called
+/// fastest outright (`outright`: a configuration's fastest allocator whose paired intervals
+/// against every other lie above 1).
+fn by_engine(out: &mut String, groups: &[Group], outright: &[(&str, Allocator)]) {
+    let mut engines: Vec<&str> = Vec::new();
+    for g in groups {
+        let e = g.rows[0].1.engine.as_str();
+        if !engines.contains(&e) {
+            engines.push(e);
+        }
+    }
+    let width = engines.iter().map(|e| e.len()).max().unwrap_or(0);
+    let mut lines = String::new();
+    for engine in engines {
+        let of: Vec<&Group> = groups
+            .iter()
+            .filter(|g| g.rows[0].1.engine == engine)
+            .collect();
+        // The allocators every one of the engine's configurations was measured under.
+        let mut common: Vec<Allocator> = of[0].rows.iter().map(|r| r.0).collect();
+        common.retain(|a| of.iter().all(|g| g.rows.iter().any(|r| r.0 == *a)));
+        if common.len() < 2 {
+            continue;
+        }
+        let mut means: Vec<(Allocator, f64)> = common
+            .iter()
+            .map(|&a| {
+                let logs: f64 = of
+                    .iter()
+                    .filter_map(|g| g.rows.iter().find(|r| r.0 == a))
+                    .map(|r| r.2.ln())
+                    .sum();
+                (a, (logs / of.len() as f64).exp())
+            })
+            .collect();
+        means.sort_by(|x, y| x.1.total_cmp(&y.1));
+        let (fastest, gm) = means[0];
+        let others: Vec<String> = means[1..]
+            .iter()
+            .map(|(a, m)| format!("{a} {:.2}x", m / gm))
+            .collect();
+        let wins = of
+            .iter()
+            .filter(|g| outright.contains(&(g.base, fastest)))
+            .count();
+        let _ = writeln!(
+            lines,
+            "    {engine:<width$}  {fastest} ({}; fastest outright in {wins} of {} configuration{})",
+            others.join(", "),
+            of.len(),
+            if of.len() == 1 { "" } else { "s" }
+        );
+    }
+    if !lines.is_empty() {
+        let _ = writeln!(
+            out,
+            "  by engine (the allocator with the smallest geometric mean of the engine's times; the others' to it):"
+        );
+        out.push_str(&lines);
+    }
 }
 
 /// Per operation, whether the configurations rank the same under every allocator (by median
@@ -169,6 +238,37 @@ mod tests {
         let mut r = crate::render::fields::tests::row(config);
         r.time_ns = TimeStats::from_batches(vec![median; 3], 1);
         r
+    }
+
+    #[test]
+    fn names_each_engines_fastest_allocator_over_its_configurations() {
+        let mut rows = vec![
+            row("e.serialize@system", 10.0),
+            row("e.serialize@mimalloc", 12.0),
+            row("e.deserialize@system", 40.0),
+            row("e.deserialize@mimalloc", 30.0),
+            row("f.serialize@system", 5.0),
+            row("f.serialize@mimalloc", 4.0),
+        ];
+        for r in &mut rows {
+            r.engine = r.config[..1].to_string();
+        }
+        let refs: Vec<&ConfigResult> = rows.iter().collect();
+        let mut out = String::new();
+        section(&mut out, &refs);
+        // e: system 20.0 and mimalloc 18.97 by geometric mean.
+        assert!(
+            out.contains(
+                "    e  mimalloc (system 1.05x; fastest outright in 1 of 2 configurations)"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "    f  mimalloc (system 1.25x; fastest outright in 1 of 1 configuration)"
+            ),
+            "{out}"
+        );
     }
 
     #[test]
