@@ -145,10 +145,10 @@ mod handoff {
 
     use crate::protocol::{identity_of, PROTOCOL};
 
-    /// `SERPROF_DRIVER`, else `serprof` on `PATH`, else `$CARGO_HOME/bin/serprof` (cargo
-    /// install's folder), never this program itself.
+    /// `SERPROF_DRIVER` (when set and not empty), else `serprof` on `PATH`, else
+    /// `$CARGO_HOME/bin/serprof` (cargo install's folder), never this program itself.
     pub(super) fn find_driver(this: &Path) -> Option<PathBuf> {
-        if let Some(d) = std::env::var_os("SERPROF_DRIVER") {
+        if let Some(d) = std::env::var_os("SERPROF_DRIVER").filter(|d| !d.is_empty()) {
             return Some(PathBuf::from(d));
         }
         let path = std::env::var_os("PATH").unwrap_or_default();
