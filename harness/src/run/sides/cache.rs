@@ -151,13 +151,7 @@ pub(super) fn seed_target(
         return;
     }
     for part in ["build", ".fingerprint"] {
-        let ok = Command::new("cp")
-            .args(["-a", "--reflink=auto"])
-            .arg(from.join(part))
-            .arg(&to)
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
+        if !copy_into(&from.join(part), &to) {
             say("could not copy the dependencies; cargo compiles them");
             let _ = std::fs::remove_dir_all(&to);
             return;
@@ -205,12 +199,7 @@ fn link_compiled(from: &Path, to: &Path, units: &[String]) -> bool {
             return true;
         }
         if src.is_dir() {
-            return Command::new("cp")
-                .args(["-a", "--reflink=auto"])
-                .arg(&src)
-                .arg(to)
-                .status()
-                .is_ok_and(|s| s.success());
+            return copy_into(&src, to);
         }
         let library = matches!(
             src.extension().and_then(|x| x.to_str()),
@@ -218,6 +207,17 @@ fn link_compiled(from: &Path, to: &Path, units: &[String]) -> bool {
         );
         (library && std::fs::hard_link(&src, &dst).is_ok()) || copy(&src, &dst).is_ok()
     })
+}
+
+/// `cp -a` of `src` into the folder `dir` (reflinks where the file system has them); whether
+/// it worked.
+fn copy_into(src: &Path, dir: &Path) -> bool {
+    Command::new("cp")
+        .args(["-a", "--reflink=auto"])
+        .arg(src)
+        .arg(dir)
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 /// The file in a side's target folder that holds the [`build_part`] of its side's name.
