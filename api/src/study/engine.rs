@@ -112,10 +112,10 @@ impl<T: Value> Engine<T> {
 
     /// How a value of `T` is written as JSON, which `serprof decode --json` prints; a study
     /// takes the view of the first engine that has one (serprof's serde engines do). `view`
-    /// returns the JSON text, or why the value has none.
+    /// returns the JSON text, or why the value has none ([`CodecError::encode`]).
     pub fn json_view(
         mut self,
-        view: impl Fn(&T) -> Result<String, String> + Send + Sync + 'static,
+        view: impl Fn(&T) -> Result<String, CodecError> + Send + Sync + 'static,
     ) -> Self {
         self.json_view = Some(Arc::new(view));
         self

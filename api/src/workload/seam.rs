@@ -153,7 +153,7 @@ pub struct Checks<T> {
 }
 
 /// A value as JSON text, or why it cannot be written as JSON.
-pub type JsonView<T> = Arc<dyn Fn(&T) -> Result<String, String> + Send + Sync>;
+pub type JsonView<T> = Arc<dyn Fn(&T) -> Result<String, CodecError> + Send + Sync>;
 
 /// A value's digest (for instance the engines crate's `model::Digest`).
 pub type Digester<T> = Arc<dyn Fn(&T) -> u64 + Send + Sync>;

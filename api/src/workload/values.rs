@@ -344,7 +344,7 @@ impl<T: Value> Workload for Values<T> {
             return Ok(None);
         };
         let value = self.codec.decode(bytes)?;
-        json(&value).map(Some).map_err(CodecError::setup)
+        json(&value).map(Some)
     }
 
     /// Every value's payload split by field: encoded again by the codec (outside any timed

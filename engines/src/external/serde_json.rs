@@ -43,7 +43,7 @@ pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T
         serde_json::to_writer(sink, t)
     }))
     .json_view(move |v: &T| {
-        with_serde_bytes(bytes, || serde_json::to_string_pretty(v)).map_err(|e| e.to_string())
+        with_serde_bytes(bytes, || serde_json::to_string_pretty(v)).map_err(CodecError::encode)
     })
 }
 

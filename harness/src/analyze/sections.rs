@@ -74,32 +74,47 @@ impl BinaryDiff {
 
 pub(crate) use crate::model::hash::fnv;
 
+/// Why a file's sections could not be read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ElfError {
+    #[error("not a 64-bit little-endian ELF file")]
+    NotElf,
+    #[error("truncated at {0}")]
+    Truncated(usize),
+    #[error("no section table")]
+    NoSectionTable,
+    #[error("a section name past the end")]
+    NamePastEnd,
+    #[error("section {0} past the end")]
+    SectionPastEnd(String),
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {source}", path.display())]
+    In {
+        path: std::path::PathBuf,
+        source: Box<ElfError>,
+    },
+}
+
 /// The sections of a 64-bit little-endian ELF file, or why it is not one.
-pub(crate) fn sections(elf: &[u8]) -> Result<Vec<Section>, String> {
-    let u16_at = |at: usize| -> Result<u64, String> {
-        elf.get(at..at + 2)
-            .map(|b| u64::from(u16::from_le_bytes([b[0], b[1]])))
-            .ok_or_else(|| format!("truncated at {at}"))
-    };
-    let u32_at = |at: usize| -> Result<u64, String> {
-        elf.get(at..at + 4)
-            .map(|b| u64::from(u32::from_le_bytes(b.try_into().expect("4 bytes"))))
-            .ok_or_else(|| format!("truncated at {at}"))
-    };
-    let u64_at = |at: usize| -> Result<u64, String> {
-        elf.get(at..at + 8)
-            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
-            .ok_or_else(|| format!("truncated at {at}"))
-    };
+pub(crate) fn sections(elf: &[u8]) -> Result<Vec<Section>, ElfError> {
+    let at = |at: usize, n: usize| elf.get(at..at + n).ok_or(ElfError::Truncated(at));
+    let u16_at = |a: usize| at(a, 2).map(|b| u64::from(u16::from_le_bytes([b[0], b[1]])));
+    let u32_at =
+        |a: usize| at(a, 4).map(|b| u64::from(u32::from_le_bytes(b.try_into().expect("4 bytes"))));
+    let u64_at = |a: usize| at(a, 8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
     if elf.get(..6) != Some(b"\x7fELF\x02\x01") {
-        return Err("not a 64-bit little-endian ELF file".into());
+        return Err(ElfError::NotElf);
     }
     let shoff = u64_at(0x28)? as usize;
     let shentsize = u16_at(0x3a)? as usize;
     let shnum = u16_at(0x3c)? as usize;
     let shstrndx = u16_at(0x3e)? as usize;
     if shentsize < 64 || shstrndx >= shnum {
-        return Err("no section table".into());
+        return Err(ElfError::NoSectionTable);
     }
     let header = |i: usize| shoff + i * shentsize;
     let strtab = u64_at(header(shstrndx) + 0x18)? as usize;
@@ -111,7 +126,7 @@ pub(crate) fn sections(elf: &[u8]) -> Result<Vec<Section>, String> {
             .get(name_at..)
             .and_then(|rest| rest.split(|&b| b == 0).next())
             .map(|n| String::from_utf8_lossy(n).into_owned())
-            .ok_or("a section name past the end")?;
+            .ok_or(ElfError::NamePastEnd)?;
         let kind = u32_at(h + 4)?;
         let flags = u64_at(h + 8)?;
         let addr = u64_at(h + 0x10)?;
@@ -122,7 +137,7 @@ pub(crate) fn sections(elf: &[u8]) -> Result<Vec<Section>, String> {
             8 => None,
             _ => Some(fnv(elf
                 .get(offset..offset + size as usize)
-                .ok_or_else(|| format!("section {name} past the end"))?)),
+                .ok_or_else(|| ElfError::SectionPastEnd(name.clone()))?)),
         };
         out.push(Section {
             name,
@@ -170,10 +185,16 @@ pub(crate) fn diff(before: &[Section], after: &[Section]) -> BinaryDiff {
 pub(crate) fn diff_files(
     before: &std::path::Path,
     after: &std::path::Path,
-) -> Result<BinaryDiff, String> {
+) -> Result<BinaryDiff, ElfError> {
     let read = |p: &std::path::Path| {
-        let bytes = std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-        sections(&bytes).map_err(|e| format!("{}: {e}", p.display()))
+        let bytes = std::fs::read(p).map_err(|source| ElfError::Read {
+            path: p.to_path_buf(),
+            source,
+        })?;
+        sections(&bytes).map_err(|e| ElfError::In {
+            path: p.to_path_buf(),
+            source: Box::new(e),
+        })
     };
     Ok(diff(&read(before)?, &read(after)?))
 }
