@@ -113,11 +113,12 @@ fn a_users_own_type_and_codec_run_profile_and_compare_before_and_after() {
     let scratch = tempfile::tempdir().unwrap();
     let krate = user_crate(scratch.path());
     let exe = build(&krate);
-    // Without a driver: one line naming the install command, exit 2.
+    // Without a driver: one line naming the install command, exit 2 (an empty SERPROF_DRIVER
+    // counts as unset, not as a path).
     let nowhere = tempfile::tempdir().unwrap();
     let alone = StdCommand::new(&exe)
         .arg("list")
-        .env_remove("SERPROF_DRIVER")
+        .env("SERPROF_DRIVER", "")
         .env("PATH", "/usr/bin:/bin")
         .env("CARGO_HOME", nowhere.path())
         .output()
@@ -126,6 +127,7 @@ fn a_users_own_type_and_codec_run_profile_and_compare_before_and_after() {
     assert_eq!(alone.status.code(), Some(2), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("cargo install --locked --path"), "{err}");
+    assert!(err.contains("which is not installed"), "{err}");
     // Only the commands that apply to its studies: no Order dataset, no `dataset` command.
     let help = program(&exe).arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout);

@@ -328,3 +328,28 @@ impl fmt::Debug for Config {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::FramePattern;
+
+    // What the driver reads from a program's description: a pattern that does not compile is
+    // an error that names it (with the `regex` feature); a program without it keeps the text.
+    #[test]
+    fn a_pattern_is_compiled_where_it_is_read_with_the_regex_feature() {
+        let read = serde_json::from_str::<FramePattern>("\"serde_json::(\"");
+        #[cfg(feature = "regex")]
+        {
+            let e = read.unwrap_err().to_string();
+            assert!(
+                e.contains("the frame pattern \"serde_json::(\" does not compile"),
+                "{e}"
+            );
+            assert!(FramePattern::new("a|b").unwrap().regex().is_match("b"));
+        }
+        #[cfg(not(feature = "regex"))]
+        assert_eq!(read.unwrap().as_str(), "serde_json::(");
+        let p: FramePattern = serde_json::from_str("\"serde_json::\"").unwrap();
+        assert_eq!(serde_json::to_string(&p).unwrap(), "\"serde_json::\"");
+    }
+}
