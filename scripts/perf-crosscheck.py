@@ -4,8 +4,8 @@
 usage: scripts/perf-crosscheck.py CONFIG REGEX [--seconds S] [--serprof PATH]
        scripts/perf-crosscheck.py --top5 [GLOB...] [--serprof PATH] [--samples N]
 
-1. `serprof run --config CONFIG --no-alloc` records the configuration with pprof-rs (setitimer
-   sampling, DWARF unwinding through backtrace-rs), and the inclusive share of samples whose
+1. `serprof run --config CONFIG --no-alloc` records the configuration with pprof-rs (sampling on a
+   POSIX timer, DWARF unwinding through backtrace-rs), and the inclusive share of samples whose
    stack matches REGEX is computed from its cpu.folded.
 2. A CPU worker child of the same configuration (`serprof __worker`, a `record` request for
    the `cpu` recording: the same measured loop) runs under `perf record -e cpu-clock

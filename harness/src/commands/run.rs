@@ -64,7 +64,7 @@ pub(crate) struct MeasureArgs {
     /// A smoke run: a few seconds per configuration and recording (~300 CPU samples).
     #[arg(long)]
     pub quick: bool,
-    /// Requested CPU sampling rate in Hz (the kernel tick caps it near 250 Hz here).
+    /// CPU sampling rate in Hz (a high-resolution timer: the rate asked for is the rate obtained; each sample costs the sampled thread some tens of µs)
     #[arg(long, value_name = "HZ", default_value_t = Settings::DEFAULT_FREQUENCY_HZ)]
     pub frequency: u32,
     /// CPU samples to collect per configuration (default 1,000; --quick 300).

@@ -1,11 +1,11 @@
-//! The CPU recording: pprof-rs's `ProfilerGuard` (setitimer + SIGPROF; DWARF unwinding through
-//! backtrace-rs in the default build, pprof's frame-pointer walk with the `fp-unwind` feature)
-//! around the same loop as timing, until a target number of samples.
+//! The CPU recording: pprof-rs's sampler (its SIGPROF handler, DWARF unwinding through
+//! backtrace-rs in the default build, pprof's frame-pointer walk with the `fp-unwind` feature),
+//! driven by a high-resolution timer of our own ([`ProfilingTimer`]), around the same loop as
+//! timing, until a target number of samples.
 //!
-//! `setitimer` fires on kernel ticks, which cap its rate (near 250 Hz with a 250 Hz tick), so
-//! the rate asked for is not the rate obtained. The recording counts samples per CPU-second
-//! of the child (the effective rate) and writes the pprof protobuf's period from it, so tools
-//! that turn samples into CPU time (`go tool pprof`, speedscope, Pyroscope) read correct times.
+//! The recording counts samples per CPU-second of its sampled batches (the effective rate) and
+//! writes the pprof protobuf's period from it, so tools that turn samples into CPU time (`go
+//! tool pprof`, speedscope, Pyroscope) read correct times.
 
 use std::time::{Duration, Instant};
 
@@ -27,8 +27,8 @@ use serprof_api::workload::{ops_per_batch, warm_up, Workload};
 ///
 /// With the `fp-unwind` feature (pprof's frame-pointer walk) libc, libgcc and pthread are blocked,
 /// because they are built without frame pointers. pprof then drops the WHOLE sample whenever the
-/// interrupted instruction is in one of them (formats/postcard+bytes keeps 112 samples per
-/// CPU-second of 199 requested; the DWARF build keeps 210), and its walk starts at the interrupted
+/// interrupted instruction is in one of them (formats/postcard+bytes keeps about 56% of its
+/// samples, the DWARF build all of them), and its walk starts at the interrupted
 /// frame's return address, so the function that was running is missing from every stack and its
 /// self time lands on its caller. Against `perf record --call-graph dwarf`
 /// (scripts/perf-crosscheck.py), the `serde_json::de` share of formats/serde_json differs by 6.7
@@ -201,82 +201,139 @@ pub(crate) fn library_of(addr: *mut std::ffi::c_void) -> Option<String> {
     }
 }
 
-/// The profiling timer that pprof-rs's sampler runs on (`ITIMER_PROF`, process CPU time),
-/// switched off and on between batches without losing its phase: disarming keeps the time left
-/// to the next tick, and arming resumes from it, so the sampled batches together see the
-/// requested rate as one continuous stretch of CPU time would.
+/// The timer that drives pprof-rs's sampler: a POSIX timer on `CLOCK_MONOTONIC` that sends
+/// `SIGPROF` (the signal pprof-rs's handler takes) to the measuring thread alone
+/// (`SIGEV_THREAD_ID`), switched off and on between batches without losing its phase: disarming
+/// keeps the time left to the next expiry, and arming resumes from it, so the sampled batches
+/// together see the requested rate as one continuous stretch would.
+///
+/// pprof-rs's own timer (`setitimer(ITIMER_PROF)`, process CPU time) is switched off for the
+/// whole recording: CPU-time timers are checked at kernel ticks, which cap their rate at the
+/// tick's (250 Hz here, and a sampled batch loses about a tick at each edge), while this timer
+/// is a high-resolution one and keeps the requested rate. Its clock is wall time, but the
+/// thread it samples runs alone on its pinned CPU and is busy for the whole batch; a thread
+/// kept off its CPU gets one signal when it runs again, not one per period missed (the expiries
+/// in between are counted as the timer's overrun), so the samples follow the thread's CPU
+/// time. The recording still counts samples per CPU-second (the effective rate).
 struct ProfilingTimer {
-    interval: libc::timeval,
-    /// Time left to the next tick when it was last disarmed.
-    left: libc::timeval,
+    id: libc::timer_t,
+    interval: libc::timespec,
+    /// Time left to the next expiry when it was last disarmed.
+    left: libc::timespec,
 }
 
+/// A `timespec` of zero.
+const ZERO: libc::timespec = libc::timespec {
+    tv_sec: 0,
+    tv_nsec: 0,
+};
+
 impl ProfilingTimer {
-    fn new(hz: u32) -> ProfilingTimer {
-        let usec = 1_000_000 / i64::from(hz.max(1));
-        let interval = libc::timeval {
-            tv_sec: (usec / 1_000_000) as libc::time_t,
-            tv_usec: (usec % 1_000_000) as libc::suseconds_t,
+    /// A disarmed timer at `hz` for the calling thread.
+    fn new(hz: u32) -> Result<ProfilingTimer> {
+        let nsec = 1_000_000_000 / i64::from(hz.max(1));
+        let interval = libc::timespec {
+            tv_sec: (nsec / 1_000_000_000) as libc::time_t,
+            tv_nsec: (nsec % 1_000_000_000) as _,
         };
-        ProfilingTimer {
+        // SAFETY: an all-zero sigevent is valid; the fields set below are the ones
+        // SIGEV_THREAD_ID reads.
+        let mut event: libc::sigevent = unsafe { std::mem::zeroed() };
+        event.sigev_notify = libc::SIGEV_THREAD_ID;
+        event.sigev_signo = libc::SIGPROF;
+        // SAFETY: gettid has no preconditions.
+        event.sigev_notify_thread_id = unsafe { libc::gettid() };
+        let mut id: libc::timer_t = std::ptr::null_mut();
+        // SAFETY: timer_create reads `event` and writes `id`, both ours.
+        if unsafe { libc::timer_create(libc::CLOCK_MONOTONIC, &mut event, &mut id) } != 0 {
+            return Err(std::io::Error::last_os_error())
+                .context("cannot create the sampling timer (timer_create)");
+        }
+        Ok(ProfilingTimer {
+            id,
             interval,
             left: interval,
-        }
+        })
     }
 
-    fn set(value: libc::itimerval) -> libc::itimerval {
-        let mut old = libc::itimerval {
-            it_interval: libc::timeval {
-                tv_sec: 0,
-                tv_usec: 0,
-            },
-            it_value: libc::timeval {
-                tv_sec: 0,
-                tv_usec: 0,
-            },
+    fn set(&self, value: libc::itimerspec) -> libc::itimerspec {
+        let mut old = libc::itimerspec {
+            it_interval: ZERO,
+            it_value: ZERO,
         };
-        // SAFETY: setitimer reads and writes structs we own.
-        unsafe { libc::setitimer(libc::ITIMER_PROF, &value, &mut old) };
+        // SAFETY: `id` is a live timer of this process; the structs are ours.
+        unsafe { libc::timer_settime(self.id, 0, &value, &mut old) };
         old
     }
 
     fn arm(&mut self) {
-        let left = if self.left.tv_sec == 0 && self.left.tv_usec == 0 {
+        let left = if self.left.tv_sec == 0 && self.left.tv_nsec == 0 {
             self.interval
         } else {
             self.left
         };
-        ProfilingTimer::set(libc::itimerval {
+        self.set(libc::itimerspec {
             it_interval: self.interval,
             it_value: left,
         });
     }
 
     fn disarm(&mut self) {
-        let zero = libc::timeval {
-            tv_sec: 0,
-            tv_usec: 0,
-        };
-        let old = ProfilingTimer::set(libc::itimerval {
-            it_interval: zero,
-            it_value: zero,
+        let old = self.set(libc::itimerspec {
+            it_interval: ZERO,
+            it_value: ZERO,
         });
         self.left = old.it_value;
     }
 }
 
-/// Duration of one CPU-recording batch, in milliseconds.
-pub(crate) const CPU_BATCH_MS: u64 = 100;
+impl Drop for ProfilingTimer {
+    fn drop(&mut self) {
+        // SAFETY: `id` is a live timer of this process, deleted once.
+        unsafe { libc::timer_delete(self.id) };
+    }
+}
 
-/// Duration of each batch of an overhead pair, in milliseconds: half a batch, so that the
-/// unsampled halves (time that yields no sample) cost half as much; both batches of a pair have
-/// the same size, so the pair's ratio compares like with like.
-pub(crate) const PAIR_BATCH_MS: u64 = CPU_BATCH_MS / 2;
+/// Switches pprof-rs's own `ITIMER_PROF` off (see [`ProfilingTimer`]).
+fn disarm_process_timer() {
+    let zero = libc::timeval {
+        tv_sec: 0,
+        tv_usec: 0,
+    };
+    let value = libc::itimerval {
+        it_interval: zero,
+        it_value: zero,
+    };
+    // SAFETY: setitimer reads a struct we own; the old value is not asked for.
+    unsafe { libc::setitimer(libc::ITIMER_PROF, &value, std::ptr::null_mut()) };
+}
+
+/// Duration of one CPU-recording batch after the overhead pairs, in milliseconds: short enough
+/// that the recording stops close to its sample target (the target is checked between
+/// batches), long enough that arming and reading clocks are a negligible part of it.
+pub(crate) const CPU_BATCH_MS: u64 = 50;
+
+/// Longest batch of an overhead pair, in milliseconds (both batches of a pair have the same
+/// size, so the pair's ratio compares like with like).
+pub(crate) const PAIR_BATCH_MAX_MS: f64 = 50.0;
+
+/// Shortest batch of an overhead pair, in milliseconds: tens of samples at the default rate,
+/// and about one of the machine's speed levels (they flip every few tens of ms).
+pub(crate) const PAIR_BATCH_MIN_MS: f64 = 20.0;
+
+/// The length of each batch of an overhead pair: the sampled halves of `pairs` pairs together
+/// last as long as the sample target takes at `hz` (so the unsampled halves, time that yields
+/// no sample, cost no more than the sampling itself), within [`PAIR_BATCH_MIN_MS`] and
+/// [`PAIR_BATCH_MAX_MS`].
+pub(crate) fn pair_batch_ms(target: u64, hz: u32, pairs: usize) -> f64 {
+    let sampled_ms = target as f64 * 1000.0 / f64::from(hz.max(1));
+    (sampled_ms / pairs.max(1) as f64).clamp(PAIR_BATCH_MIN_MS, PAIR_BATCH_MAX_MS)
+}
 
 /// Samples `w` as `settings` say; `root` names the configuration (the flame graph's root frame).
 ///
 /// The recording starts with up to `settings.overhead_pairs` pairs of sampled and unsampled
-/// batches of `PAIR_BATCH_MS` each (fewer once the overhead's interval is settled: `Batches::pairing`;
+/// batches of [`pair_batch_ms`] each (fewer once the overhead's interval is settled: `Batches::pairing`;
 /// S U, U S, S U, ...: the order flips every pair, so drift and "second in line" effects
 /// cancel), disarming the sampler's timer for the unsampled ones, then samples every
 /// batch until the target. Each pair gives one ratio sampled/unsampled of
@@ -338,22 +395,22 @@ struct Plan {
 impl Plan {
     /// The plan `settings` ask for, batches sized from the warm-up's time per operation.
     fn new(settings: &Settings, ns_per_op: f64) -> Plan {
+        let hz = settings.frequency_hz.max(1);
+        let target = settings.cpu_samples.max(1);
+        let pair_ms = pair_batch_ms(target, hz, settings.overhead_pairs);
         Plan {
-            // Long batches: the timer fires at kernel ticks, and each sampled batch loses about
-            // one tick's worth of the requested rate at its edges (25 ms batches got ~155-170 Hz
-            // of 199).
             per_batch: ops_per_batch(ns_per_op, Duration::from_millis(CPU_BATCH_MS)),
-            pair_batch: ops_per_batch(ns_per_op, Duration::from_millis(PAIR_BATCH_MS)),
+            pair_batch: ops_per_batch(ns_per_op, Duration::from_secs_f64(pair_ms / 1000.0)),
             overhead_pairs: settings.overhead_pairs,
-            hz: settings.frequency_hz.max(1),
-            target: settings.cpu_samples.max(1),
+            hz,
+            target,
             cap: Duration::from_secs(settings.cpu_time_cap_s.max(1)),
         }
     }
 }
 
-/// Starts pprof-rs's sampler at `hz` and takes its timer over, disarmed, with a whole interval
-/// to its first tick.
+/// Starts pprof-rs's sampler (its signal handler) and drives it with a [`ProfilingTimer`] at
+/// `hz`, disarmed, a whole interval to its first expiry; pprof-rs's own timer is switched off.
 fn start_sampler(hz: u32) -> Result<(pprof::ProfilerGuard<'static>, ProfilingTimer)> {
     let _start = tracing::info_span!("sampler_start").entered();
     let guard = pprof::ProfilerGuardBuilder::default()
@@ -361,9 +418,8 @@ fn start_sampler(hz: u32) -> Result<(pprof::ProfilerGuard<'static>, ProfilingTim
         .blocklist(BLOCKLIST)
         .build()
         .context("cannot start the pprof sampler")?;
-    let mut timer = ProfilingTimer::new(hz);
-    timer.disarm();
-    timer.left = timer.interval;
+    disarm_process_timer();
+    let timer = ProfilingTimer::new(hz)?;
     Ok((guard, timer))
 }
 
@@ -569,6 +625,24 @@ fn pprof_timing(
         period_ns,
         time_nanos,
         duration_nanos: (cpu_seconds * 1e9) as i64,
+    }
+}
+
+#[cfg(test)]
+mod plan_tests {
+    use super::{pair_batch_ms, PAIR_BATCH_MAX_MS, PAIR_BATCH_MIN_MS};
+
+    #[test]
+    fn overhead_pairs_last_as_long_as_the_sampling_within_bounds() {
+        // 110 samples at 997 Hz over 4 pairs: 27.6 ms a batch.
+        let ms = pair_batch_ms(110, 997, 4);
+        assert!((ms - 110_000.0 / 997.0 / 4.0).abs() < 1e-9, "{ms}");
+        // 1,000 samples at 199 Hz over 24 pairs would be 209 ms: capped.
+        assert_eq!(pair_batch_ms(1000, 199, 24), PAIR_BATCH_MAX_MS);
+        // 10 samples over 8 pairs would be 1.3 ms: the floor.
+        assert_eq!(pair_batch_ms(10, 997, 8), PAIR_BATCH_MIN_MS);
+        // No pairs and no rate do not divide by zero.
+        assert!(pair_batch_ms(300, 0, 0).is_finite());
     }
 }
 
