@@ -31,8 +31,9 @@ use serprof_api::verify::Finding;
 /// `dataset` (`__serve`), and verification children leave the payloads for the driver to
 /// compress. 9: a configuration may be named `CONFIG@ALLOCATOR` (`run --allocators`), and a
 /// program without the `regex` feature sends its frame patterns as text for the driver to
-/// compile.
-pub(crate) const PROTOCOL: u32 = 9;
+/// compile. 10: a recorder child ([`Request::Recorder`]) serves recording requests one after
+/// another over pipes.
+pub(crate) const PROTOCOL: u32 = 10;
 
 /// The hidden subcommand every worker child runs.
 pub(crate) const WORKER_COMMAND: &str = "__worker";
@@ -99,6 +100,20 @@ pub(crate) enum Request {
     /// One process of `serprof doctor`'s between-process probe; the reply, a [`ProbeReply`],
     /// is printed on stdout.
     Probe { batches: usize },
+    /// A recorder: it reads one [`RecordRequest`] per JSON line from the first inherited
+    /// descriptor, makes that recording exactly as a [`Request::Record`] child would (its
+    /// report in the request's folder), then writes one [`RecorderReply`] line to the second,
+    /// until the parent closes the first. One process, one load of the program's symbols, for
+    /// many recordings.
+    Recorder { fds: [i32; 2] },
+}
+
+/// What a recorder answers when a recording is done (its report is in the request's folder).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "reply", rename_all = "snake_case")]
+pub(crate) enum RecorderReply {
+    /// The recording ended and its report is written.
+    Done,
 }
 
 /// One recording of one configuration.

@@ -113,6 +113,81 @@ fn panicking_aborting_hanging_and_hoarding_engines_are_reported_and_ok_keeps_its
     }
 }
 
+/// The recorders: one child makes one recording after another, and a recording that kills its
+/// recorder costs only that recording (its verdict and stderr are its own); the next recording
+/// starts a new recorder.
+#[test]
+fn a_recorder_serves_many_recordings_and_a_crash_costs_only_its_own() {
+    let out = tempfile::tempdir().unwrap();
+    let trace = out.path().join("trace.jsonl");
+    let mut args = vec![
+        "--quick",
+        "--no-alloc",
+        "--jobs",
+        "1",
+        "--processes",
+        "2",
+        "--rounds",
+        "3",
+        "--cpu-samples",
+        "20",
+        "--study",
+        "testkit",
+        "--trace-json",
+        trace.to_str().unwrap(),
+    ];
+    for c in ["ok", "drop-field", "abort", "extra-work"] {
+        args.extend(["--config", c]);
+    }
+    let (code, doc) = run_json(out.path(), &args);
+    assert_eq!(code, 1, "two configurations fail: {doc}");
+    let error = |name: &str| result(&doc, name)["error"].clone();
+    assert_eq!(error("testkit/drop-field")["kind"], "verification");
+    let aborted = error("testkit/abort");
+    assert_eq!(aborted["kind"], "child", "{aborted}");
+    assert_eq!(aborted["verdict"]["signal"], 6, "{aborted}");
+    assert_eq!(aborted["recording"], "verify", "{aborted}");
+    for ok in ["testkit/ok", "testkit/extra-work"] {
+        let r = result(&doc, ok);
+        assert!(r["error"].is_null(), "{r}");
+        assert!(r["cpu"]["samples"].as_u64().unwrap() >= 20, "{r}");
+    }
+    // Which process served which request, from the recorders' own trace lines.
+    let mut served: Vec<(u64, String, String)> = Vec::new();
+    for line in std::fs::read_to_string(&trace).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if v["fields"]["message"] == "recorder request" {
+            served.push((
+                v["fields"]["pid"].as_u64().unwrap(),
+                v["fields"]["config"].as_str().unwrap().to_string(),
+                v["fields"]["recording"].as_str().unwrap().to_string(),
+            ));
+        }
+    }
+    let pid_of = |config: &str, recording: &str| {
+        served
+            .iter()
+            .find(|(_, c, r)| c == config && r == recording)
+            .unwrap_or_else(|| panic!("no {recording} request of {config}: {served:?}"))
+            .0
+    };
+    // One slot: verification of ok and drop-field in one recorder, abort's kills it, and
+    // extra-work's verification and both CPU recordings are made by the next one.
+    assert_eq!(
+        pid_of("testkit/ok", "verify"),
+        pid_of("testkit/drop-field", "verify")
+    );
+    assert_eq!(
+        pid_of("testkit/ok", "verify"),
+        pid_of("testkit/abort", "verify")
+    );
+    let next = pid_of("testkit/extra-work", "verify");
+    assert_ne!(next, pid_of("testkit/abort", "verify"));
+    assert_eq!(pid_of("testkit/ok", "cpu"), next);
+    assert_eq!(pid_of("testkit/extra-work", "cpu"), next);
+    assert_eq!(served.len(), 6, "{served:?}");
+}
+
 /// Every file below `dir`, for checking that nothing half-written is left.
 fn files_below(dir: &Path) -> Vec<PathBuf> {
     let mut all = Vec::new();

@@ -16,19 +16,17 @@
 //! wall time is reported beside it. While the child waits for its next command it is blocked in
 //! `read`, so it neither runs nor spends its partner's CPU time.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
-use std::os::fd::FromRawFd;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serprof_api::codec::CodecError;
 use serprof_api::workload::{ops_per_batch, warm_up, Workload};
 
 use super::clock::timed_batch;
+use super::parent::ParentPipes;
 use crate::model::{ConfigId, Failure, Program, Recording, Settings};
-use crate::protocol::{json_line, TimingCommand, TimingReply, TimingRequest};
+use crate::protocol::{TimingCommand, TimingReply, TimingRequest};
 
 /// One configuration held by the child.
 struct Unit {
@@ -103,60 +101,13 @@ fn engine(error: CodecError) -> Failure {
     }
 }
 
-/// The pipes to the parent.
-struct Pipes {
-    commands: std::io::Lines<BufReader<File>>,
-    replies: File,
-}
-
-impl Pipes {
-    /// The descriptors `[commands, replies]` the parent handed down.
-    fn open([command_fd, reply_fd]: [i32; 2]) -> Result<Pipes> {
-        for fd in [command_fd, reply_fd] {
-            // SAFETY: F_GETFD only asks whether the descriptor is open.
-            if fd < 3 || unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
-                anyhow::bail!(
-                    "a timing child needs its parent's pipes (fd {fd} is not one); it is started by serprof run, ab and before-after"
-                );
-            }
-        }
-        // SAFETY: both descriptors are open (checked above) and owned by nothing else in this
-        // process: the parent handed them over for this use only.
-        let (commands, replies) =
-            unsafe { (File::from_raw_fd(command_fd), File::from_raw_fd(reply_fd)) };
-        Ok(Pipes {
-            commands: BufReader::new(commands).lines(),
-            replies,
-        })
-    }
-
-    fn send(&mut self, reply: &TimingReply) -> Result<()> {
-        self.replies
-            .write_all(&json_line(reply))
-            .context("the parent closed the reply pipe")
-    }
-
-    /// The next command; `None` when the parent closed the pipe.
-    fn next(&mut self) -> Result<Option<TimingCommand>> {
-        match self.commands.next() {
-            None => Ok(None),
-            Some(line) => {
-                let line = line.context("cannot read a command")?;
-                Ok(Some(serde_json::from_str(&line).with_context(|| {
-                    format!("unreadable timing command {line:?}")
-                })?))
-            }
-        }
-    }
-}
-
 /// The child's life: prepare every unit, report `Ready`, then serve commands until `Quit` or
 /// the end of the command pipe.
 pub(crate) fn serve(program: &Program, req: &TimingRequest) -> Result<()> {
     // Panics of an engine become `Failed` replies naming the unit (see `guarded`); the default
     // hook would only print them.
     std::panic::set_hook(Box::new(|_| {}));
-    let mut pipes = Pipes::open(req.fds)?;
+    let mut pipes = ParentPipes::open(req.fds)?;
     if let Some(ops) = &req.ops {
         anyhow::ensure!(
             ops.len() == req.configs.len(),
@@ -187,7 +138,7 @@ pub(crate) fn serve(program: &Program, req: &TimingRequest) -> Result<()> {
             .map(|u| u.as_ref().map_or(f64::NAN, |u| u.ns_per_op))
             .collect(),
     })?;
-    while let Some(command) = pipes.next()? {
+    while let Some(command) = pipes.next::<TimingCommand>()? {
         let reply = match command {
             TimingCommand::Quit => break,
             TimingCommand::Pin { cpu } => {

@@ -176,6 +176,12 @@ impl Guarded {
         self.started.elapsed()
     }
 
+    /// Forgets what its stderr said so far: a child that serves several requests (a recorder)
+    /// is judged on what it said since the current one began.
+    pub(crate) fn clear_stderr(&self) {
+        *self.stderr.lock().unwrap_or_else(|e| e.into_inner()) = Stderr::default();
+    }
+
     /// Its status when it has ended by itself.
     pub(crate) fn try_wait(&mut self) -> Result<Option<ExitStatus>> {
         self.child

@@ -36,7 +36,8 @@ pub(crate) enum Lost {
 
 /// The parent's ends: commands out, replies in (read line by line).
 pub(crate) struct Pipes {
-    commands: File,
+    /// `None` once closed ([`Pipes::close_commands`]).
+    commands: Option<File>,
     replies: File,
     buffer: Vec<u8>,
 }
@@ -80,7 +81,7 @@ impl Pipes {
         let (reply_read, reply_write) = pipe()?;
         Ok((
             Pipes {
-                commands: File::from(command_write),
+                commands: Some(File::from(command_write)),
                 replies: File::from(reply_read),
                 buffer: Vec::new(),
             },
@@ -93,7 +94,14 @@ impl Pipes {
 
     /// Sends one line (which must end in a newline). False when the child is gone.
     pub(crate) fn send(&mut self, line: &[u8]) -> bool {
-        self.commands.write_all(line).is_ok()
+        self.commands
+            .as_mut()
+            .is_some_and(|c| c.write_all(line).is_ok())
+    }
+
+    /// Closes the command pipe: the child reads its end, the sign to finish.
+    pub(crate) fn close_commands(&mut self) {
+        self.commands = None;
     }
 
     /// The next line from the child, without its newline, waiting at most `cap`; the wait is

@@ -81,7 +81,8 @@ pub(crate) trait TimingChild {
     fn quit(self: Box<Self>);
 }
 
-/// A timing child of a serprof binary, through the process guard and a pair of pipes.
+/// A timing child or a recorder of a serprof binary, through the process guard and a pair of
+/// pipes.
 struct PipedChild {
     child: Option<Guarded>,
     pipes: Pipes,
@@ -100,10 +101,24 @@ impl TimingChild for PipedChild {
     }
 
     fn lost(mut self: Box<Self>, how: Lost) -> Failure {
+        self.ended(how, Recording::Timing, None)
+    }
+
+    fn quit(mut self: Box<Self>) {
+        self.send(TimingCommand::Quit);
+        self.close();
+    }
+}
+
+impl PipedChild {
+    /// The child is lost (`how`) while making `recording`: it is killed if it still runs, and
+    /// the failure says how it ended. A hung child's verdict names `cap`, the time the
+    /// request was given, or else the child's age.
+    fn ended(&mut self, how: Lost, recording: Recording, cap: Option<Duration>) -> Failure {
         let Some(child) = self.child.take() else {
-            return Failure::harness("the timing child is gone");
+            return Failure::harness("the worker child is gone");
         };
-        let after = child.elapsed();
+        let after = cap.unwrap_or_else(|| child.elapsed());
         let ended = match how {
             Lost::Interrupted => child.kill(crate::model::Verdict::Interrupted),
             Lost::TimedOut => child.kill(crate::model::Verdict::Hung { after }),
@@ -113,18 +128,73 @@ impl TimingChild for PipedChild {
             },
         };
         Failure::Child {
-            recording: Recording::Timing,
+            recording,
             verdict: ended.verdict,
             stderr: ended.stderr.tail,
             memory_cap_mib: self.memory_cap_mib,
         }
     }
 
-    fn quit(mut self: Box<Self>) {
-        self.send(TimingCommand::Quit);
+    /// Closes the command pipe (the child's signal to end) and waits for the child.
+    fn close(&mut self) {
+        self.pipes.close_commands();
         if let Some(child) = self.child.take() {
             let _ = child.wait_capped(Duration::from_secs(10));
         }
+    }
+}
+
+/// Which recorder may serve a recording: the same CPU, allocator and memory cap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct RecorderKey {
+    cpu: Option<usize>,
+    allocator: Option<String>,
+    memory_cap_mib: u64,
+}
+
+/// A recorder ([`Request::Recorder`]) and what it may serve.
+struct Recorder {
+    key: RecorderKey,
+    child: PipedChild,
+}
+
+/// The idle recorders of a [`ChildProcesses`]: a recording takes one that fits (or starts
+/// one) and gives it back when the recording ends well; a recorder whose recording failed in
+/// any way that is not the engine's own reported error is not given back. They end when the
+/// last copy of their [`ChildProcesses`] goes.
+#[derive(Default)]
+struct Recorders {
+    idle: std::sync::Mutex<Vec<Recorder>>,
+}
+
+impl Recorders {
+    fn take(&self, key: &RecorderKey) -> Option<Recorder> {
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        let at = idle.iter().position(|r| &r.key == key)?;
+        Some(idle.swap_remove(at))
+    }
+
+    fn give_back(&self, recorder: Recorder) {
+        self.idle
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(recorder);
+    }
+}
+
+impl Drop for Recorders {
+    fn drop(&mut self) {
+        let idle = std::mem::take(self.idle.get_mut().unwrap_or_else(|e| e.into_inner()));
+        for mut recorder in idle {
+            recorder.child.close();
+        }
+    }
+}
+
+impl std::fmt::Debug for Recorders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let idle = self.idle.lock().map_or(0, |i| i.len());
+        write!(f, "Recorders {{ idle: {idle} }}")
     }
 }
 
@@ -135,6 +205,8 @@ pub(crate) struct ChildProcesses {
     /// Each configuration's measured loop, as valgrind names it (`STUDY/CONFIG` to function):
     /// what the instructions recording counts.
     loops: BTreeMap<String, String>,
+    /// The idle recorders that make verification, CPU and allocation recordings.
+    recorders: std::sync::Arc<Recorders>,
 }
 
 impl ChildProcesses {
@@ -143,6 +215,7 @@ impl ChildProcesses {
         Ok(ChildProcesses {
             exe: program.exe().to_path_buf(),
             loops: loops_of(program),
+            recorders: Default::default(),
         })
     }
 
@@ -159,6 +232,7 @@ impl ChildProcesses {
         Ok(ChildProcesses {
             exe: exe.to_path_buf(),
             loops: loops_of(program),
+            recorders: Default::default(),
         })
     }
 }
@@ -346,6 +420,126 @@ fn set_allocator(cmd: &mut Command, configs: &[ConfigId]) -> Result<()> {
     Ok(())
 }
 
+impl ChildProcesses {
+    /// Starts a recorder for `key`.
+    fn start_recorder(&self, key: RecorderKey, config: &ConfigId) -> Result<Recorder> {
+        let child = self.piped_child(
+            |fds| Request::Recorder { fds },
+            std::slice::from_ref(config),
+            key.memory_cap_mib,
+            key.cpu,
+        )?;
+        Ok(Recorder { child, key })
+    }
+
+    /// Starts a child of `request` (given the descriptors of its pipes) under the guard, with
+    /// the allocator `configs` name, `memory_cap_mib` and pinned to `cpu`.
+    fn piped_child(
+        &self,
+        request: impl FnOnce([i32; 2]) -> Request,
+        configs: &[ConfigId],
+        memory_cap_mib: u64,
+        cpu: Option<usize>,
+    ) -> Result<PipedChild> {
+        let (pipes, ends) = Pipes::new()?;
+        let mut cmd = request(ends.fds()).command(&self.exe);
+        set_allocator(&mut cmd, configs)?;
+        ends.inherit(&mut cmd);
+        let limits = Limits {
+            address_space: memory_cap_mib.saturating_mul(1024 * 1024),
+            cpu,
+        };
+        let child = Guarded::spawn(cmd, limits)?;
+        // The parent's copies of the child's ends go now: the child's death then closes the
+        // reply pipe.
+        drop(ends);
+        Ok(PipedChild {
+            child: Some(child),
+            pipes,
+            memory_cap_mib,
+        })
+    }
+
+    /// One verification, CPU or allocation recording, made by a recorder: one that is idle
+    /// and fits, else a new one. A recorder that dies, hangs or answers out of turn is judged
+    /// as a child of its own would be and not used again; the next recording starts another.
+    fn record_in_recorder(
+        &self,
+        config: &ConfigId,
+        recording: Recording,
+        dir: &Path,
+        settings: &Settings,
+    ) -> Result<Outcome> {
+        let key = RecorderKey {
+            cpu: settings.pin_cpu,
+            allocator: allocator::split(&config.config)
+                .1
+                .map(|a| a.name().to_string()),
+            memory_cap_mib: settings.memory_cap_mib,
+        };
+        let line = protocol::json_line(&RecordRequest {
+            config: config.clone(),
+            recording,
+            dir: dir.to_path_buf(),
+            settings: settings.clone(),
+        });
+        // An idle recorder may have died meanwhile: then a new one takes the request.
+        let idle = self
+            .recorders
+            .take(&key)
+            .and_then(|mut r| r.send(&line).then_some(r));
+        let mut recorder = match idle {
+            Some(r) => r,
+            None => {
+                let mut r = self.start_recorder(key, config)?;
+                if !r.send(&line) {
+                    let failure = r.child.ended(Lost::Closed, recording, None);
+                    return Ok(Outcome::Crashed(failure));
+                }
+                r
+            }
+        };
+        let cap = Duration::from_secs(settings.child_time_cap_s.max(1));
+        let answer = recorder
+            .child
+            .pipes
+            .receive(cap, &interrupt::interrupted)
+            .and_then(|l| {
+                serde_json::from_slice::<protocol::RecorderReply>(&l).map_err(|_| Lost::Closed)
+            });
+        match answer {
+            Ok(protocol::RecorderReply::Done) => match protocol::take_report(recording, dir) {
+                Some(report) => {
+                    self.recorders.give_back(recorder);
+                    Ok(Outcome::Reported(Box::new(report)))
+                }
+                None => {
+                    recorder.child.close();
+                    Ok(Outcome::Crashed(Failure::harness(format!(
+                        "the recorder finished {config} but left no readable report"
+                    ))))
+                }
+            },
+            Err(how) => Ok(Outcome::Crashed(recorder.child.ended(
+                how,
+                recording,
+                Some(cap),
+            ))),
+        }
+    }
+}
+
+impl Recorder {
+    /// Sends one request, its stderr forgotten first; false when the recorder is gone.
+    fn send(&mut self, line: &[u8]) -> bool {
+        match &self.child.child {
+            Some(child) => child.clear_stderr(),
+            None => return false,
+        }
+        self.child.pipes.send(line)
+    }
+}
+
 /// `valgrind --version`, or a one-line misuse error saying how to install it.
 pub(crate) fn valgrind_version() -> Result<String> {
     match Command::new("valgrind").arg("--version").stdin(Stdio::null()).output() {
@@ -369,6 +563,12 @@ impl Executor for ChildProcesses {
         let _span = tracing::info_span!("child", recording = recording.as_str(), config = %config)
             .entered();
         let _ = std::fs::remove_file(protocol::report_path(recording, dir));
+        if matches!(
+            recording,
+            Recording::Verify | Recording::Cpu | Recording::Alloc
+        ) {
+            return self.record_in_recorder(config, recording, dir, settings);
+        }
         let mut limits = Limits {
             address_space: settings.memory_cap_mib.saturating_mul(1024 * 1024),
             cpu: settings.pin_cpu,
@@ -438,29 +638,20 @@ impl Executor for ChildProcesses {
         settings: &Settings,
         cpu: Option<usize>,
     ) -> Result<Box<dyn TimingChild>> {
-        let (pipes, ends) = Pipes::new()?;
-        let mut cmd = Request::Timing(TimingRequest {
-            configs: configs.to_vec(),
-            ops,
-            settings: settings.clone(),
-            fds: ends.fds(),
-        })
-        .command(&self.exe);
-        set_allocator(&mut cmd, configs)?;
-        ends.inherit(&mut cmd);
-        let limits = Limits {
-            address_space: settings.memory_cap_mib.saturating_mul(1024 * 1024),
+        let child = self.piped_child(
+            |fds| {
+                Request::Timing(TimingRequest {
+                    configs: configs.to_vec(),
+                    ops,
+                    settings: settings.clone(),
+                    fds,
+                })
+            },
+            configs,
+            settings.memory_cap_mib,
             cpu,
-        };
-        let child = Guarded::spawn(cmd, limits)?;
-        // The parent's copies of the child's ends go now: the child's death then closes the
-        // reply pipe.
-        drop(ends);
-        Ok(Box::new(PipedChild {
-            child: Some(child),
-            pipes,
-            memory_cap_mib: settings.memory_cap_mib,
-        }))
+        )?;
+        Ok(Box::new(child))
     }
 }
 
