@@ -390,6 +390,8 @@ struct Plan {
     target: u64,
     /// Wall time after which the recording ends whatever it has.
     cap: Duration,
+    /// The warm-up's time per operation.
+    ns_per_op: f64,
 }
 
 impl Plan {
@@ -404,10 +406,22 @@ impl Plan {
             overhead_pairs: settings.overhead_pairs,
             hz,
             target,
+            ns_per_op,
             cap: Duration::from_secs(settings.cpu_time_cap_s.max(1)),
         }
     }
 }
+
+impl Plan {
+    /// Operations of a batch of `seconds` of CPU time, at least [`MIN_BATCH_MS`].
+    fn ops_for(&self, seconds: f64) -> u64 {
+        let seconds = seconds.max(MIN_BATCH_MS / 1000.0);
+        ops_per_batch(self.ns_per_op, Duration::from_secs_f64(seconds))
+    }
+}
+
+/// Shortest batch the recording runs, in milliseconds.
+const MIN_BATCH_MS: f64 = 5.0;
 
 /// Starts pprof-rs's sampler (its signal handler) and drives it with a [`ProfilingTimer`] at
 /// `hz`, disarmed, a whole interval to its first expiry; pprof-rs's own timer is switched off.
@@ -432,6 +446,9 @@ struct Batches {
     unsampled: Vec<f64>,
     pairs: Vec<f64>,
     sampled_ns: f64,
+    /// Operations of the next sampled batch after the pairs, when fewer than a whole batch
+    /// should reach the target.
+    next_batch: Option<u64>,
 }
 
 impl Batches {
@@ -450,7 +467,7 @@ impl Batches {
         let pairing = self.pairing(plan);
         let per_batch = match pairing {
             true => plan.pair_batch,
-            false => plan.per_batch,
+            false => self.next_batch.unwrap_or(plan.per_batch),
         };
         let sampled_first = self.pairs.len().is_multiple_of(2) || !pairing;
         let mut pair = [0.0; 2];
@@ -533,7 +550,12 @@ fn sample_batches(
         let cpu = batches.sampled_ns / 1e9;
         if !batches.pairing(plan) && cpu >= next_check {
             match next_sample_check(guard, plan.target, cpu)? {
-                Some(at) => next_check = at,
+                Some(at) => {
+                    next_check = at;
+                    // Only as long as the missing samples should take, so the recording
+                    // stops close to its target.
+                    batches.next_batch = Some(plan.ops_for(at - cpu).min(plan.per_batch));
+                }
                 None => break,
             }
         }

@@ -35,7 +35,7 @@ pub struct Settings {
     /// is 100 (quick: 50).
     pub warmup_ms: u64,
     /// Rounds per timing child: each round runs one sample of every configuration. Default is
-    /// 30 (quick: 10); a child runs more rounds when fewer would measure for less than
+    /// 20 (quick: 10); a child runs more rounds when fewer would measure for less than
     /// `child_ms`.
     #[serde(default = "default_rounds")]
     pub rounds: usize,
@@ -49,7 +49,7 @@ pub struct Settings {
     #[serde(default = "default_child_ms")]
     pub child_ms: u64,
     /// Warm-up of each configuration in every timing child, which sizes its samples, in
-    /// milliseconds. Default is 20 (quick: 10).
+    /// milliseconds. Default is 10 (quick: 5).
     #[serde(default = "default_calibrate_ms")]
     pub calibrate_ms: u64,
     /// Record CPU samples. Default is true.
@@ -82,7 +82,7 @@ pub struct Settings {
     /// One allocation stack is sampled every this many allocated bytes. Default is 64 KiB.
     pub alloc_sample_bytes: u64,
     /// Minimum counted time of the allocation recording, in milliseconds (rounded up to whole
-    /// passes over the dataset). Default is 500 (quick: 100).
+    /// passes over the dataset). Default is 200 (quick: 50).
     pub alloc_min_ms: u64,
     /// A worker child still running after this many seconds is killed and reported as hung.
     /// Default is 300.
@@ -148,11 +148,11 @@ impl Settings {
             warmup_ms: 50,
             rounds: 10,
             child_ms: 600,
-            calibrate_ms: 10,
+            calibrate_ms: 5,
             cpu_samples: 300,
             cpu_time_cap_s: 15,
             overhead_pairs: QUICK_OVERHEAD_PAIRS,
-            alloc_min_ms: 100,
+            alloc_min_ms: 50,
             ..Settings::defaults()
         }
     }

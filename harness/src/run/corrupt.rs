@@ -373,7 +373,7 @@ fn run_child(
     // The same guards as every worker child, with the corrupt study's own memory cap.
     let limits = Limits {
         address_space: memory_cap_mib(settings).saturating_mul(1024 * 1024),
-        cpu: None,
+        cpu: settings.pin_cpu,
     };
     let mut child = Guarded::spawn(cmd, limits)?;
     let setup_cap = Duration::from_secs(settings.child_time_cap_s.max(1));

@@ -349,8 +349,7 @@ impl<'a> Measuring<'a> {
             // The recording in flight was cut short.
             return Ok(None);
         }
-        write_json(&dir.join(layout::RESULT_JSON), &result)?;
-        self.progress.finish_config(&result);
+        self.write_result(&dir, &result)?;
         Ok(Some(result))
     }
 
@@ -384,38 +383,82 @@ impl<'a> Measuring<'a> {
         outcome
     }
 
-    /// The corrupt study's configurations, after every timed one.
+    /// The corrupt study's configurations, after every timed one: in `settings.jobs` slots side
+    /// by side when the executor may be shared (its figures are outcomes and a generous
+    /// per-input time cap, which a neighbour on another CPU does not change), else one after
+    /// another; the phase's wall time goes into the clock.
     fn corrupt(&mut self, exec: &dyn Executor) -> Result<()> {
-        for i in self.pending_of(true) {
-            if interrupt::interrupted() {
-                break;
+        let pending = self.pending_of(true);
+        let started = std::time::Instant::now();
+        let shared = exec
+            .shared()
+            .filter(|_| self.settings.jobs > 1 && pending.len() > 1);
+        let outcome = match shared {
+            Some(exec) => {
+                let this = &*self;
+                let (_, done, outcome) =
+                    in_slots(self.settings, pending.into_iter(), |settings, i, _| {
+                        if interrupt::interrupted() {
+                            return Ok(None);
+                        }
+                        let (dir, result) = this.corrupt_one(exec, i, settings)?;
+                        if interrupt::interrupted() {
+                            return Ok(None);
+                        }
+                        this.write_result(&dir, &result)?;
+                        Ok(Some((i, result)))
+                    });
+                for (i, result) in done {
+                    self.results[i] = Some(result);
+                }
+                outcome
             }
-            let config = &self.configs[i];
-            let dir = Self::dir_of(self.run_dir, config);
-            std::fs::create_dir_all(&dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-            let damage = self
-                .program
-                .find_info(&config.info.study)
-                .and_then(|s| s.damage)
-                .with_context(|| format!("{}: the study has no damage", config.info.name()))?;
-            let (settings, progress) = (self.settings, &self.progress);
-            let result = self.clock.time(
-                |c| &mut c.corrupt,
-                || corrupt::measure_config(exec, &damage, config, &dir, settings, progress),
-            );
-            if interrupt::interrupted() {
-                break;
-            }
-            self.keep(i, &dir, result)?;
-        }
+            None => pending.into_iter().try_for_each(|i| {
+                if interrupt::interrupted() {
+                    return Ok(());
+                }
+                let (dir, result) = self.corrupt_one(exec, i, self.settings)?;
+                if !interrupt::interrupted() {
+                    self.keep(i, &dir, result)?;
+                }
+                Ok(())
+            }),
+        };
+        self.clock.corrupt += started.elapsed().as_secs_f64();
+        outcome
+    }
+
+    /// Decodes configuration `i`'s damaged inputs (its children pinned as `settings` say):
+    /// its folder and result.
+    fn corrupt_one(
+        &self,
+        exec: &dyn Executor,
+        i: usize,
+        settings: &Settings,
+    ) -> Result<(PathBuf, ConfigResult)> {
+        let config = &self.configs[i];
+        let dir = Self::dir_of(self.run_dir, config);
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let damage = self
+            .program
+            .find_info(&config.info.study)
+            .and_then(|s| s.damage)
+            .with_context(|| format!("{}: the study has no damage", config.info.name()))?;
+        let result = corrupt::measure_config(exec, &damage, config, &dir, settings, &self.progress);
+        Ok((dir, result))
+    }
+
+    /// Writes a finished result and says so.
+    fn write_result(&self, dir: &Path, result: &ConfigResult) -> Result<()> {
+        write_json(&dir.join(layout::RESULT_JSON), result)?;
+        self.progress.finish_config(result);
         Ok(())
     }
 
     /// Writes configuration `i`'s finished result.
     fn keep(&mut self, i: usize, dir: &Path, result: ConfigResult) -> Result<()> {
-        write_json(&dir.join(layout::RESULT_JSON), &result)?;
-        self.progress.finish_config(&result);
+        self.write_result(dir, &result)?;
         self.results[i] = Some(result);
         Ok(())
     }
