@@ -330,7 +330,7 @@ fn sampling_table(out: &mut String, data: &RunData) {
     if rows.is_empty() {
         return;
     }
-    out.push_str("<h3>CPU sampling</h3>\n<p class=\"muted small\">The effective rate is samples per CPU-second of the sampled batches, what each profile really got; overhead is the median time per operation while sampled over the median of unsampled batches run just before in the same child.</p>\n");
+    out.push_str("<h3>CPU sampling</h3>\n<p class=\"muted small\">The effective rate is samples per CPU-second of the sampled batches, what each profile really got; overhead is the median of the ratios of sampled to unsampled batches interleaved in the same process (S U, U S, ...).</p>\n");
     out.push_str("<div class=\"table-wrap\"><table><thead><tr><th class=\"name\">configuration</th><th>samples</th><th>requested</th><th>effective</th><th>CPU time</th><th>time/op sampled</th><th>overhead</th></tr></thead><tbody>\n");
     for (name, c) in rows {
         let overhead = c
