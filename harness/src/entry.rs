@@ -79,7 +79,7 @@ fn worker(program: &Program, args: &[OsString]) -> Result<ExitCode> {
         Request::Corrupt(r) => crate::measure::corrupt::run(program, &r)?,
         Request::Timing(r) => crate::measure::timing::serve(program, &r)?,
         Request::Probe { batches } => crate::measure::reference::probe_process(program, batches)?,
-        Request::Recorder { fds } => crate::measure::serve(program, fds)?,
+        Request::Recorder { fds, fork } => crate::measure::recorder::serve(program, fds, fork)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -102,18 +102,32 @@ pub(crate) enum Request {
     Probe { batches: usize },
     /// A recorder: it reads one [`RecordRequest`] per JSON line from the first inherited
     /// descriptor, makes that recording exactly as a [`Request::Record`] child would (its
-    /// report in the request's folder), then writes one [`RecorderReply`] line to the second,
-    /// until the parent closes the first. One process, one load of the program's symbols, for
-    /// many recordings.
-    Recorder { fds: [i32; 2] },
+    /// report in the request's folder), and writes one [`RecorderReply`] line to the second,
+    /// until the parent closes the first. With `fork`, it loads the program's debug information
+    /// once and makes each recording in a child it forks, so that every recording starts from
+    /// the same process state (the recorder's, which runs no workload); without, it makes them
+    /// itself (verification: its figures are exact, whatever the heap has been through).
+    Recorder { fds: [i32; 2], fork: bool },
 }
 
-/// What a recorder answers when a recording is done (its report is in the request's folder).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// What a recorder answers when a recording's child has ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "reply", rename_all = "snake_case")]
 pub(crate) enum RecorderReply {
-    /// The recording ended and its report is written.
-    Done,
+    /// The child ended with the wait status `status` (`waitpid`'s), having said `stderr`.
+    Ended { status: i32, stderr: ChildStderr },
+}
+
+/// What a recording's child wrote on stderr, as the process guard keeps it
+/// (`process::Stderr`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ChildStderr {
+    /// The last lines.
+    pub tail: Vec<String>,
+    /// std's `memory allocation of N bytes failed` line, if it printed one.
+    pub allocation_failed: Option<String>,
+    /// std's `thread '…' has overflowed its stack`.
+    pub stack_overflow: bool,
 }
 
 /// One recording of one configuration.

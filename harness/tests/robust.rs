@@ -113,9 +113,9 @@ fn panicking_aborting_hanging_and_hoarding_engines_are_reported_and_ok_keeps_its
     }
 }
 
-/// The recorders: one child makes one recording after another, and a recording that kills its
-/// recorder costs only that recording (its verdict and stderr are its own); the next recording
-/// starts a new recorder.
+/// The recorders: one recorder serves one recording after another (verifications itself,
+/// profiles each in a child it forks), and a recording that dies costs only that recording (its
+/// verdict and stderr are its own).
 #[test]
 fn a_recorder_serves_many_recordings_and_a_crash_costs_only_its_own() {
     let out = tempfile::tempdir().unwrap();
@@ -171,20 +171,17 @@ fn a_recorder_serves_many_recordings_and_a_crash_costs_only_its_own() {
             .unwrap_or_else(|| panic!("no {recording} request of {config}: {served:?}"))
             .0
     };
-    // One slot: verification of ok and drop-field in one recorder, abort's kills it, and
-    // extra-work's verification and both CPU recordings are made by the next one.
-    assert_eq!(
-        pid_of("testkit/ok", "verify"),
-        pid_of("testkit/drop-field", "verify")
-    );
-    assert_eq!(
-        pid_of("testkit/ok", "verify"),
-        pid_of("testkit/abort", "verify")
-    );
+    // One slot. Verification: one recorder verifies ok, drop-field and abort itself; abort's
+    // end is that recorder's, and extra-work is verified by the next one. The CPU recordings:
+    // a forking recorder of their own makes both, each in a child it forks.
+    let verifier = pid_of("testkit/ok", "verify");
+    assert_eq!(pid_of("testkit/drop-field", "verify"), verifier);
+    assert_eq!(pid_of("testkit/abort", "verify"), verifier);
     let next = pid_of("testkit/extra-work", "verify");
-    assert_ne!(next, pid_of("testkit/abort", "verify"));
-    assert_eq!(pid_of("testkit/ok", "cpu"), next);
-    assert_eq!(pid_of("testkit/extra-work", "cpu"), next);
+    assert_ne!(next, verifier);
+    let profiler = pid_of("testkit/ok", "cpu");
+    assert_eq!(pid_of("testkit/extra-work", "cpu"), profiler);
+    assert!(![verifier, next].contains(&profiler), "{served:?}");
     assert_eq!(served.len(), 6, "{served:?}");
 }
 

@@ -85,7 +85,7 @@ pub(crate) struct MeasureArgs {
     #[arg(long, value_name = "N")]
     pub processes: Option<usize>,
     /// Rounds per timing child, one sample of every configuration each; given, exactly N
-    /// (default: at least 20, --quick 10, and more when a round is short, so that a child
+    /// (default: at least 20, --quick 8, and more when a round is short, so that a child
     /// measures for 2 s, --quick 0.6 s).
     #[arg(long, value_name = "N")]
     pub rounds: Option<usize>,

@@ -28,6 +28,7 @@ pub(crate) mod clock;
 pub(crate) mod corrupt;
 pub(crate) mod cpu;
 pub(crate) mod parent;
+pub(crate) mod recorder;
 pub(crate) mod reference;
 pub(crate) mod sizes;
 pub(crate) mod timing;
@@ -60,21 +61,6 @@ pub(crate) fn run(program: &Program, req: &RecordRequest) -> Result<()> {
         }),
     };
     write_json(&report_path(req.recording, &req.dir), &report)
-}
-
-/// A recorder's life ([`crate::protocol::Request::Recorder`]): each request read from the parent
-/// is recorded by [`run`], as a child of its own would record it, then answered, until the
-/// parent closes the pipe. An error [`run`] returns (not an engine's: those go into the report)
-/// ends the recorder, as it ends a child of its own.
-pub(crate) fn serve(program: &Program, fds: [i32; 2]) -> Result<()> {
-    let mut pipes = parent::ParentPipes::open(fds)?;
-    let pid = std::process::id();
-    while let Some(req) = pipes.next::<RecordRequest>()? {
-        tracing::info!(pid, config = %req.config, recording = req.recording.as_str(), "recorder request");
-        run(program, &req)?;
-        pipes.send(&crate::protocol::RecorderReply::Done)?;
-    }
-    Ok(())
 }
 
 /// A failed recording's error as a [`Failure`]: the engine's own error keeps its kind.

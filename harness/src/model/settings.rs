@@ -35,7 +35,7 @@ pub struct Settings {
     /// is 100 (quick: 50).
     pub warmup_ms: u64,
     /// Rounds per timing child: each round runs one sample of every configuration. Default is
-    /// 20 (quick: 10); a child runs more rounds when fewer would measure for less than
+    /// 20 (quick: 8); a child runs more rounds when fewer would measure for less than
     /// `child_ms`.
     #[serde(default = "default_rounds")]
     pub rounds: usize,
@@ -146,7 +146,7 @@ impl Settings {
             quick: true,
             processes: 5,
             warmup_ms: 50,
-            rounds: 10,
+            rounds: 8,
             child_ms: 600,
             calibrate_ms: 5,
             cpu_samples: 300,

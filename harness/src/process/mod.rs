@@ -40,7 +40,8 @@ pub(crate) struct Stderr {
 }
 
 impl Stderr {
-    fn add(&mut self, line: String) {
+    /// Takes in one more line.
+    pub(crate) fn add(&mut self, line: String) {
         if line.starts_with("memory allocation of") {
             self.allocation_failed = Some(line.clone());
         }
@@ -189,11 +190,26 @@ impl Guarded {
             .context("cannot wait for a child process")
     }
 
-    /// Kills it and waits for it; the verdict is `verdict` (ours: Hung or Interrupted).
+    /// Kills it and its process group (a recorder's recording child is in it) and waits for
+    /// it; the verdict is `verdict` (ours: Hung or Interrupted).
     pub(crate) fn kill(mut self, verdict: Verdict) -> Ended {
-        let _ = self.child.kill();
+        self.kill_group();
         let _ = self.child.wait();
         self.finish(verdict)
+    }
+
+    /// SIGKILL to the child's process group (it leads one: see `apply`), then to the child.
+    fn kill_group(&mut self) {
+        // SAFETY: kill only sends a signal; the group is the child's own, made at its start.
+        unsafe { libc::kill(-(self.child.id() as libc::pid_t), libc::SIGKILL) };
+        let _ = self.child.kill();
+    }
+
+    /// The judgement of a child that a recorder forked (`status` from its `waitpid`), from
+    /// what it said on stderr; this guarded child, the recorder, goes on.
+    pub(crate) fn judge_forked(status: i32, stderr: &Stderr) -> Verdict {
+        use std::os::unix::process::ExitStatusExt;
+        judge(ExitStatus::from_raw(status), stderr)
     }
 
     /// Waits for it to end by itself.
@@ -261,7 +277,7 @@ impl Guarded {
 impl Drop for Guarded {
     fn drop(&mut self) {
         if !self.done {
-            let _ = self.child.kill();
+            self.kill_group();
             let _ = self.child.wait();
             interrupt::unregister_child();
         }

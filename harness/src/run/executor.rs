@@ -144,12 +144,14 @@ impl PipedChild {
     }
 }
 
-/// Which recorder may serve a recording: the same CPU, allocator and memory cap.
+/// Which recorder may serve a recording: the same CPU, allocator and memory cap, and a forking
+/// one for profiles (CPU, allocation), one that verifies itself for verification.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct RecorderKey {
     cpu: Option<usize>,
     allocator: Option<String>,
     memory_cap_mib: u64,
+    fork: bool,
 }
 
 /// A recorder ([`Request::Recorder`]) and what it may serve.
@@ -424,7 +426,10 @@ impl ChildProcesses {
     /// Starts a recorder for `key`.
     fn start_recorder(&self, key: RecorderKey, config: &ConfigId) -> Result<Recorder> {
         let child = self.piped_child(
-            |fds| Request::Recorder { fds },
+            |fds| Request::Recorder {
+                fds,
+                fork: key.fork,
+            },
             std::slice::from_ref(config),
             key.memory_cap_mib,
             key.cpu,
@@ -460,9 +465,12 @@ impl ChildProcesses {
         })
     }
 
-    /// One verification, CPU or allocation recording, made by a recorder: one that is idle
-    /// and fits, else a new one. A recorder that dies, hangs or answers out of turn is judged
-    /// as a child of its own would be and not used again; the next recording starts another.
+    /// One verification, CPU or allocation recording, made by a recorder's forked child: a
+    /// recorder that is idle and fits, else a new one. The child's end is judged as the guard
+    /// judges a child of its own, from the status and stderr the recorder reports. A recording
+    /// that hangs past the time cap is killed with its recorder (one process group); a recorder
+    /// that dies or answers out of turn is judged itself; neither is used again, and the next
+    /// recording starts another.
     fn record_in_recorder(
         &self,
         config: &ConfigId,
@@ -476,6 +484,7 @@ impl ChildProcesses {
                 .1
                 .map(|a| a.name().to_string()),
             memory_cap_mib: settings.memory_cap_mib,
+            fork: recording != Recording::Verify,
         };
         let line = protocol::json_line(&RecordRequest {
             config: config.clone(),
@@ -508,18 +517,27 @@ impl ChildProcesses {
                 serde_json::from_slice::<protocol::RecorderReply>(&l).map_err(|_| Lost::Closed)
             });
         match answer {
-            Ok(protocol::RecorderReply::Done) => match protocol::take_report(recording, dir) {
-                Some(report) => {
-                    self.recorders.give_back(recorder);
-                    Ok(Outcome::Reported(Box::new(report)))
+            Ok(protocol::RecorderReply::Ended { status, stderr }) => {
+                // The recording's child ended; the recorder goes on.
+                self.recorders.give_back(recorder);
+                let stderr = crate::process::Stderr {
+                    tail: stderr.tail,
+                    allocation_failed: stderr.allocation_failed,
+                    stack_overflow: stderr.stack_overflow,
+                };
+                let verdict = Guarded::judge_forked(status, &stderr);
+                if let crate::model::Verdict::Exited { .. } = verdict {
+                    if let Some(report) = protocol::take_report(recording, dir) {
+                        return Ok(Outcome::Reported(Box::new(report)));
+                    }
                 }
-                None => {
-                    recorder.child.close();
-                    Ok(Outcome::Crashed(Failure::harness(format!(
-                        "the recorder finished {config} but left no readable report"
-                    ))))
-                }
-            },
+                Ok(Outcome::Crashed(Failure::Child {
+                    recording,
+                    verdict,
+                    stderr: stderr.tail,
+                    memory_cap_mib: settings.memory_cap_mib,
+                }))
+            }
             Err(how) => Ok(Outcome::Crashed(recorder.child.ended(
                 how,
                 recording,
