@@ -105,6 +105,7 @@ pub(crate) fn fold_report_with_sources(report: &pprof::Report, root: &str) -> (F
 }
 
 /// A function's name as pprof names it, and its source file.
+#[cfg(not(feature = "fp-unwind"))]
 pub(crate) type NameAndFile = (String, Option<String>);
 
 /// The physical function at `ip` as pprof names it, and its source file: `ip` is a return
