@@ -236,6 +236,14 @@ fn a_users_document_runs_through_the_dom_configurations_and_resume_checks_its_ha
         assert_eq!(r["verified"], true, "{r}");
         assert!(r["error"].is_null(), "{r}");
         assert!(r["time_ns"]["median"].as_f64().unwrap() > 0.0, "{r}");
+        // A document makes no list of payloads to compress: no sizes, and no warning either.
+        let warnings = r["warnings"].as_array().map_or(&[][..], |w| &w[..]);
+        assert!(
+            !warnings
+                .iter()
+                .any(|w| w.as_str().unwrap_or("").contains("compressed")),
+            "{r}"
+        );
         assert_eq!(r["document"]["path"].as_str().unwrap(), {
             Path::new(&path).canonicalize().unwrap().to_str().unwrap()
         });

@@ -14,9 +14,11 @@ pub(crate) const ZLIB_LEVEL: u32 = 6;
 pub(crate) const ZSTD_LEVEL: i32 = 3;
 
 /// Whether `config`'s payloads are messages an engine wrote (not stored documents or damaged
-/// inputs, whose sizes say nothing about the engine).
+/// inputs, whose sizes say nothing about the engine). A configuration of a document (the
+/// corpus study) holds one parsed value and makes no list of payloads, so it has none either.
 pub(crate) fn compresses(config: &Config) -> bool {
     !matches!(config.info.operation, Operation::Parse | Operation::Decode)
+        && config.info.document.is_none()
 }
 
 /// The mean compressed size of `payloads`, each compressed on its own (in the driver).
