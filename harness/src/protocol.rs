@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::layout::{self, write_atomic};
 use crate::model::corrupt::InputRecord;
+use crate::model::verdict::Stderr;
 use crate::model::{AllocStats, ConfigId, CpuStats, Failure, Recording, Settings};
 use serprof_api::fields::FieldBytes;
 use serprof_api::verify::Finding;
@@ -115,19 +116,7 @@ pub(crate) enum Request {
 #[serde(tag = "reply", rename_all = "snake_case")]
 pub(crate) enum RecorderReply {
     /// The child ended with the wait status `status` (`waitpid`'s), having said `stderr`.
-    Ended { status: i32, stderr: ChildStderr },
-}
-
-/// What a recording's child wrote on stderr, as the process guard keeps it
-/// (`process::Stderr`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub(crate) struct ChildStderr {
-    /// The last lines.
-    pub tail: Vec<String>,
-    /// std's `memory allocation of N bytes failed` line, if it printed one.
-    pub allocation_failed: Option<String>,
-    /// std's `thread '…' has overflowed its stack`.
-    pub stack_overflow: bool,
+    Ended { status: i32, stderr: Stderr },
 }
 
 /// One recording of one configuration.

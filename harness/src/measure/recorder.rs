@@ -21,7 +21,7 @@ use anyhow::{Context, Result};
 use super::parent::ParentPipes;
 use crate::model::Program;
 use crate::process::Stderr;
-use crate::protocol::{ChildStderr, RecordRequest, RecorderReply};
+use crate::protocol::{RecordRequest, RecorderReply};
 
 /// The recorder's life: with `fork`, load the symbols, then fork a child per request; without,
 /// make each recording here; until the parent closes the command pipe. An error that is not a
@@ -38,7 +38,7 @@ pub(crate) fn serve(program: &Program, fds: [i32; 2], fork: bool) -> Result<()> 
         let (status, stderr) = match fork {
             true => record_in_child(program, &req, fds)?,
             // Exited with code 0, as a child of its own would have.
-            false => super::run(program, &req).map(|()| (0, ChildStderr::default()))?,
+            false => super::run(program, &req).map(|()| (0, Stderr::default()))?,
         };
         pipes.send(&RecorderReply::Ended { status, stderr })?;
     }
@@ -55,11 +55,7 @@ fn load_symbols() {
 
 /// Forks a child that makes `req`'s recording with its stderr on a pipe; reads that pipe to its
 /// end and waits for the child: its wait status and what it said.
-fn record_in_child(
-    program: &Program,
-    req: &RecordRequest,
-    fds: [i32; 2],
-) -> Result<(i32, ChildStderr)> {
+fn record_in_child(program: &Program, req: &RecordRequest, fds: [i32; 2]) -> Result<(i32, Stderr)> {
     let (read_end, write_end) = crate::process::pipes::pipe()?;
     let recorder = std::process::id() as libc::pid_t;
     // SAFETY: the recorder is single-threaded (it starts no thread, and the worker's tracing
@@ -85,14 +81,7 @@ fn record_in_child(
     if unsafe { libc::waitpid(pid, &mut status, 0) } < 0 {
         return Err(std::io::Error::last_os_error()).context("cannot wait for a recording child");
     }
-    Ok((
-        status,
-        ChildStderr {
-            tail: seen.tail,
-            allocation_failed: seen.allocation_failed,
-            stack_overflow: seen.stack_overflow,
-        },
-    ))
+    Ok((status, seen))
 }
 
 /// The forked child: dies with the recorder, writes stderr into the pipe, closes the parent's

@@ -1,8 +1,46 @@
-//! How a child process ended, as the process guard judged it (`process::Guarded`).
+//! How a child process ended, as the process guard judged it (`process::Guarded`), and what it
+//! said on stderr, which the judgement reads.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+/// Lines of stderr kept for a failure message.
+pub(crate) const STDERR_LINES: usize = 8;
+
+/// What a child's stderr said, kept for its verdict.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Stderr {
+    /// The last [`STDERR_LINES`] lines.
+    pub tail: Vec<String>,
+    /// std's `memory allocation of N bytes failed` line, if it printed one.
+    pub allocation_failed: Option<String>,
+    /// std's `thread '…' has overflowed its stack`.
+    pub stack_overflow: bool,
+}
+
+impl Stderr {
+    /// Takes in one more line.
+    pub(crate) fn add(&mut self, line: String) {
+        if line.starts_with("memory allocation of") {
+            self.allocation_failed = Some(line.clone());
+        }
+        self.stack_overflow |= line.contains("has overflowed its stack");
+        if self.tail.len() == STDERR_LINES {
+            self.tail.remove(0);
+        }
+        self.tail.push(line);
+    }
+
+    /// `; last stderr: a | b`, or nothing.
+    pub(crate) fn suffix(&self) -> String {
+        if self.tail.is_empty() {
+            String::new()
+        } else {
+            format!("; last stderr: {}", self.tail.join(" | "))
+        }
+    }
+}
 
 /// How a child ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

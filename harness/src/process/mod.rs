@@ -20,47 +20,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-/// Lines of stderr kept for a failure message.
-pub(crate) const STDERR_LINES: usize = 8;
-
 /// How often a waiting parent looks at its child.
 pub(crate) const POLL: Duration = Duration::from_millis(5);
 
-pub(crate) use crate::model::verdict::Verdict;
-
-/// What a child's stderr said, kept for its verdict.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct Stderr {
-    /// The last [`STDERR_LINES`] lines.
-    pub tail: Vec<String>,
-    /// std's `memory allocation of N bytes failed` line, if it printed one.
-    pub allocation_failed: Option<String>,
-    /// std's `thread '…' has overflowed its stack`.
-    pub stack_overflow: bool,
-}
-
-impl Stderr {
-    /// Takes in one more line.
-    pub(crate) fn add(&mut self, line: String) {
-        if line.starts_with("memory allocation of") {
-            self.allocation_failed = Some(line.clone());
-        }
-        self.stack_overflow |= line.contains("has overflowed its stack");
-        if self.tail.len() == STDERR_LINES {
-            self.tail.remove(0);
-        }
-        self.tail.push(line);
-    }
-
-    /// `; last stderr: a | b`, or nothing.
-    pub(crate) fn suffix(&self) -> String {
-        if self.tail.is_empty() {
-            String::new()
-        } else {
-            format!("; last stderr: {}", self.tail.join(" | "))
-        }
-    }
-}
+pub(crate) use crate::model::verdict::{Stderr, Verdict};
 
 /// The verdict of a child that ended by itself with `status`.
 pub(crate) fn judge(status: ExitStatus, stderr: &Stderr) -> Verdict {
@@ -296,6 +259,7 @@ pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::verdict::STDERR_LINES;
     use std::os::unix::process::ExitStatusExt;
 
     fn stderr(lines: &[&str]) -> Stderr {

@@ -161,9 +161,9 @@ struct Recorder {
 }
 
 /// The idle recorders of a [`ChildProcesses`]: a recording takes one that fits (or starts
-/// one) and gives it back when the recording ends well; a recorder whose recording failed in
-/// any way that is not the engine's own reported error is not given back. They end when the
-/// last copy of their [`ChildProcesses`] goes.
+/// one) and gives it back when the recorder answered (whatever the recording's own end); a
+/// recorder that died, hung or answered out of turn is not given back. They end when the last
+/// copy of their [`ChildProcesses`] goes.
 #[derive(Default)]
 struct Recorders {
     idle: std::sync::Mutex<Vec<Recorder>>,
@@ -465,9 +465,10 @@ impl ChildProcesses {
         })
     }
 
-    /// One verification, CPU or allocation recording, made by a recorder's forked child: a
-    /// recorder that is idle and fits, else a new one. The child's end is judged as the guard
-    /// judges a child of its own, from the status and stderr the recorder reports. A recording
+    /// One verification, CPU or allocation recording, made by a recorder (a CPU or allocation
+    /// recording in a child it forks): one that is idle and fits, else a new one. The
+    /// recording's end is judged as the guard judges a child of its own, from the status and
+    /// stderr the recorder reports. A recording
     /// that hangs past the time cap is killed with its recorder (one process group); a recorder
     /// that dies or answers out of turn is judged itself; neither is used again, and the next
     /// recording starts another.
@@ -520,11 +521,6 @@ impl ChildProcesses {
             Ok(protocol::RecorderReply::Ended { status, stderr }) => {
                 // The recording's child ended; the recorder goes on.
                 self.recorders.give_back(recorder);
-                let stderr = crate::process::Stderr {
-                    tail: stderr.tail,
-                    allocation_failed: stderr.allocation_failed,
-                    stack_overflow: stderr.stack_overflow,
-                };
                 let verdict = Guarded::judge_forked(status, &stderr);
                 if let crate::model::Verdict::Exited { .. } = verdict {
                     if let Some(report) = protocol::take_report(recording, dir) {
