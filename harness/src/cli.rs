@@ -640,15 +640,15 @@ fn dispatch(cli: Cli, program: &crate::model::Program) -> Result<ExitCode> {
             json,
         } => commands::ab::run(
             program,
-            &commands::ab::AbRequest {
+            &crate::run::ab::AbRequest {
                 a: config_a,
                 b: config_b,
                 rounds,
                 processes,
                 cpu: crate::run::placement::CpuChoice::parse(cpu.as_deref())?,
                 out,
-                json,
             },
+            json,
         ),
         Command::Doctor { json } => commands::doctor::run(program, json),
         Command::Check {

@@ -163,20 +163,37 @@ mod handoff {
             .find(|exe| exe.is_file() && exe.canonicalize().ok() != this)
     }
 
-    /// One line when `driver` does not speak this program's protocol.
-    pub(super) fn check_driver(driver: &Path) -> Result<(), String> {
+    /// Why `driver` cannot measure this program (its protocol is another, or it did not say).
+    #[derive(Debug, thiserror::Error)]
+    pub(super) enum DriverMismatch {
+        /// It speaks another worker protocol.
+        #[error("the installed serprof driver {} (serprof {version}) speaks worker protocol {protocol} and this program protocol {PROTOCOL}: install the driver of this program's serprof with `{install}`", driver.display())]
+        Protocol {
+            driver: PathBuf,
+            version: String,
+            protocol: u32,
+            install: String,
+        },
+        /// It did not answer `__protocol` as a serprof binary does (`why`: what went wrong).
+        #[error("{why}: install the driver of this program's serprof with `{install}`")]
+        Unanswered { why: String, install: String },
+    }
+
+    /// Checks that `driver` speaks this program's protocol.
+    pub(super) fn check_driver(driver: &Path) -> Result<(), DriverMismatch> {
         let install = super::install_command();
         match identity_of(driver) {
             Ok(id) if id.protocol == PROTOCOL => Ok(()),
-            Ok(id) => Err(format!(
-                "the installed serprof driver {} (serprof {}) speaks worker protocol {} and this program protocol {PROTOCOL}: install the driver of this program's serprof with `{install}`",
-                driver.display(),
-                id.serprof_version,
-                id.protocol
-            )),
-            Err(e) => Err(format!(
-                "{e}: install the driver of this program's serprof with `{install}`"
-            )),
+            Ok(id) => Err(DriverMismatch::Protocol {
+                driver: driver.to_path_buf(),
+                version: id.serprof_version,
+                protocol: id.protocol,
+                install,
+            }),
+            Err(e) => Err(DriverMismatch::Unanswered {
+                why: e.to_string(),
+                install,
+            }),
         }
     }
 }

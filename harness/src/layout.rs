@@ -154,6 +154,17 @@ pub(crate) fn utc_rfc3339(t: SystemTime) -> String {
     format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
 }
 
+/// UTC time as RFC 3339 with milliseconds (`2026-11-30T10:15:00.250Z`): instants that must be
+/// ordered against another process's (the machine's measuring lock).
+pub(crate) fn utc_rfc3339_ms(t: SystemTime) -> String {
+    let ms = t
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.subsec_millis())
+        .unwrap_or(0);
+    let (y, mo, d, h, mi, s) = civil(t);
+    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}Z")
+}
+
 /// Calendar fields of a UTC time (Howard Hinnant's days-to-civil algorithm).
 fn civil(t: SystemTime) -> (i64, u32, u32, u32, u32, u32) {
     let secs = t

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::layout::{self, write_atomic};
 use crate::model::corrupt::InputRecord;
-use crate::model::verdict::Stderr;
+use crate::model::ending::Stderr;
 use crate::model::{AllocStats, ConfigId, CpuStats, Failure, Recording, Settings};
 use serprof_api::fields::FieldBytes;
 use serprof_api::verify::Finding;

@@ -206,6 +206,10 @@ pub(crate) struct BeforeAfterRecord {
     /// The lock-step timing schedule of both sides.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<crate::model::lockstep::Schedule>,
+    /// The machine's measuring lock as this before-after held it (absent in folders written
+    /// before the lock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_lock: Option<crate::model::manifest::MachineLock>,
     pub notes: Vec<String>,
 }
 

@@ -144,15 +144,15 @@ fn record(config: &Config, req: &RecordRequest, report: &mut WorkerReport) -> Re
                 let counted = alloc_recording(w.as_mut(), settings, &name, dir, Some(ns_per_op));
                 report.alloc_seconds = Some(started.elapsed().as_secs_f64());
                 match counted {
-                    Ok(Ok(stats)) => report.alloc = Some(stats),
-                    Ok(Err(warning)) => report.warnings.push(warning),
+                    Ok(Some(stats)) => report.alloc = Some(stats),
+                    Ok(None) => report.warnings.push(NOT_COUNTING.into()),
                     Err(e) => report.error = Some(failure_of(Recording::Alloc, e)),
                 }
             }
         }
         Recording::Alloc => match alloc_recording(w.as_mut(), settings, &name, dir, None)? {
-            Ok(stats) => report.alloc = Some(stats),
-            Err(warning) => report.warnings.push(warning),
+            Some(stats) => report.alloc = Some(stats),
+            None => report.warnings.push(NOT_COUNTING.into()),
         },
         Recording::Instructions => {
             // Exactly two calls of the measured loop, each dumped by callgrind when it
@@ -214,24 +214,24 @@ fn record_cpu(
     })
 }
 
-/// The allocation recording, or the warning saying why there is none (the binary's allocator
-/// is not the counting one).
+/// The warning of an allocation recording that cannot count.
+const NOT_COUNTING: &str = "no allocation figures: this binary's global allocator is not \
+     serprof's counting allocator (serprof::main! with `allocator = none`)";
+
+/// The allocation recording, or `None` when this binary's allocator is not the counting one
+/// ([`NOT_COUNTING`]).
 fn alloc_recording(
     w: &mut dyn Workload,
     settings: &Settings,
     name: &str,
     dir: &Path,
     warm_ns_per_op: Option<f64>,
-) -> Result<std::result::Result<AllocStats, String>> {
+) -> Result<Option<AllocStats>> {
     if !alloc::installed() {
-        return Ok(Err(
-            "no allocation figures: this binary's global allocator is not serprof's counting \
-             allocator (serprof::main! with `allocator = none`)"
-                .into(),
-        ));
+        return Ok(None);
     }
     let _span = tracing::info_span!("alloc", config = %name).entered();
-    record_alloc(w, settings, name, dir, warm_ns_per_op).map(Ok)
+    record_alloc(w, settings, name, dir, warm_ns_per_op).map(Some)
 }
 
 /// Counts whole passes over the dataset, at least `settings.alloc_min_ms` long, so the figures

@@ -57,6 +57,9 @@ pub(crate) struct AbRecord {
     /// The lock-step schedule (absent in files of ab's earlier interleaved batches).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<super::lockstep::Schedule>,
+    /// The machine's measuring lock as this run held it (absent in files written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_lock: Option<super::manifest::MachineLock>,
 }
 
 fn one() -> usize {

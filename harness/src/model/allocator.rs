@@ -51,25 +51,35 @@ impl Allocator {
     }
 
     /// `--allocators`' value: comma-separated names, each once; an error names what is wrong.
-    pub fn parse_list(list: &str) -> Result<Vec<Allocator>, String> {
+    pub fn parse_list(list: &str) -> Result<Vec<Allocator>, AllocatorListError> {
         let mut out = Vec::new();
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            let a = Allocator::parse(name).ok_or_else(|| {
-                format!(
-                    "unknown allocator {name:?}; allocators: {}",
-                    Allocator::ALL.map(Allocator::name).join(", ")
-                )
-            })?;
+            let a = Allocator::parse(name)
+                .ok_or_else(|| AllocatorListError::Unknown { name: name.into() })?;
             if out.contains(&a) {
-                return Err(format!("allocator {name:?} is named twice"));
+                return Err(AllocatorListError::Twice { name: name.into() });
             }
             out.push(a);
         }
         if out.is_empty() {
-            return Err("--allocators names no allocator".into());
+            return Err(AllocatorListError::Empty);
         }
         Ok(out)
     }
+}
+
+/// What is wrong with an `--allocators` list.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AllocatorListError {
+    /// A name that is no allocator's.
+    #[error("unknown allocator {name:?}; allocators: {}", Allocator::ALL.map(Allocator::name).join(", "))]
+    Unknown { name: String },
+    /// An allocator named twice.
+    #[error("allocator {name:?} is named twice")]
+    Twice { name: String },
+    /// No name at all.
+    #[error("--allocators names no allocator")]
+    Empty,
 }
 
 impl fmt::Display for Allocator {
@@ -128,10 +138,14 @@ mod tests {
         );
         assert!(Allocator::parse_list("tcmalloc")
             .unwrap_err()
+            .to_string()
             .contains("allocators: system, jemalloc, mimalloc"));
-        assert!(Allocator::parse_list("system,system")
-            .unwrap_err()
-            .contains("twice"));
+        assert_eq!(
+            Allocator::parse_list("system,system"),
+            Err(AllocatorListError::Twice {
+                name: "system".into()
+            })
+        );
         assert!(Allocator::parse_list(",").is_err());
     }
 }

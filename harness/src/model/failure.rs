@@ -14,8 +14,8 @@ use serprof_api::codec::CodecError;
 use serprof_api::verify::VerifyError;
 
 use super::config_id::ConfigId;
+use super::ending::Ending;
 use super::recording::Recording;
-use super::verdict::Verdict;
 
 /// Why a recording of a configuration gave no figures.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,7 +38,7 @@ pub enum Failure {
     /// The child died or hung before it wrote its report.
     Child {
         recording: Recording,
-        verdict: Verdict,
+        verdict: Ending,
         /// The last lines of its stderr.
         stderr: Vec<String>,
         /// Its address-space cap, in MiB (0: none).
@@ -112,7 +112,7 @@ impl fmt::Display for Failure {
                 memory_cap_mib,
             } => {
                 match verdict {
-                    Verdict::OutOfMemory { detail } => write!(
+                    Ending::OutOfMemory { detail } => write!(
                         f,
                         "{recording} child ran out of memory past the {memory_cap_mib} MiB cap ({detail})"
                     )?,
@@ -209,13 +209,13 @@ mod tests {
             },
             Failure::Child {
                 recording: Recording::Timing,
-                verdict: Verdict::Signal { signal: 11 },
+                verdict: Ending::Signal { signal: 11 },
                 stderr: vec!["boom".into()],
                 memory_cap_mib: 4096,
             },
             Failure::Child {
                 recording: Recording::Cpu,
-                verdict: Verdict::Hung {
+                verdict: Ending::Hung {
                     after: Duration::from_secs(3),
                 },
                 stderr: Vec::new(),

@@ -117,6 +117,30 @@ pub struct Session {
     /// Where its time went.
     #[serde(default)]
     pub seconds: PhaseSeconds,
+    /// The machine's measuring lock it held while it timed and recorded (absent in folders
+    /// written before the lock, and in sessions that measured nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_lock: Option<MachineLock>,
+}
+
+/// The machine's measuring lock as a session held it (`process::machine`): from the CPU probe
+/// that placed its children to its last recording, no other serprof measured on this machine.
+/// Times are RFC 3339 with milliseconds, UTC.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MachineLock {
+    /// The lock file.
+    pub path: String,
+    /// When the session asked for the lock.
+    pub asked: String,
+    /// When it had it: its timing and recordings start after this.
+    pub acquired: String,
+    /// When it let go: its timing and recordings ended before this.
+    pub released: String,
+    /// Seconds it waited for another measurement (0 when the machine was free).
+    pub waited_s: f64,
+    /// The holder it waited for, as that one described itself (process id and command line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waited_for: Option<String>,
 }
 
 /// Wall-clock seconds a session spent in each phase.

@@ -9,6 +9,7 @@ pub(crate) mod config_id;
 pub(crate) mod corrupt;
 pub(crate) mod cpu_check;
 pub(crate) mod described;
+pub(crate) mod ending;
 pub(crate) mod failure;
 pub(crate) mod hash;
 pub(crate) mod lockstep;
@@ -18,10 +19,10 @@ pub(crate) mod recording;
 pub(crate) mod result;
 pub(crate) mod settings;
 pub(crate) mod stats;
-pub(crate) mod verdict;
 
 pub(crate) use binary::{Binary, BuildInfo};
 pub(crate) use config_id::ConfigId;
+pub(crate) use ending::Ending;
 pub(crate) use failure::{Failed, Failure, InstructionsFailure};
 pub(crate) use manifest::{EngineVersion, Machine, RunManifest, BUFFER_POLICY, RUSTC};
 pub(crate) use program::{Program, StudyStamp};
@@ -31,4 +32,3 @@ pub(crate) use result::{
 };
 pub(crate) use settings::Settings;
 pub(crate) use stats::TimeStats;
-pub(crate) use verdict::Verdict;

@@ -256,44 +256,79 @@ impl Program {
         planned: &StudyStamp,
         name: &str,
         has: Option<Allocator>,
-    ) -> Result<Config, String> {
+    ) -> Result<Config, PlanError> {
         if !planned.fingerprint.is_empty() {
             self.check_stamp(planned)?;
         }
-        let config = self
-            .find(name)
-            .ok_or_else(|| format!("unknown configuration {name}"))?;
+        let config = self.find(name).ok_or_else(|| PlanError::Unknown {
+            name: name.to_string(),
+        })?;
+        let name = name.to_string();
         match (allocator::split(&config.info.config).1, has) {
             (Some(asked), Some(has)) if asked == has => Ok(config),
-            (Some(asked), _) if !asked.compiled() => Err(format!(
-                "{name}: this program was built without {asked} (turn on serprof's feature `{asked}`)"
-            )),
-            (Some(asked), None) => Err(format!(
-                "{name}: this program's global allocator is its own, so it cannot allocate with {asked} (`run --allocators` needs `serprof::main!` without `allocator:`)"
-            )),
-            (Some(asked), Some(has)) => Err(format!(
-                "{name}: this child allocates with {has}, not {asked} ({} was not set for it)",
-                allocator::ENV
-            )),
+            (Some(asked), _) if !asked.compiled() => Err(PlanError::NotCompiled { name, asked }),
+            (Some(asked), None) => Err(PlanError::OwnAllocator { name, asked }),
+            (Some(asked), Some(has)) => Err(PlanError::OtherAllocator { name, asked, has }),
             (None, _) => Ok(config),
         }
     }
 
     /// Checks that this process's studies are the ones `planned` describes (a worker child's
     /// or a resumed run's): one error line naming both lists when not.
-    pub fn check_stamp(&self, planned: &StudyStamp) -> Result<(), String> {
-        let own = &self.stamp;
-        if planned == own {
-            return Ok(());
+    pub fn check_stamp(&self, planned: &StudyStamp) -> Result<(), OtherStudies> {
+        match planned == &self.stamp {
+            true => Ok(()),
+            false => Err(OtherStudies {
+                planned: planned.clone(),
+                built: self.stamp.clone(),
+            }),
         }
-        Err(format!(
-            "this process built other studies than were planned: planned [{}] (fingerprint {}), built [{}] (fingerprint {}); a study list that depends on files or the environment must give every process of a run the same list",
-            planned.names.join(", "),
-            planned.fingerprint,
-            own.names.join(", "),
-            own.fingerprint
-        ))
     }
+}
+
+/// This process built other studies than its parent (or the resumed run) planned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "this process built other studies than were planned: planned [{}] (fingerprint {}), built [{}] (fingerprint {}); a study list that depends on files or the environment must give every process of a run the same list",
+    planned.names.join(", "),
+    planned.fingerprint,
+    built.names.join(", "),
+    built.fingerprint
+)]
+pub struct OtherStudies {
+    /// What the parent planned.
+    pub planned: StudyStamp,
+    /// What this process built.
+    pub built: StudyStamp,
+}
+
+/// Why a child cannot measure the configuration it was asked for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    /// Its studies are not the planned ones.
+    #[error(transparent)]
+    OtherStudies(#[from] OtherStudies),
+    /// No configuration of that name.
+    #[error("unknown configuration {name}")]
+    Unknown { name: String },
+    /// The allocator it names is a feature this program was built without.
+    #[error(
+        "{name}: this program was built without {asked} (turn on serprof's feature `{asked}`)"
+    )]
+    NotCompiled { name: String, asked: Allocator },
+    /// The program's global allocator is its own: it cannot switch.
+    #[error("{name}: this program's global allocator is its own, so it cannot allocate with {asked} (`run --allocators` needs `serprof::main!` without `allocator:`)")]
+    OwnAllocator { name: String, asked: Allocator },
+    /// The child was started for another allocator.
+    #[error(
+        "{name}: this child allocates with {has}, not {asked} ({} was not set for it)",
+        allocator::ENV
+    )]
+    OtherAllocator {
+        name: String,
+        asked: Allocator,
+        has: Allocator,
+    },
 }
 
 /// The stamp of studies `infos` with configurations `configs`: their names, and FNV-1a over
@@ -389,13 +424,15 @@ mod tests {
         assert!(p.planned(&any, "alpha/one@system", sys).is_ok());
         assert!(p.planned(&any, "alpha/one", None).is_ok());
         let own = p.planned(&any, "alpha/one@system", None).unwrap_err();
-        assert!(own.contains("global allocator is its own"), "{own}");
+        assert!(matches!(own, PlanError::OwnAllocator { .. }), "{own}");
         for other in [Allocator::Jemalloc, Allocator::Mimalloc] {
             let name = format!("alpha/one@{other}");
             let err = p.planned(&any, &name, sys).unwrap_err();
             match other.compiled() {
-                true => assert!(err.contains(&format!("allocates with system, not {other}"))),
-                false => assert!(err.contains("built without"), "{err}"),
+                true => assert!(err
+                    .to_string()
+                    .contains(&format!("allocates with system, not {other}"))),
+                false => assert!(matches!(err, PlanError::NotCompiled { .. }), "{err}"),
             }
         }
     }
@@ -409,8 +446,11 @@ mod tests {
         assert_eq!(planned.names, ["alpha"]);
         assert!(same.planned(&planned, "alpha/one", None).is_ok());
         let err = other.planned(&planned, "alpha/one", None).unwrap_err();
-        assert!(err.contains("other studies than were planned"), "{err}");
-        assert!(err.contains(&planned.fingerprint), "{err}");
+        assert!(
+            err.to_string().contains("other studies than were planned"),
+            "{err}"
+        );
+        assert!(err.to_string().contains(&planned.fingerprint), "{err}");
         // An unplanned (empty) stamp is a before/after side's: no check, only the lookup.
         assert!(other
             .planned(&StudyStamp::default(), "alpha/two", None)

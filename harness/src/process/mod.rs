@@ -4,12 +4,13 @@
 //! A guarded child gets an address-space cap (`setrlimit(RLIMIT_AS)`), its own process group (a
 //! terminal's Ctrl-C reaches only the parent, which then stops the child itself, see
 //! [`interrupt`]), no backtraces (a backtrace would push the telling line out of the stderr tail)
-//! and a piped stderr whose last lines are kept. When it ends, [`Verdict`] says how: exited (with
+//! and a piped stderr whose last lines are kept. When it ends, [`Ending`] says how: exited (with
 //! its code), killed by a signal, out of memory (std's `memory allocation of N bytes failed`, or
 //! a SIGKILL we did not send: the kernel's OOM killer), a stack overflow (std's `has overflowed
 //! its stack`), hung (we killed it at a time cap), or interrupted (we killed it on Ctrl-C).
 
 pub(crate) mod interrupt;
+pub(crate) mod machine;
 pub(crate) mod pipes;
 
 use std::io::{BufRead, BufReader};
@@ -23,36 +24,36 @@ use anyhow::{Context, Result};
 /// How often a waiting parent looks at its child.
 pub(crate) const POLL: Duration = Duration::from_millis(5);
 
-pub(crate) use crate::model::verdict::{Stderr, Verdict};
+pub(crate) use crate::model::ending::{Ending, Stderr};
 
 /// The verdict of a child that ended by itself with `status`.
-pub(crate) fn judge(status: ExitStatus, stderr: &Stderr) -> Verdict {
+pub(crate) fn judge(status: ExitStatus, stderr: &Stderr) -> Ending {
     use std::os::unix::process::ExitStatusExt;
     if let Some(line) = &stderr.allocation_failed {
         if !status.success() {
-            return Verdict::OutOfMemory {
+            return Ending::OutOfMemory {
                 detail: line.clone(),
             };
         }
     }
     if stderr.stack_overflow && !status.success() {
-        return Verdict::StackOverflow;
+        return Ending::StackOverflow;
     }
     match (status.code(), status.signal()) {
-        (Some(code), _) => Verdict::Exited { code },
+        (Some(code), _) => Ending::Exited { code },
         // Not ours (ours are Hung or Interrupted): the kernel's OOM killer sends SIGKILL.
-        (None, Some(libc::SIGKILL)) => Verdict::OutOfMemory {
+        (None, Some(libc::SIGKILL)) => Ending::OutOfMemory {
             detail: "killed by SIGKILL, presumably the kernel's out-of-memory killer".into(),
         },
-        (None, Some(signal)) => Verdict::Signal { signal },
-        _ => Verdict::Exited { code: -1 },
+        (None, Some(signal)) => Ending::Signal { signal },
+        _ => Ending::Exited { code: -1 },
     }
 }
 
 /// How a guarded child ended: the verdict and what its stderr said.
 #[derive(Debug, Clone)]
 pub(crate) struct Ended {
-    pub verdict: Verdict,
+    pub verdict: Ending,
     pub stderr: Stderr,
 }
 
@@ -155,7 +156,7 @@ impl Guarded {
 
     /// Kills it and its process group (a recorder's recording child is in it) and waits for
     /// it; the verdict is `verdict` (ours: Hung or Interrupted).
-    pub(crate) fn kill(mut self, verdict: Verdict) -> Ended {
+    pub(crate) fn kill(mut self, verdict: Ending) -> Ended {
         self.kill_group();
         let _ = self.child.wait();
         self.finish(verdict)
@@ -170,7 +171,7 @@ impl Guarded {
 
     /// The judgement of a child that a recorder forked (`status` from its `waitpid`), from
     /// what it said on stderr; this guarded child, the recorder, goes on.
-    pub(crate) fn judge_forked(status: i32, stderr: &Stderr) -> Verdict {
+    pub(crate) fn judge_forked(status: i32, stderr: &Stderr) -> Ending {
         use std::os::unix::process::ExitStatusExt;
         judge(ExitStatus::from_raw(status), stderr)
     }
@@ -193,10 +194,10 @@ impl Guarded {
                 return self.wait();
             }
             if interrupt::interrupted() {
-                return Ok(self.kill(Verdict::Interrupted));
+                return Ok(self.kill(Ending::Interrupted));
             }
             if self.started.elapsed() >= cap {
-                return Ok(self.kill(Verdict::Hung { after: cap }));
+                return Ok(self.kill(Ending::Hung { after: cap }));
             }
             std::thread::sleep(POLL);
         }
@@ -227,7 +228,7 @@ impl Guarded {
             .clone()
     }
 
-    fn finish(mut self, verdict: Verdict) -> Ended {
+    fn finish(mut self, verdict: Ending) -> Ended {
         self.done = true;
         interrupt::unregister_child();
         Ended {
@@ -259,7 +260,7 @@ pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::verdict::STDERR_LINES;
+    use crate::model::ending::STDERR_LINES;
     use std::os::unix::process::ExitStatusExt;
 
     fn stderr(lines: &[&str]) -> Stderr {
@@ -274,33 +275,31 @@ mod tests {
     fn verdicts_name_what_happened() {
         let abrt = ExitStatus::from_raw(libc::SIGABRT);
         let oom = stderr(&["memory allocation of 67108864 bytes failed"]);
-        assert!(matches!(judge(abrt, &oom), Verdict::OutOfMemory { .. }));
+        assert!(matches!(judge(abrt, &oom), Ending::OutOfMemory { .. }));
         let so = stderr(&[
             "thread 'main' has overflowed its stack",
             "fatal runtime error: stack overflow",
         ]);
-        assert_eq!(judge(abrt, &so), Verdict::StackOverflow);
+        assert_eq!(judge(abrt, &so), Ending::StackOverflow);
         assert_eq!(
             judge(abrt, &Stderr::default()),
-            Verdict::Signal {
+            Ending::Signal {
                 signal: libc::SIGABRT
             }
         );
         assert!(matches!(
             judge(ExitStatus::from_raw(libc::SIGKILL), &Stderr::default()),
-            Verdict::OutOfMemory { .. }
+            Ending::OutOfMemory { .. }
         ));
         assert_eq!(
             judge(ExitStatus::from_raw(3 << 8), &so),
-            Verdict::StackOverflow
+            Ending::StackOverflow
         );
         assert_eq!(
             judge(ExitStatus::from_raw(0), &oom),
-            Verdict::Exited { code: 0 }
+            Ending::Exited { code: 0 }
         );
-        assert!(Verdict::Signal { signal: 11 }
-            .describe()
-            .contains("SIGSEGV"));
+        assert!(Ending::Signal { signal: 11 }.describe().contains("SIGSEGV"));
     }
 
     #[test]
@@ -320,7 +319,7 @@ mod tests {
             .unwrap()
             .wait_capped(Duration::from_secs(30))
             .unwrap();
-        assert_eq!(ended.verdict, Verdict::Exited { code: 3 });
+        assert_eq!(ended.verdict, Ending::Exited { code: 3 });
         assert_eq!(ended.stderr.tail, ["boom"]);
         let mut cmd = Command::new("sleep");
         cmd.arg("30");
@@ -328,6 +327,6 @@ mod tests {
             .unwrap()
             .wait_capped(Duration::from_millis(100))
             .unwrap();
-        assert!(matches!(ended.verdict, Verdict::Hung { .. }));
+        assert!(matches!(ended.verdict, Ending::Hung { .. }));
     }
 }

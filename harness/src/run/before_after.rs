@@ -25,7 +25,7 @@ use std::time::{Instant, SystemTime};
 use anyhow::{Context, Result};
 use serprof_api::study::Config;
 
-use super::executor::ChildProcesses;
+use super::executor::{ChildProcesses, Executor};
 use super::{placement, plan, progress, sides, Unit};
 use crate::analyze::before_after::{
     cpu_alarm_rule, BeforeAfterRecord, Layout, Row, Side, SideRecord, INSTRUCTION_MOVE_RULE,
@@ -33,7 +33,7 @@ use crate::analyze::before_after::{
 use crate::layout::{self, config_dir, utc_rfc3339, write_atomic, write_json};
 use crate::misuse;
 use crate::model::lockstep::{Placement, Schedule};
-use crate::model::manifest::{PhaseSeconds, Session};
+use crate::model::manifest::{MachineLock, PhaseSeconds, Session};
 use crate::model::Program;
 use crate::model::{ConfigResult, RunManifest, Settings};
 use crate::process::interrupt;
@@ -130,14 +130,11 @@ pub(crate) fn measure(
     interrupt::install();
     let started = Instant::now();
     let (mut before, mut after) = (before.clone(), after.clone());
-    let folder = Folder::open(program, req, &[&before, &after], &configs, &mut settings)?;
+    if settings.seed == 0 {
+        settings.seed = placement::clock_seed();
+    }
     let mut clock = PhaseSeconds::default();
     let wanted = req.layouts;
-    if wanted >= 2 {
-        // One set of timing children per layout: each set is an independent pair of layouts,
-        // which the interval over layouts needs.
-        settings.processes = wanted;
-    }
     clock.time(
         |c| &mut c.layouts,
         || {
@@ -160,6 +157,28 @@ pub(crate) fn measure(
                 .collect::<Result<Vec<_>>>()
         })
         .collect::<Result<_>>()?;
+    // The machine is this before-after's from the CPU probe that places its children (in
+    // `Folder::open`) to its last recording; the links above and the comparison below overlap
+    // others.
+    let lock = match execs[0].exclusive() {
+        Ok(lock) => lock,
+        Err(e) => {
+            remove_layouts(&[&before, &after]);
+            return Err(e);
+        }
+    };
+    let folder = match Folder::open(program, req, &[&before, &after], &configs, &mut settings) {
+        Ok(folder) => folder,
+        Err(e) => {
+            remove_layouts(&[&before, &after]);
+            return Err(e);
+        }
+    };
+    if wanted >= 2 {
+        // One set of timing children per layout: each set is an independent pair of layouts,
+        // which the interval over layouts needs.
+        settings.processes = wanted;
+    }
     let layout_refs: Vec<Vec<&dyn super::Executor>> = layout_execs
         .iter()
         .map(|l| l.iter().map(|e| e as &dyn super::Executor).collect())
@@ -203,6 +222,7 @@ pub(crate) fn measure(
     };
     profile_units(&units, &mut results, &profiling, &mut clock)?;
     progress.done();
+    let machine_lock = lock.map(crate::process::machine::Exclusive::release);
     let mut folder = folder;
     let finished = !interrupt::interrupted();
     let closing = Closing {
@@ -211,6 +231,7 @@ pub(crate) fn measure(
         finished,
         clock: &clock,
         schedule: schedule.as_ref(),
+        machine_lock: machine_lock.as_ref(),
     };
     folder.finish(&results, &closing, &sides, &mut notes)?;
     if !finished {
@@ -249,6 +270,7 @@ pub(crate) fn measure(
         seconds: clock,
         binary_diff,
         schedule,
+        machine_lock,
         notes,
     };
     write_json(&folder.dir.join(layout::BEFORE_AFTER_JSON), &record)?;
@@ -297,7 +319,7 @@ fn link_both_sides(
     let mut linked: [Vec<Layout>; 2] = [Vec::new(), Vec::new()];
     if why.is_none() {
         // Both sides' links at once, one on each CPU (nothing is timed yet).
-        let results: Vec<Result<Vec<Layout>, String>> = std::thread::scope(|scope| {
+        let results: Vec<Result<Vec<Layout>, sides::LayoutError>> = std::thread::scope(|scope| {
             let handles: Vec<_> = sides
                 .iter()
                 .zip(&kept)
@@ -309,14 +331,14 @@ fn link_both_sides(
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err("a link panicked".into())))
+                .map(|h| h.join().unwrap_or(Err(sides::LayoutError::Panicked)))
                 .collect()
         });
         for (i, r) in results.into_iter().enumerate() {
             match r {
                 Ok(l) => linked[i] = l,
                 Err(e) => {
-                    why.get_or_insert(e);
+                    why.get_or_insert(e.to_string());
                 }
             }
         }
@@ -390,6 +412,8 @@ struct Closing<'a> {
     finished: bool,
     clock: &'a PhaseSeconds,
     schedule: Option<&'a Schedule>,
+    /// The machine's measuring lock as the session held it.
+    machine_lock: Option<&'a MachineLock>,
 }
 
 /// The before-after folder and its two run folders with their manifests.
@@ -419,9 +443,6 @@ impl Folder {
             sides[1].git_rev.replace('+', "-")
         );
         let dir = layout::reserve_dir(&req.out, &name)?;
-        if settings.seed == 0 {
-            settings.seed = placement::clock_seed();
-        }
         let placed = placement::place(program, &req.cpu)?;
         settings.pin_cpu = placed.cpu;
         let runs = Side::BOTH.map(|s| dir.join(s.as_str()));
@@ -451,13 +472,7 @@ impl Folder {
     ) -> Result<()> {
         for (k, m) in self.manifests.iter_mut().enumerate() {
             let mine: Vec<&ConfigResult> = results.iter().skip(k).step_by(2).collect();
-            finish_manifest(
-                m,
-                &mine,
-                closing.session_start,
-                closing.finished,
-                closing.clock,
-            );
+            finish_manifest(m, &mine, closing);
             m.schedules.extend(closing.schedule.cloned());
             write_json(&self.runs[k].join(layout::RUN_JSON), m)?;
             if let Err(e) = crate::render::report::write(closing.program, &self.runs[k]) {
@@ -620,16 +635,10 @@ pub(crate) fn write_views(record: &BeforeAfterRecord, dir: &Path) -> Result<Path
 }
 
 /// Closes a side's manifest: its session, failures, warnings, end.
-fn finish_manifest(
-    m: &mut RunManifest,
-    results: &[&ConfigResult],
-    start: &str,
-    finished: bool,
-    clock: &PhaseSeconds,
-) {
+fn finish_manifest(m: &mut RunManifest, results: &[&ConfigResult], closing: &Closing) {
     let now = utc_rfc3339(SystemTime::now());
     m.sessions.push(Session {
-        start: start.to_string(),
+        start: closing.session_start.to_string(),
         end: now.clone(),
         git_rev: m.git_rev.clone(),
         kept: Vec::new(),
@@ -637,9 +646,10 @@ fn finish_manifest(
             .iter()
             .map(|r| crate::model::ConfigId::new(&r.study, &r.config))
             .collect(),
-        seconds: clock.clone(),
+        seconds: closing.clock.clone(),
+        machine_lock: closing.machine_lock.cloned(),
     });
     super::record_outcomes(m, results);
     m.end = Some(now);
-    m.complete = finished && results.len() == m.configs.len();
+    m.complete = closing.finished && results.len() == m.configs.len();
 }

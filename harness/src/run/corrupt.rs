@@ -54,7 +54,7 @@ use crate::model::corrupt::{
     OutcomeCounts, MAX_CHILD_DEATHS, MAX_HANGS, REPRO_ALTERED, REPRO_PER_OUTCOME,
 };
 use crate::model::{ConfigResult, Failure, Recording, Settings};
-use crate::process::{interrupt, Guarded, Limits, Verdict, POLL};
+use crate::process::{interrupt, Ending, Guarded, Limits, POLL};
 use crate::protocol::{CorruptEvent, CorruptRequest, Request};
 
 /// Measures one configuration of the `corrupt` study (operation `decode`). Called by the runner
@@ -78,7 +78,7 @@ pub(crate) fn measure_config(
         Ok(None) => {
             result.error = Some(Failure::Child {
                 recording: Recording::Corrupt,
-                verdict: Verdict::Interrupted,
+                verdict: Ending::Interrupted,
                 stderr: Vec::new(),
                 memory_cap_mib: memory_cap_mib(settings),
             })
@@ -392,27 +392,27 @@ fn run_child(
             break child.wait()?;
         }
         if interrupt::interrupted() {
-            break child.kill(Verdict::Interrupted);
+            break child.kill(Ending::Interrupted);
         }
         let cap = if ready { input_cap } else { setup_cap };
         if last.elapsed() >= cap {
-            break child.kill(Verdict::Hung { after: cap });
+            break child.kill(Ending::Hung { after: cap });
         }
         std::thread::sleep(POLL);
     };
     events.extend(reader.poll()?);
     let end = match ended.verdict {
-        Verdict::Exited { code: 0 } => End::Exited,
-        Verdict::Interrupted => End::Interrupted,
-        Verdict::Hung { after } => End::TimedOut {
+        Ending::Exited { code: 0 } => End::Exited,
+        Ending::Interrupted => End::Interrupted,
+        Ending::Hung { after } => End::TimedOut {
             setup: !ready,
             after,
         },
-        Verdict::OutOfMemory { detail } => End::Died {
+        Ending::OutOfMemory { detail } => End::Died {
             outcome: Outcome::Oom,
             how: format!("out of memory under the memory cap ({detail})"),
         },
-        Verdict::StackOverflow => End::Died {
+        Ending::StackOverflow => End::Died {
             outcome: Outcome::Abort,
             how: "stack overflow, killed by SIGABRT".into(),
         },

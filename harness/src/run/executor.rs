@@ -16,6 +16,7 @@ use anyhow::{Context, Result};
 use crate::model::allocator;
 use crate::model::{ConfigId, Failure, Program, Recording, Settings};
 use crate::process::interrupt;
+use crate::process::machine::Exclusive;
 use crate::process::pipes::{Lost, Pipes};
 use crate::process::{Guarded, Limits};
 use crate::protocol::{
@@ -62,6 +63,12 @@ pub(crate) trait Executor {
     /// different configurations then run side by side ([`Settings::jobs`]).
     fn shared(&self) -> Option<&(dyn Executor + Sync)> {
         None
+    }
+
+    /// The machine's measuring lock ([`crate::process::machine`]), for a session whose
+    /// children time and record on this machine; `None` for a stand-in that starts no process.
+    fn exclusive(&self) -> Result<Option<Exclusive>> {
+        Ok(None)
     }
 }
 
@@ -120,8 +127,8 @@ impl PipedChild {
         };
         let after = cap.unwrap_or_else(|| child.elapsed());
         let ended = match how {
-            Lost::Interrupted => child.kill(crate::model::Verdict::Interrupted),
-            Lost::TimedOut => child.kill(crate::model::Verdict::Hung { after }),
+            Lost::Interrupted => child.kill(crate::model::Ending::Interrupted),
+            Lost::TimedOut => child.kill(crate::model::Ending::Hung { after }),
             Lost::Closed => match child.wait_capped(Duration::from_secs(10)) {
                 Ok(ended) => ended,
                 Err(e) => return Failure::of(e),
@@ -522,7 +529,7 @@ impl ChildProcesses {
                 // The recording's child ended; the recorder goes on.
                 self.recorders.give_back(recorder);
                 let verdict = Guarded::judge_forked(status, &stderr);
-                if let crate::model::Verdict::Exited { .. } = verdict {
+                if let crate::model::Ending::Exited { .. } = verdict {
                     if let Some(report) = protocol::take_report(recording, dir) {
                         return Ok(Outcome::Reported(Box::new(report)));
                     }
@@ -624,7 +631,7 @@ impl Executor for ChildProcesses {
             collect_scratch(folder, dir)?;
         }
         let ended = ended?;
-        if let crate::model::Verdict::Exited { .. } = ended.verdict {
+        if let crate::model::Ending::Exited { .. } = ended.verdict {
             if let Some(report) = protocol::take_report(recording, dir) {
                 return Ok(Outcome::Reported(Box::new(report)));
             }
@@ -643,6 +650,10 @@ impl Executor for ChildProcesses {
 
     fn shared(&self) -> Option<&(dyn Executor + Sync)> {
         Some(self)
+    }
+
+    fn exclusive(&self) -> Result<Option<Exclusive>> {
+        Ok(Some(Exclusive::acquire()?))
     }
 
     fn timing_child(
@@ -736,7 +747,7 @@ pub(crate) mod fake {
         fn lost(self: Box<Self>, _: Lost) -> Failure {
             Failure::Child {
                 recording: Recording::Timing,
-                verdict: crate::model::Verdict::Signal { signal: 11 },
+                verdict: crate::model::Ending::Signal { signal: 11 },
                 stderr: Vec::new(),
                 memory_cap_mib: 0,
             }

@@ -4,6 +4,7 @@
 //! soon as a configuration finishes, so a later failure or Ctrl-C loses nothing), compares each
 //! study's before/after steps ([`compare`]) and writes the report.
 
+pub(crate) mod ab;
 pub(crate) mod before_after;
 pub(crate) mod compare;
 pub(crate) mod corrupt;
@@ -99,6 +100,9 @@ pub(crate) fn run_with(
         req.settings.processes = r.layouts.len();
     }
     let req = &req;
+    // The machine is this run's from the CPU probe that places its children (in `open_run`)
+    // to its last recording; builds (the layouts above) and the report below overlap others.
+    let lock = exec.exclusive()?;
     let (run_dir, mut manifest, configs) = open_run(program, req)?;
     let layout_execs: Vec<executor::ChildProcesses> = match &relinked {
         Some((_, r)) => {
@@ -131,7 +135,8 @@ pub(crate) fn run_with(
     // A layout is a link of the kept inputs with its seed (in run.json): not worth its disk.
     drop(relinked);
     session.corrupt(exec)?;
-    let (results, record, schedule) = session.finish(session_start);
+    let (results, mut record, schedule) = session.finish(session_start);
+    record.machine_lock = lock.map(crate::process::machine::Exclusive::release);
     manifest.sessions.push(record);
     manifest.schedules.extend(schedule);
     let finished = results.len() == configs.len() && !interrupt::interrupted();
@@ -481,6 +486,7 @@ impl<'a> Measuring<'a> {
             kept: self.kept,
             measured,
             seconds: self.clock,
+            machine_lock: None,
         };
         (results, session, self.schedules)
     }
@@ -523,7 +529,7 @@ mod tests {
 
     use super::*;
     use crate::layout::read_json;
-    use crate::model::{Failure, Recording, Verdict};
+    use crate::model::{Ending, Failure, Recording};
     use crate::protocol::WorkerReport;
     use executor::Outcome;
     use serprof_api::verify::VerifyError;
@@ -681,7 +687,7 @@ mod tests {
         assert!(matches!(
             failed.error,
             Some(Failure::Child {
-                verdict: Verdict::Signal { signal: 11 },
+                verdict: Ending::Signal { signal: 11 },
                 ..
             })
         ));

@@ -425,7 +425,7 @@ mod tests {
 
     use super::*;
     use crate::model::stats::RatioStats;
-    use crate::model::{ConfigId, TimeStats, Verdict};
+    use crate::model::{ConfigId, Ending, TimeStats};
     use crate::run::executor::fake::{FakeChild, Sampler};
     use crate::run::executor::TimingChild;
     use anyhow::Result;
@@ -607,7 +607,7 @@ mod tests {
         assert!(matches!(
             results[1].error,
             Some(Failure::Child {
-                verdict: Verdict::Signal { signal: 11 },
+                verdict: Ending::Signal { signal: 11 },
                 ..
             })
         ));

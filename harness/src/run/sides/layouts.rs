@@ -32,7 +32,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result};
 
-use crate::analyze::before_after::SideRecord;
+use crate::analyze::before_after::{Side, SideRecord};
 use crate::model::binary::Layout;
 
 /// The workspace wrapper: the measured crate links through [`LINK_KEEP`]; `@ALIGN@` is `yes` in
@@ -311,7 +311,7 @@ impl KeptLink {
     }
 
     /// How this link's linker shuffles sections, or why it cannot.
-    pub(crate) fn shuffle(&self) -> Result<Shuffle, String> {
+    pub(crate) fn shuffle(&self) -> Result<Shuffle, LayoutError> {
         let name = Path::new(&self.linker)
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
@@ -324,19 +324,13 @@ impl KeptLink {
         match fuse {
             Some(ld) if ld.ends_with("lld") => return Ok(Shuffle::LldDriver),
             Some(ld) if ld.ends_with("mold") => return Ok(Shuffle::MoldDriver),
-            Some(ld) => {
-                return Err(format!(
-                    "the binary is linked with {ld} (-fuse-ld={ld}), which cannot shuffle sections"
-                ))
-            }
+            Some(ld) => return Err(LayoutError::NoShuffle { ld: ld.into() }),
             None => {}
         }
         if name.contains("lld") {
             return Ok(Shuffle::Lld);
         }
-        Err(format!(
-            "the binary is linked by {name} with the system linker (GNU ld has no --shuffle-sections; LLD and mold have)"
-        ))
+        Err(LayoutError::SystemLinker { linker: name })
     }
 
     /// The command that links these inputs again into `out` in layout `seed` (nonzero) of
@@ -347,14 +341,14 @@ impl KeptLink {
         seed: u64,
         out: &Path,
         padding: &Path,
-    ) -> Result<Command, String> {
+    ) -> Result<Command, LayoutError> {
         assert_ne!(seed, 0, "seed 0 asks the linker for a random layout");
         let mut args = self.args.clone();
         let Some(o) = args.iter().position(|a| a == "-o") else {
-            return Err("the kept link names no output (-o)".into());
+            return Err(LayoutError::NoOutput);
         };
         if o + 1 >= args.len() {
-            return Err("the kept link's -o has no path".into());
+            return Err(LayoutError::NoOutputPath);
         }
         args[o + 1] = out.display().to_string();
         if mode.pads() {
@@ -363,7 +357,7 @@ impl KeptLink {
             let first = args
                 .iter()
                 .position(|a| a.starts_with("in/"))
-                .ok_or("the kept link has no input of the target folder")?;
+                .ok_or(LayoutError::NoInput)?;
             args.insert(first, padding.display().to_string());
         }
         if mode.shuffles() {
@@ -392,6 +386,35 @@ impl KeptLink {
             .stderr(Stdio::piped());
         cmd
     }
+}
+
+/// Why a side cannot be linked again in other layouts.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum LayoutError {
+    /// The compiler driver was told to use a linker that cannot shuffle.
+    #[error("the binary is linked with {ld} (-fuse-ld={ld}), which cannot shuffle sections")]
+    NoShuffle { ld: String },
+    /// The system linker (GNU ld) links it.
+    #[error("the binary is linked by {linker} with the system linker (GNU ld has no --shuffle-sections; LLD and mold have)")]
+    SystemLinker { linker: String },
+    /// The kept link has no `-o`.
+    #[error("the kept link names no output (-o)")]
+    NoOutput,
+    /// The kept link's `-o` is its last argument.
+    #[error("the kept link's -o has no path")]
+    NoOutputPath,
+    /// Nothing of the target folder is linked.
+    #[error("the kept link has no input of the target folder")]
+    NoInput,
+    /// The side's binary path has no folder.
+    #[error("the {side} side's binary has no folder")]
+    NoFolder { side: Side },
+    /// Linking one layout failed (`why`: the linker's first line, or what else went wrong).
+    #[error("the {side} side: {why}")]
+    Link { side: Side, why: String },
+    /// The thread linking a side panicked.
+    #[error("a link panicked")]
+    Panicked,
 }
 
 /// Links `kept` again in layout `seed` of `mode` into `out`.
@@ -423,10 +446,10 @@ pub(crate) fn link_layouts(
     i: usize,
     mode: LayoutMode,
     (wanted, seed): (usize, u64),
-) -> Result<Vec<Layout>, String> {
+) -> Result<Vec<Layout>, LayoutError> {
     let exe = Path::new(&side.exe);
     let (Some(dir), Some(name)) = (exe.parent(), exe.file_name()) else {
-        return Err(format!("the {} side's binary has no folder", side.label));
+        return Err(LayoutError::NoFolder { side: side.label });
     };
     let mut linked = Vec::new();
     for set in 0..wanted {
@@ -437,11 +460,10 @@ pub(crate) fn link_layouts(
             for l in &linked {
                 remove_layout(l);
             }
-            return Err(format!(
-                "the {} side: {}",
-                side.label,
-                crate::error::one_line(&e)
-            ));
+            return Err(LayoutError::Link {
+                side: side.label,
+                why: crate::error::one_line(&e),
+            });
         }
         linked.push(Layout {
             mode: mode.as_str().into(),
@@ -570,9 +592,12 @@ mod tests {
         let direct = kept("/usr/bin/ld.lld", &["-o", "x"]);
         assert_eq!(direct.shuffle(), Ok(Shuffle::Lld));
         let gnu = kept("cc", &["-o", "x"]);
-        assert!(gnu.shuffle().unwrap_err().contains("GNU ld"));
+        assert!(gnu.shuffle().unwrap_err().to_string().contains("GNU ld"));
         let gold = kept("cc", &["-fuse-ld=gold", "-o", "x"]);
-        assert!(gold.shuffle().unwrap_err().contains("gold"));
+        assert_eq!(
+            gold.shuffle(),
+            Err(LayoutError::NoShuffle { ld: "gold".into() })
+        );
         let no_out = kept("cc", &["-fuse-ld=lld"]);
         assert!(no_out
             .command(LayoutMode::Shuffle, 3, Path::new("y"), pad)

@@ -44,7 +44,7 @@ use anyhow::{Context, Result};
 use cache::{cache_limit, prune_targets, seed_target, CacheLock};
 pub(crate) use cache::{check_cache, default_cache, side_target};
 use layouts::Tools;
-pub(crate) use layouts::{link_layouts, remove_layout, KeptLink, LayoutMode};
+pub(crate) use layouts::{link_layouts, remove_layout, KeptLink, LayoutError, LayoutMode};
 pub(crate) use patches::Patch;
 use patches::{apply_patch, check_patches_used, metadata};
 use source::{absolute_paths, extract_revision, git, rewrite_paths, sync_working_tree};

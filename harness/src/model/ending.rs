@@ -45,7 +45,7 @@ impl Stderr {
 /// How a child ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "ended", rename_all = "snake_case")]
-pub enum Verdict {
+pub enum Ending {
     /// It exited by itself with this code (0: success).
     Exited { code: i32 },
     /// A signal ended it (not one of ours, not one of the cases below).
@@ -64,27 +64,27 @@ pub enum Verdict {
     Interrupted,
 }
 
-impl Verdict {
+impl Ending {
     /// Whether it exited with status 0.
     pub fn success(&self) -> bool {
-        *self == Verdict::Exited { code: 0 }
+        *self == Ending::Exited { code: 0 }
     }
 
     /// A short phrase: "exited with code 3", "killed by SIGSEGV (11)", "ran out of memory (...)".
     pub fn describe(&self) -> String {
         match self {
-            Verdict::Exited { code } => format!("exited with code {code}"),
-            Verdict::Signal { signal } if *signal == libc::SIGILL => format!(
+            Ending::Exited { code } => format!("exited with code {code}"),
+            Ending::Signal { signal } if *signal == libc::SIGILL => format!(
                 "killed by SIGILL ({signal}): an instruction this CPU does not have (the build's target features: {})",
                 env!("SERPROF_TARGET_FEATURES")
             ),
-            Verdict::Signal { signal } => {
+            Ending::Signal { signal } => {
                 format!("killed by {} ({signal})", signal_name(*signal))
             }
-            Verdict::OutOfMemory { detail } => format!("ran out of memory ({detail})"),
-            Verdict::StackOverflow => "overflowed its stack (SIGABRT)".into(),
-            Verdict::Hung { after } => format!("hung: killed after {} s", after.as_secs_f64()),
-            Verdict::Interrupted => "was stopped: the run was interrupted".into(),
+            Ending::OutOfMemory { detail } => format!("ran out of memory ({detail})"),
+            Ending::StackOverflow => "overflowed its stack (SIGABRT)".into(),
+            Ending::Hung { after } => format!("hung: killed after {} s", after.as_secs_f64()),
+            Ending::Interrupted => "was stopped: the run was interrupted".into(),
         }
     }
 }
