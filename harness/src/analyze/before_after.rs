@@ -53,6 +53,79 @@ impl Side {
     }
 }
 
+/// One value per side of a before-after, reached by its [`Side`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct BySide<T> {
+    pub before: T,
+    pub after: T,
+}
+
+impl<T> BySide<T> {
+    /// `f` of each side.
+    pub(crate) fn new(mut f: impl FnMut(Side) -> T) -> BySide<T> {
+        BySide {
+            before: f(Side::Before),
+            after: f(Side::After),
+        }
+    }
+
+    /// The value of `side`.
+    pub(crate) fn get(&self, side: Side) -> &T {
+        match side {
+            Side::Before => &self.before,
+            Side::After => &self.after,
+        }
+    }
+
+    /// Both values with their sides, before first.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (Side, &T)> {
+        [(Side::Before, &self.before), (Side::After, &self.after)].into_iter()
+    }
+
+    /// Both values, mutable, with their sides, before first.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (Side, &mut T)> {
+        [
+            (Side::Before, &mut self.before),
+            (Side::After, &mut self.after),
+        ]
+        .into_iter()
+    }
+
+    /// `f` of each side's value.
+    pub(crate) fn map<U>(self, mut f: impl FnMut(Side, T) -> U) -> BySide<U> {
+        BySide {
+            before: f(Side::Before, self.before),
+            after: f(Side::After, self.after),
+        }
+    }
+
+    /// Each side's value, borrowed.
+    pub(crate) fn as_ref(&self) -> BySide<&T> {
+        BySide {
+            before: &self.before,
+            after: &self.after,
+        }
+    }
+
+    /// Each side's value, borrowed mutably.
+    pub(crate) fn as_mut(&mut self) -> BySide<&mut T> {
+        BySide {
+            before: &mut self.before,
+            after: &mut self.after,
+        }
+    }
+}
+
+impl<T, E> BySide<Result<T, E>> {
+    /// Both values, or the first error (before's).
+    pub(crate) fn transpose(self) -> Result<BySide<T>, E> {
+        Ok(BySide {
+            before: self.before?,
+            after: self.after?,
+        })
+    }
+}
+
 impl std::fmt::Display for Side {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())

@@ -32,9 +32,11 @@ use std::time::{Instant, SystemTime};
 use anyhow::{Context, Result};
 
 use super::executor::{ChildProcesses, Executor};
+use super::lockstep::LaneKind;
 use super::placement::{self, CpuChoice};
 use super::plan as select;
-use super::{progress::Progress, time_units, Unit};
+use super::timing::TimedLane;
+use super::{progress::Progress, time_lanes, Unit};
 use crate::layout::{self, utc_rfc3339, write_json};
 use crate::misuse;
 use crate::model::ab::AbRecord;
@@ -134,12 +136,18 @@ pub(crate) fn measure(program: &Program, req: &AbRequest) -> Result<AbOutcome> {
     })?;
     let tmp = req.out.join(format!(".ab-{}.partial", std::process::id()));
     let _ = fs::remove_dir_all(&tmp);
-    let units = [(&config_a, side_a_dir), (&config_b, side_b_dir)].map(|(config, dir)| Unit {
-        exec: &exec,
-        config,
-        dir: tmp.join(dir),
-        label: format!("{dir} {}", config.info.name()),
-    });
+    let lane = TimedLane {
+        kind: LaneKind::This,
+        layouts: Vec::new(),
+        units: [(&config_a, side_a_dir), (&config_b, side_b_dir)]
+            .map(|(config, dir)| Unit {
+                exec: &exec as &dyn Executor,
+                config,
+                dir: tmp.join(dir),
+                label: format!("{dir} {}", config.info.name()),
+            })
+            .into(),
+    };
     eprintln!(
         "serprof ab: {processes} lock-step children of {a} (A) and {b} (B), samples of ~{} ms, {}",
         settings.sample_ms,
@@ -148,7 +156,8 @@ pub(crate) fn measure(program: &Program, req: &AbRequest) -> Result<AbOutcome> {
             .map_or("not pinned".to_string(), |c| format!("pinned to CPU {c}"))
     );
     let progress = Progress::new(2, false, true);
-    let (mut results, schedule) = time_units(&units, 1, None, &[], &settings, &progress);
+    let mut timings = time_lanes(&[lane], None, &settings, &progress);
+    let (mut results, schedule) = (timings.take(LaneKind::This), timings.schedule);
     let machine_lock = lock.map(crate::process::machine::Exclusive::release);
     if interrupt::interrupted() {
         let _ = fs::remove_dir_all(&tmp);

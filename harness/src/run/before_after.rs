@@ -26,9 +26,11 @@ use anyhow::{Context, Result};
 use serprof_api::study::Config;
 
 use super::executor::{ChildProcesses, Executor};
+use super::lockstep::LaneKind;
+use super::timing::TimedLane;
 use super::{placement, plan, progress, sides, Unit};
 use crate::analyze::before_after::{
-    cpu_alarm_rule, BeforeAfterRecord, Layout, Row, Side, SideRecord, INSTRUCTION_MOVE_RULE,
+    cpu_alarm_rule, BeforeAfterRecord, BySide, Layout, Row, Side, SideRecord, INSTRUCTION_MOVE_RULE,
 };
 use crate::layout::{self, config_dir, utc_rfc3339, write_atomic, write_json};
 use crate::misuse;
@@ -124,12 +126,18 @@ pub(crate) fn measure(
 ) -> Result<BeforeAfterRecord> {
     let (configs, selection_notes) = select(program, &req.studies, &req.configs)?;
     notes.extend(selection_notes);
-    let execs = [driver(program, before)?, driver(program, after)?];
+    let execs = BySide {
+        before: driver(program, before)?,
+        after: driver(program, after)?,
+    };
     let mut settings = req.settings.clone();
     let valgrind = valgrind_or_note(&mut settings, &mut notes);
     interrupt::install();
     let started = Instant::now();
-    let (mut before, mut after) = (before.clone(), after.clone());
+    let mut sides = BySide {
+        before: before.clone(),
+        after: after.clone(),
+    };
     if settings.seed == 0 {
         settings.seed = placement::clock_seed();
     }
@@ -140,7 +148,7 @@ pub(crate) fn measure(
         || {
             let seeds = (wanted, settings.seed);
             link_both_sides(
-                [&mut before, &mut after],
+                sides.as_mut(),
                 req.layout_mode,
                 seeds,
                 &mut notes,
@@ -148,29 +156,26 @@ pub(crate) fn measure(
             )
         },
     );
-    let layout_execs: Vec<Vec<ChildProcesses>> = [&before, &after]
-        .iter()
-        .map(|side| {
+    let layout_execs: BySide<Vec<ChildProcesses>> = sides
+        .as_ref()
+        .map(|_, side| {
             side.layouts
                 .iter()
                 .map(|l| ChildProcesses::of(Path::new(&l.exe), program))
                 .collect::<Result<Vec<_>>>()
         })
-        .collect::<Result<_>>()?;
+        .transpose()?;
     // The machine is this before-after's from the CPU probe that places its children (in
     // `Folder::open`) to its last recording; the links above and the comparison below overlap
     // others.
-    let lock = match execs[0].exclusive() {
-        Ok(lock) => lock,
+    let opened = execs.before.exclusive().and_then(|lock| {
+        let folder = Folder::open(program, req, &sides, &configs, &mut settings)?;
+        Ok((lock, folder))
+    });
+    let (lock, mut folder) = match opened {
+        Ok(opened) => opened,
         Err(e) => {
-            remove_layouts(&[&before, &after]);
-            return Err(e);
-        }
-    };
-    let folder = match Folder::open(program, req, &[&before, &after], &configs, &mut settings) {
-        Ok(folder) => folder,
-        Err(e) => {
-            remove_layouts(&[&before, &after]);
+            remove_layouts(&sides);
             return Err(e);
         }
     };
@@ -179,51 +184,67 @@ pub(crate) fn measure(
         // which the interval over layouts needs.
         settings.processes = wanted;
     }
-    let layout_refs: Vec<Vec<&dyn super::Executor>> = layout_execs
-        .iter()
-        .map(|l| l.iter().map(|e| e as &dyn super::Executor).collect())
-        .collect();
-    let sampled = layout_refs.iter().all(|l| l.len() > 1);
-    let sides = [&before, &after];
+    let sampled = layout_execs.iter().all(|(_, l)| l.len() > 1);
     let session_start = utc_rfc3339(SystemTime::now());
     let show_bars = !req.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let progress = progress::Progress::new(2 * configs.len() as u64, show_bars, req.quiet);
 
-    // Timing: the sides of each configuration alternate in whole-process rounds.
-    let mut units = Vec::new();
-    for config in &configs {
-        for (k, exec) in execs.iter().enumerate() {
-            units.push(Unit {
-                exec,
-                config,
-                dir: config_dir(&folder.runs[k], &config.info.study, &config.info.config),
-                label: format!("{} {}", sides[k].label, config.info.name()),
-            });
-        }
-    }
+    // Timing: one lane per side, its children taking turns with the other side's.
+    let lanes: Vec<TimedLane> = Side::BOTH
+        .into_iter()
+        .map(|side| {
+            let exec: &dyn Executor = execs.get(side);
+            TimedLane {
+                kind: LaneKind::Side(side),
+                layouts: layout_execs
+                    .get(side)
+                    .iter()
+                    .map(|e| e as &dyn Executor)
+                    .collect(),
+                units: configs
+                    .iter()
+                    .map(|config| Unit {
+                        exec,
+                        config,
+                        dir: config_dir(
+                            folder.runs.get(side),
+                            &config.info.study,
+                            &config.info.config,
+                        ),
+                        label: format!("{side} {}", config.info.name()),
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
     let timing_start = Instant::now();
     let placement = match req.split {
         true => Some(split_placement(settings.pin_cpu)?),
         false => None,
     };
-    let (mut results, schedule) =
-        super::time_units(&units, 2, placement, &layout_refs, &settings, &progress);
+    let mut timings = super::time_lanes(&lanes, placement, &settings, &progress);
+    let schedule = timings.schedule.take();
     clock.timing = schedule.as_ref().map_or(0.0, |s| s.seconds);
     clock.verify = timing_start.elapsed().as_secs_f64() - clock.timing;
-    drop(layout_refs);
-    drop(layout_execs);
-    remove_layouts(&[&before, &after]);
+    let mut measured: BySide<Measured> = BySide::new(|side| Measured {
+        units: Vec::new(),
+        results: timings.take(LaneKind::Side(side)),
+    });
+    for (lane, (_, m)) in lanes.into_iter().zip(measured.iter_mut()) {
+        m.units = lane.units;
+    }
+    // The layouts' timing children are gone: their binaries are not needed again.
+    remove_layouts(&sides);
     let profiling = super::Profiling {
-        exec: &execs[0],
+        exec: &execs.before,
         program,
         settings: &settings,
         valgrind: valgrind.as_deref(),
         progress: &progress,
     };
-    profile_units(&units, &mut results, &profiling, &mut clock)?;
+    profile_units(&mut measured, &profiling, &mut clock)?;
     progress.done();
     let machine_lock = lock.map(crate::process::machine::Exclusive::release);
-    let mut folder = folder;
     let finished = !interrupt::interrupted();
     let closing = Closing {
         program,
@@ -233,11 +254,12 @@ pub(crate) fn measure(
         schedule: schedule.as_ref(),
         machine_lock: machine_lock.as_ref(),
     };
-    folder.finish(&results, &closing, &sides, &mut notes)?;
+    folder.finish(&measured, &closing, &mut notes)?;
     if !finished {
         notes.push("interrupted: the configurations not finished are not compared".into());
     }
-    let (rows, not_compared) = compare_sides(&folder, &configs, &units, &results, &sides, sampled)?;
+    let (rows, not_compared) = compare_sides(&folder, &configs, &measured, sampled)?;
+    let BySide { before, after } = sides;
     let binary_diff = match before.key == after.key {
         true => None,
         false => {
@@ -259,8 +281,8 @@ pub(crate) fn measure(
         before: before.clone(),
         after: after.clone(),
         out_dir: folder.dir.display().to_string(),
-        before_run: folder.runs[0].display().to_string(),
-        after_run: folder.runs[1].display().to_string(),
+        before_run: folder.runs.before.display().to_string(),
+        after_run: folder.runs.after.display().to_string(),
         settings,
         rows,
         not_compared,
@@ -284,7 +306,7 @@ pub(crate) fn measure(
 /// linked again (its `layouts_note`), or a link that fails, leaves both as cargo linked them,
 /// and `notes` says why.
 fn link_both_sides(
-    sides: [&mut SideRecord; 2],
+    mut sides: BySide<&mut SideRecord>,
     mode: sides::LayoutMode,
     (wanted, seed): (usize, u64),
     notes: &mut Vec<String>,
@@ -294,57 +316,60 @@ fn link_both_sides(
         notes.push("layouts not sampled (--layouts below 2): each side is timed as cargo linked it, and a time verdict may be a layout effect".into());
         return;
     }
-    let mut why = sides.iter().find_map(|side| {
+    let mut why = sides.iter().find_map(|(_, side)| {
         let note = side.layouts_note.as_ref()?;
         Some(format!("the {} side: {note}", side.label))
     });
-    let mut kept = Vec::new();
-    for side in &sides {
-        if why.is_some() {
-            break;
-        }
-        match side
-            .link
+    let kept = sides.as_ref().map(|_, side| {
+        side.link
             .as_deref()
             .and_then(|d| sides::KeptLink::read(Path::new(d)))
-        {
-            Some(k) => kept.push(k),
-            None => why = Some(format!("the {} side's kept link is gone", side.label)),
-        }
-    }
-    let mode = match why {
-        Some(_) => mode,
-        None => sides::LayoutMode::linkable(mode, &kept, notes),
-    };
-    let mut linked: [Vec<Layout>; 2] = [Vec::new(), Vec::new()];
+    });
     if why.is_none() {
-        // Both sides' links at once, one on each CPU (nothing is timed yet).
-        let results: Vec<Result<Vec<Layout>, sides::LayoutError>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = sides
-                .iter()
-                .zip(&kept)
-                .enumerate()
-                .map(|(i, (side, kept))| {
-                    let side: &SideRecord = side;
-                    scope.spawn(move || sides::link_layouts(side, kept, i, mode, (wanted, seed)))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or(Err(sides::LayoutError::Panicked)))
-                .collect()
-        });
-        for (i, r) in results.into_iter().enumerate() {
-            match r {
-                Ok(l) => linked[i] = l,
-                Err(e) => {
-                    why.get_or_insert(e.to_string());
-                }
-            }
-        }
-        if why.is_some() {
-            linked.iter().flatten().for_each(sides::remove_layout);
-        }
+        why = kept
+            .iter()
+            .find(|(_, k)| k.is_none())
+            .map(|(side, _)| format!("the {side} side's kept link is gone"));
+    }
+    let (
+        BySide {
+            before: Some(kept_before),
+            after: Some(kept_after),
+        },
+        None,
+    ) = (kept, &why)
+    else {
+        let why = why.unwrap_or_default();
+        notes.push(format!(
+            "layouts not sampled: {why}; each side is timed as cargo linked it, and a time verdict may be a layout effect"
+        ));
+        return;
+    };
+    let kept = BySide {
+        before: kept_before,
+        after: kept_after,
+    };
+    let mode = sides::LayoutMode::linkable(mode, &[kept.before.clone(), kept.after.clone()], notes);
+    // Both sides' links at once, one on each CPU (nothing is timed yet).
+    let linked: BySide<Result<Vec<Layout>, sides::LayoutError>> = std::thread::scope(|scope| {
+        let spawn = |side: Side| {
+            let (record, kept): (&SideRecord, _) = (sides.get(side), kept.get(side));
+            scope.spawn(move || {
+                sides::link_layouts(record, kept, side as usize, mode, (wanted, seed))
+            })
+        };
+        let handles = BySide::new(spawn);
+        handles.map(|_, h| h.join().unwrap_or(Err(sides::LayoutError::Panicked)))
+    });
+    if let Some(e) = linked.iter().find_map(|(_, r)| r.as_ref().err()) {
+        why = Some(e.to_string());
+    }
+    if why.is_some() {
+        linked
+            .iter()
+            .filter_map(|(_, r)| r.as_ref().ok())
+            .flatten()
+            .for_each(sides::remove_layout);
     }
     match why {
         Some(why) => notes.push(format!(
@@ -357,10 +382,9 @@ fn link_both_sides(
                     mode.as_str()
                 ));
             }
-            let [b, a] = sides;
-            let [lb, la] = linked;
-            b.layouts = lb;
-            a.layouts = la;
+            for ((_, side), (_, layouts)) in sides.iter_mut().zip(linked.iter()) {
+                side.layouts = layouts.clone().unwrap_or_default();
+            }
         }
     }
 }
@@ -368,8 +392,8 @@ fn link_both_sides(
 /// Removes the layouts' binaries once they are timed: a layout is a few seconds' link from its
 /// seed and the kept link, and a cache that kept every invocation's layouts would grow by
 /// dozens of binaries each time.
-fn remove_layouts(sides: &[&SideRecord; 2]) {
-    for layout in sides.iter().flat_map(|s| &s.layouts) {
+fn remove_layouts(sides: &BySide<SideRecord>) {
+    for layout in sides.iter().flat_map(|(_, s)| &s.layouts) {
         sides::remove_layout(layout);
     }
 }
@@ -420,8 +444,14 @@ struct Closing<'a> {
 struct Folder {
     dir: PathBuf,
     /// `before/` and `after/`.
-    runs: [PathBuf; 2],
-    manifests: Vec<RunManifest>,
+    runs: BySide<PathBuf>,
+    manifests: BySide<RunManifest>,
+}
+
+/// One side as measured: its units (one per configuration) and their results, in one order.
+struct Measured<'a> {
+    units: Vec<Unit<'a>>,
+    results: Vec<ConfigResult>,
 }
 
 impl Folder {
@@ -430,7 +460,7 @@ impl Folder {
     fn open(
         program: &Program,
         req: &Request,
-        sides: &[&SideRecord; 2],
+        sides: &BySide<SideRecord>,
         configs: &[Config],
         settings: &mut Settings,
     ) -> Result<Folder> {
@@ -439,22 +469,23 @@ impl Folder {
         let name = format!(
             "{}-{}-vs-{}",
             layout::utc_stamp(SystemTime::now()),
-            sides[0].git_rev.replace('+', "-"),
-            sides[1].git_rev.replace('+', "-")
+            sides.before.git_rev.replace('+', "-"),
+            sides.after.git_rev.replace('+', "-")
         );
         let dir = layout::reserve_dir(&req.out, &name)?;
         let placed = placement::place(program, &req.cpu)?;
         settings.pin_cpu = placed.cpu;
-        let runs = Side::BOTH.map(|s| dir.join(s.as_str()));
-        let mut manifests = Vec::new();
-        for (side, run_dir) in sides.iter().zip(&runs) {
+        let runs = BySide::new(|s| dir.join(s.as_str()));
+        let manifests = BySide::new(|side| {
+            let run_dir = runs.get(side);
             std::fs::create_dir_all(run_dir)
                 .with_context(|| format!("cannot create {}", run_dir.display()))?;
             let mut m = super::new_manifest(program, configs, settings.clone(), placed.clone());
-            m.git_rev = side.git_rev.clone();
+            m.git_rev = sides.get(side).git_rev.clone();
             write_json(&run_dir.join(layout::RUN_JSON), &m)?;
-            manifests.push(m);
-        }
+            Ok::<_, anyhow::Error>(m)
+        })
+        .transpose()?;
         Ok(Folder {
             dir,
             runs,
@@ -465,20 +496,19 @@ impl Folder {
     /// Closes both sides' manifests and writes their reports.
     fn finish(
         &mut self,
-        results: &[ConfigResult],
+        measured: &BySide<Measured>,
         closing: &Closing,
-        sides: &[&SideRecord; 2],
         notes: &mut Vec<String>,
     ) -> Result<()> {
-        for (k, m) in self.manifests.iter_mut().enumerate() {
-            let mine: Vec<&ConfigResult> = results.iter().skip(k).step_by(2).collect();
+        for (side, m) in self.manifests.iter_mut() {
+            let mine: Vec<&ConfigResult> = measured.get(side).results.iter().collect();
             finish_manifest(m, &mine, closing);
             m.schedules.extend(closing.schedule.cloned());
-            write_json(&self.runs[k].join(layout::RUN_JSON), m)?;
-            if let Err(e) = crate::render::report::write(closing.program, &self.runs[k]) {
+            let run = self.runs.get(side);
+            write_json(&run.join(layout::RUN_JSON), m)?;
+            if let Err(e) = crate::render::report::write(closing.program, run) {
                 notes.push(format!(
-                    "the {} side's report.html was not written: {}",
-                    sides[k].label,
+                    "the {side} side's report.html was not written: {}",
                     crate::error::one_line(&e)
                 ));
             }
@@ -488,24 +518,31 @@ impl Folder {
 }
 
 /// Each unit's CPU, allocation and instructions recordings (each by its own side's binary),
-/// and its `result.json`; in `settings.jobs` slots side by side when both sides' executors may
-/// be shared ([`super::slots::in_slots`]), else one after another.
+/// and its `result.json`, the two sides of a configuration one after the other; in
+/// `settings.jobs` slots side by side when both sides' executors may be shared
+/// ([`super::slots::in_slots`]), else one after another.
 fn profile_units(
-    units: &[Unit],
-    results: &mut [ConfigResult],
+    measured: &mut BySide<Measured>,
     profiling: &super::Profiling,
     clock: &mut PhaseSeconds,
 ) -> Result<()> {
     let started = Instant::now();
+    let BySide { before, after } = measured;
+    let pairs: Vec<(&Unit, &mut ConfigResult)> = before
+        .units
+        .iter()
+        .zip(before.results.iter_mut())
+        .zip(after.units.iter().zip(after.results.iter_mut()))
+        .flat_map(|(b, a)| [b, a])
+        .collect();
     let shared: Option<Vec<&(dyn super::Executor + Sync)>> =
-        units.iter().map(|unit| unit.exec.shared()).collect();
-    let outcome = match shared.filter(|_| profiling.settings.jobs > 1 && units.len() > 1) {
+        pairs.iter().map(|(unit, _)| unit.exec.shared()).collect();
+    let outcome = match shared.filter(|_| profiling.settings.jobs > 1 && pairs.len() > 1) {
         Some(execs) => {
-            let items: Vec<_> = units
-                .iter()
-                .map(|unit| (unit.config, unit.dir.as_path()))
+            let items: Vec<_> = pairs
+                .into_iter()
+                .map(|(unit, result)| ((unit.config, unit.dir.as_path()), result))
                 .zip(execs)
-                .zip(results.iter_mut())
                 .collect();
             // Only what may be shared goes into the slots (not `profiling`'s own executor).
             let (valgrind, progress, program) =
@@ -513,7 +550,7 @@ fn profile_units(
             let (slots, _, outcome) = super::slots::in_slots(
                 profiling.settings,
                 items.into_iter(),
-                |settings, (((config, dir), exec), result), slot| {
+                |settings, (((config, dir), result), exec), slot| {
                     let side = super::Profiling {
                         exec,
                         program,
@@ -528,7 +565,7 @@ fn profile_units(
             outcome
         }
         None => (|| {
-            for (unit, result) in units.iter().zip(results.iter_mut()) {
+            for (unit, result) in pairs {
                 let side = super::Profiling {
                     exec: unit.exec,
                     ..*profiling
@@ -571,25 +608,33 @@ fn profile_unit(
 fn compare_sides(
     folder: &Folder,
     configs: &[Config],
-    units: &[Unit],
-    results: &[ConfigResult],
-    sides: &[&SideRecord; 2],
+    measured: &BySide<Measured>,
     layouts: bool,
 ) -> Result<(Vec<Row>, Vec<String>)> {
-    let complete = |i: usize| {
-        [2 * i, 2 * i + 1].iter().all(|&u| {
-            units[u].dir.join(layout::RESULT_JSON).is_file() && results[u].time_ns.is_some()
-        })
+    let finished = |unit: &Unit, result: &ConfigResult| {
+        unit.dir.join(layout::RESULT_JSON).is_file() && result.time_ns.is_some()
     };
     let mut not_compared = Vec::new();
-    for (i, config) in configs.iter().enumerate().filter(|(i, _)| !complete(*i)) {
-        let why: Vec<String> = [2 * i, 2 * i + 1]
+    let mut both = Vec::new();
+    for (c, config) in configs.iter().enumerate() {
+        let of = |side: Side| {
+            let m = measured.get(side);
+            m.units.get(c).zip(m.results.get(c))
+        };
+        let per_side = BySide::new(of);
+        let complete = per_side
             .iter()
-            .filter_map(|&u| {
-                results[u]
-                    .error
-                    .as_ref()
-                    .map(|e| format!("{} side: {e}", sides[u % 2].label))
+            .all(|(_, x)| x.is_some_and(|(unit, result)| finished(unit, result)));
+        if complete {
+            both.push(config.info.name());
+            continue;
+        }
+        let why: Vec<String> = per_side
+            .iter()
+            .filter_map(|(side, x)| {
+                let (_, result) = (*x)?;
+                let error = result.error.as_ref()?;
+                Some(format!("{side} side: {error}"))
             })
             .collect();
         let why = match why.is_empty() {
@@ -598,16 +643,12 @@ fn compare_sides(
         };
         not_compared.push(format!("{}: {why}", config.info.name()));
     }
-    let both: Vec<String> = (0..configs.len())
-        .filter(|&i| complete(i))
-        .map(|i| configs[i].info.name())
-        .collect();
     if both.is_empty() {
         return Ok((Vec::new(), not_compared));
     }
     let report = super::compare::compare_runs(
-        (folder.runs[0].clone(), &folder.manifests[0]),
-        (folder.runs[1].clone(), &folder.manifests[1]),
+        (folder.runs.before.clone(), &folder.manifests.before),
+        (folder.runs.after.clone(), &folder.manifests.after),
         Some(&folder.dir),
     )?;
     let rows = report

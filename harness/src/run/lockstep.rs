@@ -26,6 +26,8 @@ use serprof_api::study::Config;
 
 use super::executor::{Executor, TimingChild};
 use super::progress::Progress;
+use crate::analyze::before_after::Side;
+use crate::model::allocator::Allocator;
 use crate::model::lockstep::{self, Pair, Placement, Sample, Schedule};
 use crate::model::stats::{median, ProcessTiming, SplitMix64, TimingMethod};
 use crate::model::{ConfigId, Failure, Settings, TimeStats};
@@ -33,13 +35,34 @@ use crate::process::interrupt;
 use crate::process::pipes::Lost;
 use crate::protocol::{TimingCommand, TimingReply};
 
+/// What a lane is: whose children it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LaneKind {
+    /// The program measured (a run, `ab`).
+    This,
+    /// One side of a before-after: that build's binary.
+    Side(Side),
+    /// The program, its children allocating with this allocator (`run --allocators`).
+    Allocator(Allocator),
+}
+
+impl LaneKind {
+    /// Its name in the schedule (`this`, `before`, `after`, or the allocator's).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            LaneKind::This => "this",
+            LaneKind::Side(side) => side.as_str(),
+            LaneKind::Allocator(a) => a.name(),
+        }
+    }
+}
+
 /// One build taking part.
 pub(crate) struct Lane<'a> {
     /// The binaries the lane's children are of: set `k` of children runs `execs[k % len]` (one
     /// binary, or one per layout of a before-after side).
     pub execs: Vec<&'a dyn Executor>,
-    /// Its name in the schedule (`this`, `before`, `after`).
-    pub build: String,
+    pub kind: LaneKind,
 }
 
 impl Lane<'_> {
@@ -167,7 +190,7 @@ impl State {
         self.restarts.push(format!(
             "child {} of {}: {} dropped: {failure}",
             child + 1,
-            job.lanes[lane].build,
+            job.lanes[lane].kind.name(),
             job.configs[c]
         ));
         self.failures[lane][c] = Some(failure);
@@ -206,7 +229,7 @@ impl<'j> Set<'j> {
             let ops = known.then(|| units.iter().map(|&c| state.ops[first][c]).collect());
             let cpu = match job.placement {
                 Placement::SameCpu { cpu } => cpu,
-                Placement::Split { cpus } => Some(cpus[lane % 2]),
+                Placement::Split { cpus } => cpus.get(lane).copied(),
             };
             match job.lanes[lane]
                 .exec(k)
@@ -370,7 +393,12 @@ impl<'j> Set<'j> {
     ) -> Result<(), Stop> {
         for lane in 0..self.children.len() {
             if self.children[lane].is_some() {
-                let cpu = cpus[(lane + round) % 2];
+                // The lanes swap CPUs every round.
+                let mut order = cpus;
+                order.rotate_left(round % cpus.len());
+                let Some(&cpu) = order.get(lane) else {
+                    continue;
+                };
                 self.send(lane, TimingCommand::Pin { cpu }, k, state)?;
             }
         }
@@ -681,7 +709,7 @@ pub(crate) fn run(job: &Job, progress: &Progress) -> Timed {
         sample_ms: job.settings.sample_ms,
         window: lockstep::WINDOW,
         placement: job.placement,
-        builds: job.lanes.iter().map(|l| l.build.clone()).collect(),
+        builds: job.lanes.iter().map(|l| l.kind.name().into()).collect(),
         configs: job.configs.clone(),
         ops: state.ops,
         restarts: state.restarts,

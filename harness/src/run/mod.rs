@@ -24,7 +24,7 @@ pub(crate) mod timing;
 pub(crate) use folder::{new_manifest, record_outcomes};
 pub(crate) use plan::{budgeted, config_id};
 pub(crate) use profiles::Profiling;
-pub(crate) use timing::{time_configs, time_units, Unit};
+pub(crate) use timing::{time_configs, time_lanes, Unit};
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

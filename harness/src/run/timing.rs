@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serprof_api::study::Config;
 
 use super::executor::{Executor, Outcome};
-use super::lockstep::{self, Job, Lane};
+use super::lockstep::{self, Job, Lane, LaneKind};
 use super::plan::config_id;
 use super::progress;
 use crate::layout::config_dir;
@@ -27,16 +27,18 @@ pub(crate) fn time_configs(
     settings: &Settings,
     progress: &progress::Progress,
 ) -> (Vec<ConfigResult>, Option<Schedule>) {
-    let units: Vec<Unit> = configs
-        .iter()
-        .map(|&config| Unit {
-            exec,
-            config,
-            dir: config_dir(run_dir, &config.info.study, &config.info.config),
-            label: config.info.name(),
-        })
-        .collect();
-    time_units(&units, 1, None, &[layouts.to_vec()], settings, progress)
+    let lane = TimedLane {
+        kind: LaneKind::This,
+        layouts: layouts.to_vec(),
+        units: configs
+            .iter()
+            .map(|&config| Unit::in_run(exec, config, run_dir))
+            .collect(),
+    };
+    let timings = time_lanes(&[lane], None, settings, progress);
+    let schedule = timings.schedule;
+    let results = timings.lanes.into_iter().flat_map(|l| l.results).collect();
+    (results, schedule)
 }
 
 /// The timing phase of a run whose configurations are measured under allocators
@@ -61,36 +63,52 @@ pub(crate) fn time_allocators(
             lanes.push(named(c).1);
         }
     }
-    let n = lanes.len().max(1);
-    let rectangular = configs.len().is_multiple_of(n)
-        && configs.chunks(n).all(|chunk| {
-            chunk.iter().map(|c| named(c).1).eq(lanes.iter().copied())
-                && chunk.iter().all(|c| named(c).0 == named(chunk[0]).0)
-        });
-    // Lanes only for two allocators or more, every configuration named after one.
+    // Each allocator's configurations, in the order given.
+    let of_lane = |lane: Option<Allocator>| -> Vec<&Config> {
+        configs
+            .iter()
+            .copied()
+            .filter(|c| named(c).1 == lane)
+            .collect()
+    };
+    // Lanes only for two allocators or more, every configuration named after one, each lane
+    // holding the same configurations in the same order.
+    let first: Vec<&str> = lanes
+        .first()
+        .map(|&l| of_lane(l).iter().map(|c| named(c).0).collect())
+        .unwrap_or_default();
+    let rectangular = lanes.iter().all(|&l| {
+        of_lane(l)
+            .iter()
+            .map(|c| named(c).0)
+            .eq(first.iter().copied())
+    });
     let allocators: Option<Vec<Allocator>> = lanes.iter().copied().collect();
     if let (true, Some(shared), Some(allocators)) =
-        (rectangular && n > 1, exec.shared(), allocators)
+        (rectangular && lanes.len() > 1, exec.shared(), allocators)
     {
         let lane_execs: Vec<AllocLane> = allocators
-            .into_iter()
-            .map(|allocator| AllocLane {
+            .iter()
+            .map(|&allocator| AllocLane {
                 inner: shared,
                 allocator,
             })
             .collect();
-        let units: Vec<Unit> = configs
+        let timed_lanes: Vec<TimedLane> = allocators
             .iter()
-            .enumerate()
-            .map(|(i, &config)| Unit {
-                exec: &lane_execs[i % n],
-                config,
-                dir: config_dir(run_dir, &config.info.study, &config.info.config),
-                label: config.info.name(),
+            .zip(&lane_execs)
+            .map(|(&allocator, exec)| TimedLane {
+                kind: LaneKind::Allocator(allocator),
+                layouts: Vec::new(),
+                units: of_lane(Some(allocator))
+                    .into_iter()
+                    .map(|config| Unit::in_run(exec, config, run_dir))
+                    .collect(),
             })
             .collect();
-        let (results, schedule) = time_units(&units, n, None, &[], settings, progress);
-        return (results, schedule.into_iter().collect());
+        let timings = time_lanes(&timed_lanes, None, settings, progress);
+        let schedules = timings.schedule.iter().cloned().collect();
+        return (timings.in_order_of(configs), schedules);
     }
     let mut results: Vec<Option<ConfigResult>> = vec![None; configs.len()];
     let mut schedules = Vec::new();
@@ -163,70 +181,136 @@ pub(crate) struct Unit<'a> {
     pub label: String,
 }
 
-/// Verifies and times `units`, which are `lanes` builds' units of each configuration in turn
-/// (`units[c * lanes + lane]`: for a before-after, before then after). Every build's units of
-/// one configuration must share it. Verification runs in the units' executors; the timing
-/// children of set `k` in `layouts[lane][k % len]` where a lane has layouts (a before-after
-/// side linked again in other layouts), else in the units'.
-pub(crate) fn time_units(
-    units: &[Unit],
-    lanes: usize,
+impl<'a> Unit<'a> {
+    /// `config` as `exec` runs it, in its folder of the run folder `run_dir`, named as itself.
+    pub(crate) fn in_run(exec: &'a dyn Executor, config: &'a Config, run_dir: &Path) -> Unit<'a> {
+        Unit {
+            exec,
+            config,
+            dir: config_dir(run_dir, &config.info.study, &config.info.config),
+            label: config.info.name(),
+        }
+    }
+}
+
+/// One lane to time: its kind, the binaries of its sets of children, and its units, one per
+/// configuration of the schedule, in the same order in every lane.
+pub(crate) struct TimedLane<'a> {
+    pub kind: LaneKind,
+    /// The binaries set `k` of children runs (`layouts[k % len]`: a layout each); empty: the
+    /// units' own executor.
+    pub layouts: Vec<&'a dyn Executor>,
+    pub units: Vec<Unit<'a>>,
+}
+
+/// What a schedule timed: each lane's results, one per unit in its order.
+pub(crate) struct Timings {
+    pub lanes: Vec<LaneResults>,
+    /// `None` when nothing was timed.
+    pub schedule: Option<Schedule>,
+}
+
+/// One lane's results.
+pub(crate) struct LaneResults {
+    pub kind: LaneKind,
+    pub results: Vec<ConfigResult>,
+}
+
+impl Timings {
+    /// The results of lane `kind` (empty when there is no such lane).
+    pub(crate) fn take(&mut self, kind: LaneKind) -> Vec<ConfigResult> {
+        self.lanes
+            .iter_mut()
+            .find(|l| l.kind == kind)
+            .map(|l| std::mem::take(&mut l.results))
+            .unwrap_or_default()
+    }
+
+    /// Every lane's results, as `configs` lists their configurations (by name).
+    fn in_order_of(self, configs: &[&Config]) -> Vec<ConfigResult> {
+        let mut all: std::collections::HashMap<ConfigId, ConfigResult> = self
+            .lanes
+            .into_iter()
+            .flat_map(|l| l.results)
+            .map(|r| (ConfigId::new(&r.study, &r.config), r))
+            .collect();
+        configs
+            .iter()
+            .map(|c| {
+                all.remove(&config_id(c))
+                    .unwrap_or_else(|| ConfigResult::new(&c.info))
+            })
+            .collect()
+    }
+}
+
+/// Verifies and times the units of `lanes` (every lane's units are of the same configurations,
+/// in the same order). Verification runs in the units' executors; the timing children of set
+/// `k` in the lane's `layouts[k % len]` where it has layouts (a before-after side linked again
+/// in other layouts), else in the units'.
+pub(crate) fn time_lanes(
+    lanes: &[TimedLane],
     placement: Option<Placement>,
-    layouts: &[Vec<&dyn Executor>],
     settings: &Settings,
     progress: &progress::Progress,
-) -> (Vec<ConfigResult>, Option<Schedule>) {
-    let mut results: Vec<ConfigResult> = units
+) -> Timings {
+    let mut results: Vec<Vec<ConfigResult>> = lanes
         .iter()
-        .map(|u| ConfigResult::new(&u.config.info))
-        .collect();
-    // Each configuration is verified once, in a child of its own, before it is timed: one that
-    // fails verification is not timed.
-    verify_units(units, settings, progress, &mut results);
-    if interrupt::interrupted() {
-        return (results, None);
-    }
-    if units.is_empty() {
-        return (results, None);
-    }
-    let configs: Vec<&Config> = units.iter().step_by(lanes).map(|u| u.config).collect();
-    let lane_of = |lane: usize| Lane {
-        execs: match layouts.get(lane) {
-            Some(l) if !l.is_empty() => l.clone(),
-            _ => vec![units[lane].exec],
-        },
-        build: match (lanes, allocator::split(&units[lane].config.info.config).1) {
-            (1, _) => "this".into(),
-            (_, Some(a)) => a.name().into(),
-            _ => crate::analyze::before_after::Side::BOTH[lane % 2]
-                .as_str()
-                .into(),
-        },
-    };
-    let active = (0..lanes)
-        .map(|lane| {
-            (0..configs.len())
-                .map(|c| results[c * lanes + lane].error.is_none())
+        .map(|l| {
+            l.units
+                .iter()
+                .map(|u| ConfigResult::new(&u.config.info))
                 .collect()
         })
         .collect();
-    let mut job = Job::new(
-        (0..lanes).map(lane_of).collect(),
-        &configs,
-        active,
-        settings,
-    );
+    // Each configuration is verified once per lane, in a child of its own, before it is timed:
+    // one that fails verification is not timed.
+    let units: Vec<&Unit> = lanes.iter().flat_map(|l| &l.units).collect();
+    let mut flat: Vec<&mut ConfigResult> = results.iter_mut().flatten().collect();
+    verify_units(&units, settings, progress, &mut flat);
+    let done = |results: Vec<Vec<ConfigResult>>, schedule| Timings {
+        lanes: lanes
+            .iter()
+            .zip(results)
+            .map(|(l, results)| LaneResults {
+                kind: l.kind,
+                results,
+            })
+            .collect(),
+        schedule,
+    };
+    let Some(first) = lanes.first().filter(|l| !l.units.is_empty()) else {
+        return done(results, None);
+    };
+    if interrupt::interrupted() {
+        return done(results, None);
+    }
+    let configs: Vec<&Config> = first.units.iter().map(|u| u.config).collect();
+    let job_lanes = lanes
+        .iter()
+        .map(|l| Lane {
+            execs: match l.layouts.is_empty() {
+                false => l.layouts.clone(),
+                true => l.units.iter().map(|u| u.exec).take(1).collect(),
+            },
+            kind: l.kind,
+        })
+        .collect();
+    let active = results
+        .iter()
+        .map(|lane| lane.iter().map(|r| r.error.is_none()).collect())
+        .collect();
+    let mut job = Job::new(job_lanes, &configs, active, settings);
     if let Some(placement) = placement {
         job.placement = placement;
     }
     if job.active.iter().flatten().all(|a| !a) || interrupt::interrupted() {
-        return (results, None);
+        return done(results, None);
     }
     let timed = lockstep::run(&job, progress);
     let id = timed.schedule.id;
-    for (lane, row) in timed.units.into_iter().enumerate() {
-        for (c, unit) in row.into_iter().enumerate() {
-            let result = &mut results[c * lanes + lane];
+    for (lane, row) in results.iter_mut().zip(timed.units) {
+        for (result, unit) in lane.iter_mut().zip(row) {
             if result.error.is_some() {
                 continue;
             }
@@ -234,7 +318,6 @@ pub(crate) fn time_units(
                 Some(f) => result.error = Some(f),
                 None => result.time_ns = unit.time_stats(id),
             }
-
             if result.error.is_none() && result.time_ns.is_none() && !timed.interrupted {
                 result.error = Some(Failure::Silent {
                     recording: Recording::Timing,
@@ -242,47 +325,44 @@ pub(crate) fn time_units(
             }
         }
     }
-    if layouts.iter().any(|l| l.len() > 1) {
-        set_layout_spreads(&mut results, lanes);
+    let kinds: Vec<LaneKind> = lanes.iter().map(|l| l.kind).collect();
+    if lanes.iter().any(|l| l.layouts.len() > 1) {
+        set_layout_spreads(&kinds, &mut results);
     }
-    (results, Some(timed.schedule))
+    done(results, Some(timed.schedule))
 }
 
 /// Every timed unit's [`TimeStats::layout_spread`], when its sets of children each ran
 /// layouts of their own: per configuration from its two sides (a before-after), or over every
 /// configuration of the one lane (a run).
-fn set_layout_spreads(results: &mut [ConfigResult], lanes: usize) {
-    let groups: Vec<Vec<usize>> = match lanes {
-        2 => (0..results.len() / 2)
-            .map(|c| vec![2 * c, 2 * c + 1])
-            .collect(),
-        _ => vec![(0..results.len()).collect()],
-    };
-    for group in groups {
-        let timed: Vec<usize> = group
-            .into_iter()
-            .filter(|&i| results[i].time_ns.is_some())
-            .collect();
-        let logs: Vec<_> = timed
-            .iter()
-            .map(|&i| {
-                results[i]
-                    .time_ns
-                    .as_ref()
-                    .map(|t| t.log_by_round())
-                    .unwrap_or_default()
-            })
-            .collect();
-        let spreads = match (lanes, logs.as_slice()) {
-            (2, [b, a]) => crate::model::stats::layout_spreads_paired(b, a).to_vec(),
-            (1, _) => crate::model::stats::layout_spreads_shared(&logs),
-            _ => vec![None; logs.len()],
-        };
-        for (i, spread) in timed.into_iter().zip(spreads) {
-            if let Some(t) = results[i].time_ns.as_mut() {
-                t.layout_spread = spread;
+fn set_layout_spreads(kinds: &[LaneKind], results: &mut [Vec<ConfigResult>]) {
+    use crate::analyze::before_after::Side;
+    use crate::model::stats::{layout_spreads_paired, layout_spreads_shared};
+    let log = |r: &ConfigResult| r.time_ns.as_ref().map(|t| t.log_by_round());
+    match (kinds, results) {
+        ([LaneKind::Side(Side::Before), LaneKind::Side(Side::After)], [before, after]) => {
+            for (b, a) in before.iter_mut().zip(after.iter_mut()) {
+                if let (Some(lb), Some(la)) = (log(b), log(a)) {
+                    let [sb, sa] = layout_spreads_paired(&lb, &la);
+                    for (r, spread) in [(b, sb), (a, sa)] {
+                        if let Some(t) = r.time_ns.as_mut() {
+                            t.layout_spread = spread;
+                        }
+                    }
+                }
             }
         }
+        ([LaneKind::This], [lane]) => {
+            let timed: Vec<&mut ConfigResult> =
+                lane.iter_mut().filter(|r| r.time_ns.is_some()).collect();
+            let logs: Vec<_> = timed.iter().filter_map(|r| log(r)).collect();
+            for (r, spread) in timed.into_iter().zip(layout_spreads_shared(&logs)) {
+                if let Some(t) = r.time_ns.as_mut() {
+                    t.layout_spread = spread;
+                }
+            }
+        }
+        _ => {}
     }
 }
 
@@ -290,10 +370,10 @@ fn set_layout_spreads(results: &mut [ConfigResult], lanes: usize) {
 /// `results`: side by side in `settings.jobs` slots when the executors may be shared (nothing
 /// is timed meanwhile), else one after another.
 fn verify_units(
-    units: &[Unit],
+    units: &[&Unit],
     settings: &Settings,
     progress: &progress::Progress,
-    results: &mut [ConfigResult],
+    results: &mut [&mut ConfigResult],
 ) {
     let shared: Option<Vec<&(dyn Executor + Sync)>> =
         units.iter().map(|u| u.exec.shared()).collect();
@@ -323,7 +403,7 @@ fn verify_units(
         },
     );
     for (i, verified) in done {
-        verified.apply(&mut results[i]);
+        verified.apply(results[i]);
     }
 }
 
@@ -424,6 +504,7 @@ mod tests {
     use std::cell::Cell;
 
     use super::*;
+    use crate::analyze::before_after::Side;
     use crate::model::stats::RatioStats;
     use crate::model::{ConfigId, Ending, TimeStats};
     use crate::run::executor::fake::{FakeChild, Sampler};
@@ -646,14 +727,17 @@ mod tests {
         };
         let all = configs(&["formats/postcard"]);
         let dir = tempfile::tempdir().unwrap();
-        let units: Vec<Unit> = [&before, &after]
-            .iter()
-            .enumerate()
-            .map(|(i, exec)| Unit {
-                exec: *exec,
-                config: &all[0],
-                dir: dir.path().join(i.to_string()),
-                label: format!("side {i}"),
+        let lanes: Vec<TimedLane> = [(Side::Before, &before), (Side::After, &after)]
+            .into_iter()
+            .map(|(side, exec)| TimedLane {
+                kind: LaneKind::Side(side),
+                layouts: Vec::new(),
+                units: vec![Unit {
+                    exec,
+                    config: &all[0],
+                    dir: dir.path().join(side.as_str()),
+                    label: format!("{side}"),
+                }],
             })
             .collect();
         let mut settings = Settings::quick();
@@ -662,18 +746,22 @@ mod tests {
         settings.child_ms = 0;
         let progress = progress::Progress::new(2, false, true);
         let placement = Placement::Split { cpus: [1, 0] };
-        let (results, schedule) = time_units(&units, 2, Some(placement), &[], &settings, &progress);
-        let schedule = schedule.unwrap();
+        let mut timings = time_lanes(&lanes, Some(placement), &settings, &progress);
+        let schedule = timings.schedule.take().unwrap();
+        assert_eq!(schedule.builds, ["before", "after"]);
         assert_eq!(schedule.placement, placement);
         assert_eq!((before.started.get(), after.started.get()), (3, 3));
         // The side that sizes the samples takes turns: sets 0 and 2 the before side, set 1 the
         // after side.
         assert_eq!((before.calibrated.get(), after.calibrated.get()), (2, 1));
-        let t: Vec<&TimeStats> = results
-            .iter()
-            .map(|r| r.time_ns.as_ref().unwrap())
-            .collect();
-        let r = RatioStats::by_round(t[1], t[0]).unwrap();
+        let [b, a] = [Side::Before, Side::After].map(|side| {
+            timings
+                .take(LaneKind::Side(side))
+                .remove(0)
+                .time_ns
+                .unwrap()
+        });
+        let r = RatioStats::by_round(&a, &b).unwrap();
         assert!((r.ratio / 1.1 - 1.0).abs() < 0.02, "{r:?}");
         assert!(!r.within_noise(), "a 10% change shows: {r:?}");
     }
