@@ -370,7 +370,12 @@ fn program_flag(args: &[std::ffi::OsString]) -> Option<PathBuf> {
 /// The command line of `program`: serprof's own `dataset` command and the Order wording of
 /// `encode` only where its studies include the Order dataset.
 pub(crate) fn command_of(program: &crate::model::Program) -> clap::Command {
-    let command = Cli::command();
+    // before-after shares run's flags, but its sets of timing children are its layouts.
+    let command = Cli::command().mut_subcommand("before-after", |c| {
+        c.mut_arg("processes", |a| {
+            a.help("Sets of timing children when layouts are not sampled (--layouts 0 or 1; default 12, --quick 5); with layouts sampled the sets are --layouts, and --processes is refused")
+        })
+    });
     if program.has_dataset() {
         return command;
     }

@@ -130,6 +130,31 @@ fn bad_names_and_ranges_are_exit_2_with_a_helpful_line() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
+    // before-after's sets are its layouts: --processes counts them only without layouts, and
+    // is refused before anything is built (here, outside any repository) with them.
+    let outside = tempfile::tempdir().unwrap();
+    for args in [&["--processes", "7"][..], &["--quick", "--processes", "7"]] {
+        let o = serprof()
+            .current_dir(outside.path())
+            .args(["before-after", "HEAD"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(
+            err.lines().count() == 1 && err.contains("give --layouts 7"),
+            "{args:?}: {err}"
+        );
+    }
+    let o = serprof()
+        .current_dir(outside.path())
+        .args(["before-after", "HEAD", "--layouts", "0", "--processes", "7"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("git repository"), "{err}");
 }
 
 #[test]

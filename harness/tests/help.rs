@@ -5,6 +5,9 @@
 
 use std::process::Command;
 
+mod common;
+use common::{commands, entries, help};
+
 fn serprof() -> Command {
     Command::new(env!("CARGO_BIN_EXE_serprof"))
 }
@@ -40,44 +43,6 @@ const PRINT_RESULTS: [&str; 10] = [
     "dataset",
 ];
 
-fn help(command: &str) -> String {
-    let o = serprof().args([command, "--help"]).output().unwrap();
-    assert!(o.status.success(), "{command} --help failed");
-    String::from_utf8(o.stdout).unwrap()
-}
-
-/// The entries of a help text's "Arguments:" and "Options:": the flags or the argument
-/// (`-o, --output <FILE>`, `<PATH>`) and the description, the lines of a description written
-/// below its flags joined to it.
-fn entries(text: &str) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    let mut listing = false;
-    for line in text.lines() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        if !line.starts_with(' ') {
-            listing = matches!(line, "Arguments:" | "Options:");
-            continue;
-        }
-        if !listing {
-            continue;
-        }
-        let trimmed = line.trim_start();
-        let indent = line.len() - trimmed.len();
-        if indent <= 6 && trimmed.starts_with(['-', '<', '[']) {
-            let (flags, description) = trimmed.split_once("  ").unwrap_or((trimmed, ""));
-            out.push((flags.to_string(), description.trim().to_string()));
-        } else if let Some(last) = out.last_mut() {
-            if !last.1.is_empty() {
-                last.1.push(' ');
-            }
-            last.1.push_str(trimmed);
-        }
-    }
-    out
-}
-
 /// A default written in an option's prose as a number ("(default 1)", "Default: 6") when the
 /// description names no other option it depends on (as "--quick 300" does): a constant
 /// default belongs in clap's `[default: ...]`. The description, if so.
@@ -97,16 +62,7 @@ fn prose_constant_default(flags: &str, description: &str) -> Option<String> {
 #[test]
 fn every_command_has_help_and_the_help_follows_the_grammar() {
     // Every command of `serprof --help` is checked here, and no other.
-    let top = String::from_utf8(serprof().arg("--help").output().unwrap().stdout).unwrap();
-    let listed: Vec<&str> = top
-        .lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|c| *c != "help")
-        .collect();
-    let mut sorted = listed.clone();
+    let mut sorted = commands();
     sorted.sort();
     let mut ours = COMMANDS.to_vec();
     ours.sort();

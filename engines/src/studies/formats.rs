@@ -31,12 +31,11 @@ pub fn study() -> Study {
                 "Which engine is fastest on the Order graph, and why",
             )
             .source(SOURCE)
-            // About a hundred configurations: at the run's full CPU settings (1,000 samples,
-            // 24 overhead pairs, ~8 s a configuration) their profiles alone would take over
-            // 12 minutes. With 300 samples and 6 pairs (the range of six covers the overhead's
-            // median at 96.9%) they take under 2.5 s each, about 2 minutes on two CPUs; --quick
-            // gets 110 samples and 4 pairs (87.5%: a smoke run's check that the sampler costs
-            // little, no more).
+            // About a hundred configurations: at the run's full CPU settings (1,000 samples at
+            // 997 Hz, about 1 s of sampling, and 24 overhead pairs) their profiles would take
+            // over three times the sampling of 300 samples and 6 pairs (the range of six covers
+            // the overhead's median at 96.9%); --quick gets 110 samples and 4 pairs (87.5%: a
+            // smoke run's check that the sampler costs little, no more).
             .budget(Budget {
                 processes: 12,
                 quick_processes: 5,

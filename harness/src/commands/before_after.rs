@@ -44,9 +44,9 @@ pub(crate) struct BeforeAfterArgs {
     pub placement: PlacementArg,
     /// Layouts per side: each side's binary is linked again N times (a link each, no build)
     /// and each set of timing children runs its own pair of layouts, one per side, so that a
-    /// verdict is about the change averaged over layouts (default: 40, --quick 8, or
-    /// --processes when given; 0 or 1: the binaries as cargo linked them, timed in --processes
-    /// sets, whose verdicts may be layout effects).
+    /// verdict is about the change averaged over layouts: N sets (default: 40, --quick 8; 0 or
+    /// 1: the binaries as cargo linked them, timed in --processes sets, whose verdicts may be
+    /// layout effects).
     #[arg(long, value_name = "N")]
     pub layouts: Option<usize>,
     /// How layouts differ: `both` (the default) puts every section in a random order and moves
@@ -85,7 +85,8 @@ pub(crate) enum PlacementArg {
 pub(crate) fn run(program: &Program, args: &BeforeAfterArgs) -> Result<ExitCode> {
     let mut settings = args.measure.settings()?;
     settings.instructions = !args.no_instructions;
-    if layouts_wanted(args) >= 2 && args.measure.rounds.is_none() {
+    let layouts = layouts_wanted(args)?;
+    if layouts >= 2 && args.measure.rounds.is_none() {
         // Many layouts, each timed briefly: the layouts' spread, not a child's own noise, is
         // what the interval has to average out.
         settings.child_ms = match args.measure.quick {
@@ -121,7 +122,7 @@ pub(crate) fn run(program: &Program, args: &BeforeAfterArgs) -> Result<ExitCode>
         split: args.placement == PlacementArg::Split,
         out: args.out.clone(),
         quiet,
-        layouts: layouts_wanted(args),
+        layouts,
         layout_mode: args.layout_mode,
     };
     let record = before_after::measure(program, &req, &before, &after, notes)?;
@@ -144,15 +145,20 @@ pub(crate) fn run(program: &Program, args: &BeforeAfterArgs) -> Result<ExitCode>
     })
 }
 
-/// Layouts per side: `--layouts`, else `--processes`, else the default of a full or quick
-/// before-after.
-fn layouts_wanted(args: &BeforeAfterArgs) -> usize {
-    args.layouts
-        .or(args.measure.processes)
-        .unwrap_or(match args.measure.quick {
-            true => before_after::QUICK_LAYOUTS,
-            false => before_after::DEFAULT_LAYOUTS,
-        })
+/// Layouts per side: `--layouts`, else the default of a full or quick before-after. With
+/// layouts sampled there is one set of timing children per layout, so `--processes` (the
+/// number of sets) is refused: it counts the sets only of binaries timed as cargo linked them.
+fn layouts_wanted(args: &BeforeAfterArgs) -> Result<usize> {
+    let layouts = args.layouts.unwrap_or(match args.measure.quick {
+        true => before_after::QUICK_LAYOUTS,
+        false => before_after::DEFAULT_LAYOUTS,
+    });
+    if let (Some(p), true) = (args.measure.processes, layouts >= 2) {
+        crate::misuse!(
+            "before-after --processes {p}: with layouts sampled ({layouts} per side), each set of timing children runs its own pair of layouts, so the sets are --layouts: give --layouts {p}, or --layouts 0 --processes {p} to time the binaries as cargo linked them"
+        );
+    }
+    Ok(layouts)
 }
 
 /// The build cache: `--cache`, or the default; relative to `cwd`.

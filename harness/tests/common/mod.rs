@@ -123,3 +123,58 @@ pub fn run_once(out: &Path, extra: &[&str], configs: &[&str]) -> PathBuf {
     let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
     PathBuf::from(doc["run_dir"].as_str().expect("run_dir in the run's JSON"))
 }
+
+/// The text of `serprof COMMAND --help` (`serprof --help` for an empty `command`).
+pub fn help(command: &str) -> String {
+    let o = StdCommand::new(env!("CARGO_BIN_EXE_serprof"))
+        .args([command, "--help"].into_iter().filter(|a| !a.is_empty()))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{command} --help failed");
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// The commands `serprof --help` lists (without clap's `help`).
+pub fn commands() -> Vec<String> {
+    help("")
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+/// The entries of a help text's "Arguments:" and "Options:": the flags or the argument
+/// (`-o, --output <FILE>`, `<PATH>`) and the description, the lines of a description written
+/// below its flags joined to it.
+pub fn entries(text: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut listing = false;
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if !line.starts_with(' ') {
+            listing = matches!(line, "Arguments:" | "Options:");
+            continue;
+        }
+        if !listing {
+            continue;
+        }
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        if indent <= 6 && trimmed.starts_with(['-', '<', '[']) {
+            let (flags, description) = trimmed.split_once("  ").unwrap_or((trimmed, ""));
+            out.push((flags.to_string(), description.trim().to_string()));
+        } else if let Some(last) = out.last_mut() {
+            if !last.1.is_empty() {
+                last.1.push(' ');
+            }
+            last.1.push_str(trimmed);
+        }
+    }
+    out
+}
