@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use crate::analyze::views::Limits;
+use crate::analyze::views::ViewLimits;
 use crate::commands;
 use crate::commands::run::RunArgs;
 use crate::protocol::Serve;
@@ -80,10 +80,10 @@ pub(crate) enum Command {
         #[arg(long, requires = "alloc")]
         sites: bool,
         /// With --backtraces: leave out paths under PCT of the matched samples.
-        #[arg(long, value_name = "PCT", default_value_t = Limits::DEFAULT_MIN_PERCENT)]
+        #[arg(long, value_name = "PCT", default_value_t = ViewLimits::DEFAULT_MIN_PERCENT)]
         min: f64,
         /// With --backtraces: levels of callers shown (a folded chain is one level).
-        #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT_DEPTH)]
+        #[arg(long, value_name = "N", default_value_t = ViewLimits::DEFAULT_DEPTH)]
         depth: usize,
         /// Print one JSON document instead of a table.
         #[arg(long)]
@@ -101,10 +101,10 @@ pub(crate) enum Command {
         #[arg(long = "match", value_name = "REGEX")]
         matching: Option<String>,
         /// Levels of nodes shown (a folded chain is one level).
-        #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT_DEPTH)]
+        #[arg(long, value_name = "N", default_value_t = ViewLimits::DEFAULT_DEPTH)]
         depth: usize,
         /// Leave out nodes under PCT of the whole profile (with --match too).
-        #[arg(long, value_name = "PCT", default_value_t = Limits::DEFAULT_MIN_PERCENT)]
+        #[arg(long, value_name = "PCT", default_value_t = ViewLimits::DEFAULT_MIN_PERCENT)]
         min: f64,
         /// Group frames by function, module or crate (from the functions' source files), or
         /// samples by the type whose serialize or deserialize code runs (`type`).
@@ -512,14 +512,14 @@ fn profile_kind(alloc: bool, instructions: bool) -> commands::hotspots::ProfileK
     }
 }
 
-fn limits(min: f64, depth: usize) -> Result<Limits> {
+fn limits(min: f64, depth: usize) -> Result<ViewLimits> {
     if !(0.0..=100.0).contains(&min) {
         crate::misuse!("--min {min} is not a share between 0 and 100");
     }
     if depth == 0 {
         crate::misuse!("--depth 0 shows nothing: give 1 or more");
     }
-    Ok(Limits {
+    Ok(ViewLimits {
         min_percent: min,
         depth,
     })
@@ -554,7 +554,7 @@ fn dispatch(cli: Cli, program: &crate::model::Program) -> Result<ExitCode> {
                     ),
                 }
             }
-            let req = commands::hotspots::Request {
+            let req = commands::hotspots::HotspotsRequest {
                 path: &path,
                 top,
                 matching: matching.as_deref(),
@@ -602,7 +602,7 @@ fn dispatch(cli: Cli, program: &crate::model::Program) -> Result<ExitCode> {
             if focus.is_some() {
                 crate::misuse!("tree: name frames with --match REGEX");
             }
-            commands::tree::run(&commands::tree::Request {
+            commands::tree::run(&commands::tree::TreeRequest {
                 path: &path,
                 matching: matching.as_deref(),
                 kind: profile.kind(false),

@@ -12,7 +12,7 @@ use crate::model::described::Description;
 use crate::model::program::Builtins;
 use crate::model::{Binary, Program};
 use crate::protocol::{
-    Identity, Request, Serve, WorkerArgs, DESCRIBE_COMMAND, IDENTITY_COMMAND, PROTOCOL,
+    Identity, Serve, WorkerArgs, WorkerRequest, DESCRIBE_COMMAND, IDENTITY_COMMAND, PROTOCOL,
     SERVE_COMMAND, WORKER_COMMAND,
 };
 
@@ -75,11 +75,15 @@ fn worker(program: &Program, args: &[OsString]) -> Result<ExitCode> {
     #[cfg(feature = "driver")]
     crate::cli::init_worker_tracing();
     match WorkerArgs::parse(args)?.request()? {
-        Request::Record(r) => crate::measure::run(program, &r)?,
-        Request::Corrupt(r) => crate::measure::corrupt::run(program, &r)?,
-        Request::Timing(r) => crate::measure::timing::serve(program, &r)?,
-        Request::Probe { batches } => crate::measure::reference::probe_process(program, batches)?,
-        Request::Recorder { fds, fork } => crate::measure::recorder::serve(program, fds, fork)?,
+        WorkerRequest::Record(r) => crate::measure::run(program, &r)?,
+        WorkerRequest::Corrupt(r) => crate::measure::corrupt::run(program, &r)?,
+        WorkerRequest::Timing(r) => crate::measure::timing::serve(program, &r)?,
+        WorkerRequest::Probe { batches } => {
+            crate::measure::reference::probe_process(program, batches)?
+        }
+        WorkerRequest::Recorder { fds, fork } => {
+            crate::measure::recorder::serve(program, fds, fork)?
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

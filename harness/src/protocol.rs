@@ -8,7 +8,7 @@
 //! command line must have the same length in every run, `--request-file FILE` with the request
 //! in a file padded to [`REQUEST_FILE_BYTES`]. Replies are files the child writes (atomically)
 //! into the folder the request names, or, for the corrupt study's decoder, JSON lines appended
-//! to its progress file. A lock-step timing child ([`Request::Timing`]) instead talks over two
+//! to its progress file. A lock-step timing child ([`WorkerRequest::Timing`]) instead talks over two
 //! pipes it inherits, whose descriptors the request names: one JSON line
 //! per [`TimingCommand`] in, one per [`TimingReply`] out, so that the parent decides which
 //! configuration runs when, sample by sample. `EXE __protocol` prints the binary's [`Identity`].
@@ -32,7 +32,7 @@ use serprof_api::verify::Finding;
 /// `dataset` (`__serve`), and verification children leave the payloads for the driver to
 /// compress. 9: a configuration may be named `CONFIG@ALLOCATOR` (`run --allocators`), and a
 /// program without the `regex` feature sends its frame patterns as text for the driver to
-/// compile. 10: a recorder child ([`Request::Recorder`]) serves recording requests one after
+/// compile. 10: a recorder child ([`WorkerRequest::Recorder`]) serves recording requests one after
 /// another over pipes.
 pub(crate) const PROTOCOL: u32 = 10;
 
@@ -89,7 +89,7 @@ const NAME_CAPACITY: usize = 128;
 /// What a parent asks a child to do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub(crate) enum Request {
+pub(crate) enum WorkerRequest {
     /// One recording of one configuration, into its folder; the reply is a [`WorkerReport`].
     Record(RecordRequest),
     /// The corrupt study's decoder, from input `start` on; the replies are [`CorruptEvent`]
@@ -102,7 +102,7 @@ pub(crate) enum Request {
     /// is printed on stdout.
     Probe { batches: usize },
     /// A recorder: it reads one [`RecordRequest`] per JSON line from the first inherited
-    /// descriptor, makes that recording exactly as a [`Request::Record`] child would (its
+    /// descriptor, makes that recording exactly as a [`WorkerRequest::Record`] child would (its
     /// report in the request's folder), and writes one [`RecorderReply`] line to the second,
     /// until the parent closes the first. With `fork`, it loads the program's debug information
     /// once and makes each recording in a child it forks, so that every recording starts from
@@ -250,7 +250,7 @@ impl WorkerArgs {
     }
 
     /// The request the parent sent, after checking its protocol.
-    pub(crate) fn request(&self) -> Result<Request, ProtocolError> {
+    pub(crate) fn request(&self) -> Result<WorkerRequest, ProtocolError> {
         if self.protocol != PROTOCOL {
             return Err(ProtocolError::Mismatch {
                 parent: self.protocol,
@@ -273,20 +273,20 @@ impl WorkerArgs {
 
 /// The request with every name moved into a string of [`NAME_CAPACITY`], so that a request
 /// read from a file allocates the same whatever the names' lengths.
-fn with_fixed_capacity(mut request: Request) -> Request {
+fn with_fixed_capacity(mut request: WorkerRequest) -> WorkerRequest {
     fn fixed(s: &mut String) {
         let mut owned = String::with_capacity(NAME_CAPACITY.max(s.len()));
         owned.push_str(s);
         *s = owned;
     }
-    if let Request::Record(r) = &mut request {
+    if let WorkerRequest::Record(r) = &mut request {
         fixed(&mut r.config.study);
         fixed(&mut r.config.config);
     }
     request
 }
 
-impl Request {
+impl WorkerRequest {
     /// The arguments after the executable: `__worker --protocol N --request JSON`.
     pub(crate) fn args(&self) -> Vec<OsString> {
         let json = serde_json::to_string(self).expect("a request serialises");
@@ -300,7 +300,7 @@ impl Request {
         .into()
     }
 
-    /// The child's command: `exe` with [`Request::args`], stdout discarded.
+    /// The child's command: `exe` with [`WorkerRequest::args`], stdout discarded.
     pub(crate) fn command(&self, exe: &Path) -> Command {
         let mut cmd = Command::new(exe);
         cmd.args(self.args()).stdout(Stdio::null());
@@ -334,7 +334,7 @@ impl Request {
     }
 }
 
-/// What a [`Request::Record`] child reports, in `.<recording>.json` of the folder.
+/// What a [`WorkerRequest::Record`] child reports, in `.<recording>.json` of the folder.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct WorkerReport {
     pub verified: bool,
@@ -467,8 +467,8 @@ pub(crate) fn identity_of(exe: &Path) -> Result<Identity, IdentityError> {
 mod tests {
     use super::*;
 
-    fn record() -> Request {
-        Request::Record(RecordRequest {
+    fn record() -> WorkerRequest {
+        WorkerRequest::Record(RecordRequest {
             config: ConfigId::new("formats", "serde_json"),
             recording: Recording::Timing,
             dir: PathBuf::from("/tmp/x"),
@@ -491,7 +491,7 @@ mod tests {
             std::fs::metadata(&file).unwrap().len(),
             REQUEST_FILE_BYTES as u64
         );
-        let from_file = args(&Request::file_args(file.to_str().unwrap()))
+        let from_file = args(&WorkerRequest::file_args(file.to_str().unwrap()))
             .request()
             .unwrap();
         assert_eq!(from_file, r);

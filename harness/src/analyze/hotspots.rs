@@ -13,7 +13,7 @@ use crate::model::{ProfileSummary, Share};
 
 /// One function's row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct Row {
+pub(crate) struct FunctionShare {
     pub function: String,
     pub self_samples: u64,
     pub total_samples: u64,
@@ -29,7 +29,7 @@ pub(crate) struct Row {
 pub(crate) struct Hotspots {
     pub total: u64,
     /// Rows sorted by self samples, then total samples, then name.
-    pub rows: Vec<Row>,
+    pub rows: Vec<FunctionShare>,
     pub match_regex: Option<String>,
     pub match_samples: Option<u64>,
     pub match_percent: Option<f64>,
@@ -69,11 +69,11 @@ pub(crate) fn compute(
             matched += count;
         }
     }
-    let mut rows: Vec<Row> = total_counts
+    let mut rows: Vec<FunctionShare> = total_counts
         .iter()
         .map(|(&f, &t)| {
             let s = self_counts.get(f).copied().unwrap_or(0);
-            Row {
+            FunctionShare {
                 function: f.to_string(),
                 self_samples: s,
                 total_samples: t,

@@ -109,7 +109,7 @@ fn percent(part: u64, base: u64) -> f64 {
 
 /// How much of a tree to keep.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Limits {
+pub(crate) struct ViewLimits {
     /// Nodes below this share of the base are left out (their cost stays in their parent's
     /// total).
     pub min_percent: f64,
@@ -117,7 +117,7 @@ pub(crate) struct Limits {
     pub depth: usize,
 }
 
-impl Limits {
+impl ViewLimits {
     /// `--min` of `serprof tree` and `serprof hotspots --backtraces`.
     pub(crate) const DEFAULT_MIN_PERCENT: f64 = 0.5;
     /// `--depth` of `serprof tree` and `serprof hotspots --backtraces`.
@@ -126,7 +126,7 @@ impl Limits {
 
 /// Turns a trie into nodes: children by descending total, single-child chains without self
 /// cost folded into one node, small and deep nodes left out.
-fn nodes(name: &str, t: &Trie, base: u64, limits: Limits, level: usize) -> Option<Node> {
+fn nodes(name: &str, t: &Trie, base: u64, limits: ViewLimits, level: usize) -> Option<Node> {
     if percent(t.total, base) < limits.min_percent || level >= limits.depth {
         return None;
     }
@@ -166,7 +166,7 @@ pub(crate) struct CallTree {
 /// The top-down call tree. With `focus`, only stacks through a matching frame, each started at
 /// its outermost matching frame (so the tree shows what the focused functions call); shares are
 /// of the whole profile either way.
-pub(crate) fn call_tree(folded: &Folded, focus: Option<&Regex>, limits: Limits) -> CallTree {
+pub(crate) fn call_tree(folded: &Folded, focus: Option<&Regex>, limits: ViewLimits) -> CallTree {
     let total = folded.total();
     let mut trie = Trie::default();
     let mut focused = 0;
@@ -191,7 +191,7 @@ pub(crate) fn call_tree(folded: &Folded, focus: Option<&Regex>, limits: Limits) 
     }
 }
 
-fn roots_of(trie: &Trie, base: u64, limits: Limits) -> Vec<Node> {
+fn roots_of(trie: &Trie, base: u64, limits: ViewLimits) -> Vec<Node> {
     let mut kids: Vec<(&String, &Trie)> = trie.children.iter().collect();
     kids.sort_by(|a, b| b.1.total.cmp(&a.1.total).then(a.0.cmp(b.0)));
     kids.into_iter()
@@ -215,7 +215,7 @@ pub(crate) struct Backtraces {
 /// for its innermost matching frame (the one nearest to the running code), and is followed from
 /// there to the outermost caller; the configuration's name (the root) is left out. Shares are
 /// of the matched samples.
-pub(crate) fn backtraces(folded: &Folded, re: &Regex, limits: Limits) -> Backtraces {
+pub(crate) fn backtraces(folded: &Folded, re: &Regex, limits: ViewLimits) -> Backtraces {
     let total = folded.total();
     let mut trie = Trie::default();
     for (frames, count) in folded.iter() {
@@ -250,7 +250,7 @@ mod tests {
         .unwrap()
     }
 
-    const ALL: Limits = Limits {
+    const ALL: ViewLimits = ViewLimits {
         min_percent: 0.0,
         depth: usize::MAX,
     };
@@ -280,7 +280,7 @@ mod tests {
         let t = call_tree(
             &profile(),
             None,
-            Limits {
+            ViewLimits {
                 min_percent: 30.0,
                 depth: 3,
             },

@@ -12,8 +12,8 @@ use crate::analyze::before_after::{Side, SideRecord};
 use crate::commands::run::MeasureArgs;
 use crate::layout;
 use crate::model::Program;
-use crate::run::before_after::{self, Request};
-use crate::run::sides::{self, BuildTarget, LayoutMode, Patch, SideSpec, Source};
+use crate::run::before_after::{self, BeforeAfterRequest};
+use crate::run::sides::{self, BuildTarget, Checkout, LayoutMode, Patch, SideSpec};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct BeforeAfterArgs {
@@ -114,7 +114,7 @@ pub(crate) fn run(program: &Program, args: &BeforeAfterArgs) -> Result<ExitCode>
             before.describe
         ));
     }
-    let req = Request {
+    let req = BeforeAfterRequest {
         studies: args.measure.studies.clone(),
         configs: args.measure.configs.clone(),
         settings,
@@ -179,8 +179,8 @@ fn cache_dir(args: &BeforeAfterArgs, cwd: &Path) -> PathBuf {
 fn side_specs(args: &BeforeAfterArgs, repo: &Path, build: BuildTarget) -> Result<[SideSpec; 2]> {
     let parse =
         |list: &[String]| -> Result<Vec<Patch>> { list.iter().map(|p| Patch::parse(p)).collect() };
-    let revision = |spec: &str| -> Result<Source> {
-        Ok(Source::Revision {
+    let revision = |spec: &str| -> Result<Checkout> {
+        Ok(Checkout::Revision {
             spec: spec.to_string(),
             sha: sides::resolve(repo, spec)?,
         })
@@ -196,7 +196,7 @@ fn side_specs(args: &BeforeAfterArgs, repo: &Path, build: BuildTarget) -> Result
             label: Side::After,
             source: match &args.after {
                 Some(spec) => revision(spec)?,
-                None => Source::WorkingTree {
+                None => Checkout::WorkingTree {
                     head: sides::resolve(repo, "HEAD")?,
                 },
             },

@@ -10,13 +10,16 @@ use anyhow::Result;
 use crate::analyze::compare::{compact_name, ConfigComparison, ShareKind};
 use crate::misuse;
 use crate::render::table::{format_ns, format_thousands};
-use crate::run::compare::{compare_configs, compare_runs, open, Report, Side};
+use crate::run::compare::{compare_configs, compare_runs, open, Compared, Report};
 
 pub(crate) fn run(before: &Path, after: &Path, out: Option<&Path>, json: bool) -> Result<ExitCode> {
     let report = match (open(before)?, open(after)?) {
-        (Side::Config(bd, br), Side::Config(ad, ar)) => compare_configs((bd, &br), (ad, &ar), out)?,
-        (Side::Run(bd, bm), Side::Run(ad, am)) => compare_runs((bd, &bm), (ad, &am), out)?,
-        (Side::Config(dir, _), Side::Run(..)) | (Side::Run(..), Side::Config(dir, _)) => {
+        (Compared::Config(bd, br), Compared::Config(ad, ar)) => {
+            compare_configs((bd, &br), (ad, &ar), out)?
+        }
+        (Compared::Run(bd, bm), Compared::Run(ad, am)) => compare_runs((bd, &bm), (ad, &am), out)?,
+        (Compared::Config(dir, _), Compared::Run(..))
+        | (Compared::Run(..), Compared::Config(dir, _)) => {
             misuse!(
                 "cannot compare a configuration folder with a run folder ({} is a configuration folder): give two of one kind",
                 dir.display()

@@ -25,7 +25,7 @@ use crate::measure::reference;
 use crate::model::stats::median;
 use crate::model::Program;
 use crate::process::{Guarded, Limits};
-use crate::protocol::{ProbeReply, Request};
+use crate::protocol::{ProbeReply, WorkerRequest};
 use crate::render::table::format_ns;
 use crate::run::placement;
 
@@ -83,7 +83,7 @@ fn spread(values: &[f64]) -> f64 {
 }
 
 fn probe_child(exe: &std::path::Path, cpu: Option<usize>) -> Result<f64> {
-    let mut cmd = Request::Probe {
+    let mut cmd = WorkerRequest::Probe {
         batches: PROCESS_BATCHES,
     }
     .command(exe);

@@ -11,7 +11,7 @@ use crate::analyze::folded::Folded;
 use crate::analyze::hotspots::{compute, Hotspots};
 use crate::analyze::sources::{By, Sources};
 use crate::analyze::types::{by_type, TypeHints};
-use crate::analyze::views::{allocation_sites, backtraces, regroup, Backtraces, Limits};
+use crate::analyze::views::{allocation_sites, backtraces, regroup, Backtraces, ViewLimits};
 use crate::error::misuse_err;
 use crate::layout;
 use crate::misuse;
@@ -127,7 +127,7 @@ pub(crate) fn load(file: &Path) -> Result<Folded> {
 
 /// What `serprof hotspots` was asked for.
 #[derive(Debug, Clone)]
-pub(crate) struct Request<'a> {
+pub(crate) struct HotspotsRequest<'a> {
     pub path: &'a Path,
     pub top: usize,
     pub matching: Option<&'a str>,
@@ -138,7 +138,7 @@ pub(crate) struct Request<'a> {
     pub backtraces: bool,
     /// `--sites`: allocation hot spots by allocating site.
     pub sites: bool,
-    pub limits: Limits,
+    pub limits: ViewLimits,
     pub json: bool,
 }
 
@@ -202,7 +202,7 @@ pub(crate) fn open(path: &Path, kind: ProfileKind, by: By, sites: bool) -> Resul
     Ok(Opened { file, dir, folded })
 }
 
-pub(crate) fn run(req: &Request) -> Result<ExitCode> {
+pub(crate) fn run(req: &HotspotsRequest) -> Result<ExitCode> {
     let matching = regex_arg("--match", req.matching)?;
     if req.backtraces && matching.is_none() {
         misuse!("hotspots --backtraces: name frames with --match REGEX");

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use serde::Serialize;
 
-use super::hotspots::{regex_arg, Request};
+use super::hotspots::{regex_arg, HotspotsRequest};
 use crate::analyze::callgrind::{base_name, Profile};
 use crate::error::misuse_err;
 use crate::layout;
@@ -19,7 +19,7 @@ use crate::render::table::format_thousands;
 
 /// One hot line.
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct HotLine {
+pub(crate) struct LineRow {
     pub file: String,
     pub line: u64,
     pub instructions: u64,
@@ -41,7 +41,7 @@ pub(crate) struct Lines {
     pub match_regex: Option<String>,
     /// Instructions of the lines of matching functions (all of them without `--match`).
     pub matched: u64,
-    pub lines: Vec<HotLine>,
+    pub lines: Vec<LineRow>,
 }
 
 const NOTE: &str = "lines of executed instructions (callgrind), not of time";
@@ -82,7 +82,7 @@ fn source_line(
     Some(text.trim().to_string())
 }
 
-pub(crate) fn run(req: &Request) -> Result<ExitCode> {
+pub(crate) fn run(req: &HotspotsRequest) -> Result<ExitCode> {
     let matching = regex_arg("--match", req.matching)?;
     let dump = dump_of(req.path)?;
     let text = std::fs::read_to_string(&dump)
@@ -103,7 +103,7 @@ pub(crate) fn run(req: &Request) -> Result<ExitCode> {
         }
         matched += l.cost;
         if lines.len() < req.top {
-            lines.push(HotLine {
+            lines.push(LineRow {
                 text: (l.line > 0)
                     .then(|| source_line(&mut cache, &l.file, l.line))
                     .flatten(),

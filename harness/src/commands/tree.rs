@@ -7,23 +7,23 @@ use anyhow::Result;
 
 use super::hotspots::{open, regex_arg, ProfileKind};
 use crate::analyze::sources::By;
-use crate::analyze::views::{call_tree, CallTree, Limits};
+use crate::analyze::views::{call_tree, CallTree, ViewLimits};
 use crate::render::table::format_thousands;
 use crate::render::tree::{tree_text, Chain};
 
 /// What `serprof tree` was asked for.
 #[derive(Debug, Clone)]
-pub(crate) struct Request<'a> {
+pub(crate) struct TreeRequest<'a> {
     pub path: &'a Path,
     /// `--match`: only stacks through a matching frame, each from its outermost match.
     pub matching: Option<&'a str>,
     pub kind: ProfileKind,
     pub by: By,
-    pub limits: Limits,
+    pub limits: ViewLimits,
     pub json: bool,
 }
 
-pub(crate) fn run(req: &Request) -> Result<ExitCode> {
+pub(crate) fn run(req: &TreeRequest) -> Result<ExitCode> {
     let matching = regex_arg("--match", req.matching)?;
     let opened = open(req.path, req.kind, req.by, false)?;
     let tree = call_tree(&opened.folded, matching.as_ref(), req.limits);
@@ -35,7 +35,7 @@ pub(crate) fn run(req: &Request) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn render(t: &CallTree, file: &Path, req: &Request) -> String {
+fn render(t: &CallTree, file: &Path, req: &TreeRequest) -> String {
     let unit = req.kind.unit();
     let mut s = format!(
         "{}: {} {unit}{}, by {}\n",

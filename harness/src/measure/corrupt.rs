@@ -15,7 +15,7 @@ use serprof_api::study::Config;
 use serprof_api::workload::{Damaged, Workload};
 
 use crate::layout::{write_atomic, CORRUPT_PAYLOADS, CORRUPT_PROGRESS};
-use crate::model::corrupt::{input_count, InputRecord, Outcome};
+use crate::model::corrupt::{input_count, CorruptOutcome, InputRecord};
 use crate::model::{Failure, Program, Recording};
 use crate::protocol::{CorruptEvent, CorruptRequest};
 
@@ -96,13 +96,13 @@ fn decode_inputs(
             work.decode_damaged(&mut bytes, input.order)
         }));
         let (outcome, detail) = match decoded {
-            Ok(Damaged::Refused(e)) => (Outcome::CleanError, e.to_string()),
-            Ok(Damaged::Unchanged) => (Outcome::Unchanged, String::new()),
-            Ok(Damaged::Altered(diff)) => (Outcome::Altered, diff),
+            Ok(Damaged::Refused(e)) => (CorruptOutcome::CleanError, e.to_string()),
+            Ok(Damaged::Unchanged) => (CorruptOutcome::Unchanged, String::new()),
+            Ok(Damaged::Altered(diff)) => (CorruptOutcome::Altered, diff),
             Err(payload) => {
                 // The engine may have been left half-way through a mutation: start afresh.
                 work = make_workload(&config)?;
-                (Outcome::Panic, panic_text(payload.as_ref()))
+                (CorruptOutcome::Panic, panic_text(payload.as_ref()))
             }
         };
         emit(CorruptEvent::Decoded(InputRecord {

@@ -1,4 +1,4 @@
-//! A recorder ([`crate::protocol::Request::Recorder`]): one process that loads the program's
+//! A recorder ([`crate::protocol::WorkerRequest::Recorder`]): one process that loads the program's
 //! debug information once, then forks one child per recording request. Each child starts from
 //! the recorder's state (which never runs a workload), makes its recording exactly as a
 //! child of its own would ([`super::run`]), and exits; the recorder waits for it and tells the

@@ -29,7 +29,7 @@ use crate::model::{ConfigId, Failure, Program, Recording, Settings};
 use crate::protocol::{TimingCommand, TimingReply, TimingRequest};
 
 /// One configuration held by the child.
-struct Unit {
+struct HeldConfig {
     work: Box<dyn Workload>,
     /// Operations per sample.
     ops: u64,
@@ -37,7 +37,7 @@ struct Unit {
     ns_per_op: f64,
 }
 
-impl Unit {
+impl HeldConfig {
     /// Builds `id`'s workload and warms it up for `settings.calibrate_ms`, which sizes the
     /// sample when `ops` is not known yet. A child given `ops` (the other build's in a
     /// before-after) warms up just as long, so that no side starts timing with a process that
@@ -47,7 +47,7 @@ impl Unit {
         id: &ConfigId,
         ops: Option<u64>,
         settings: &Settings,
-    ) -> Result<Unit, Failure> {
+    ) -> Result<HeldConfig, Failure> {
         let config = program
             .planned(
                 &settings.studies,
@@ -64,7 +64,7 @@ impl Unit {
                 Some(ops) => ops,
                 None => ops_per_batch(ns_per_op, Duration::from_millis(settings.sample_ms)),
             };
-            Ok(Unit {
+            Ok(HeldConfig {
                 work,
                 ops,
                 ns_per_op,
@@ -116,11 +116,11 @@ pub(crate) fn serve(program: &Program, req: &TimingRequest) -> Result<()> {
             req.configs.len()
         );
     }
-    let mut units: Vec<Option<Unit>> = Vec::with_capacity(req.configs.len());
+    let mut units: Vec<Option<HeldConfig>> = Vec::with_capacity(req.configs.len());
     for (i, id) in req.configs.iter().enumerate() {
         pipes.send(&TimingReply::Preparing { unit: i })?;
         let ops = req.ops.as_ref().map(|o| o[i]);
-        match Unit::prepare(program, id, ops, &req.settings) {
+        match HeldConfig::prepare(program, id, ops, &req.settings) {
             Ok(u) => units.push(Some(u)),
             Err(failure) => {
                 units.push(None);

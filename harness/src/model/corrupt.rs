@@ -11,7 +11,7 @@ use super::settings::Settings;
 /// What decoding one damaged input did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Outcome {
+pub enum CorruptOutcome {
     /// The engine returned an error: what a decoder should do.
     CleanError,
     /// Decode succeeded with a value different from the original: expected for formats without
@@ -30,27 +30,27 @@ pub enum Outcome {
     Oom,
 }
 
-impl Outcome {
+impl CorruptOutcome {
     /// Every outcome, in the table's column order.
-    pub const ALL: [Outcome; 7] = [
-        Outcome::CleanError,
-        Outcome::Altered,
-        Outcome::Unchanged,
-        Outcome::Panic,
-        Outcome::Abort,
-        Outcome::Hang,
-        Outcome::Oom,
+    pub const ALL: [CorruptOutcome; 7] = [
+        CorruptOutcome::CleanError,
+        CorruptOutcome::Altered,
+        CorruptOutcome::Unchanged,
+        CorruptOutcome::Panic,
+        CorruptOutcome::Abort,
+        CorruptOutcome::Hang,
+        CorruptOutcome::Oom,
     ];
 
     pub fn as_str(self) -> &'static str {
         match self {
-            Outcome::CleanError => "clean-error",
-            Outcome::Altered => "altered",
-            Outcome::Unchanged => "unchanged",
-            Outcome::Panic => "panic",
-            Outcome::Abort => "abort",
-            Outcome::Hang => "hang",
-            Outcome::Oom => "oom",
+            CorruptOutcome::CleanError => "clean-error",
+            CorruptOutcome::Altered => "altered",
+            CorruptOutcome::Unchanged => "unchanged",
+            CorruptOutcome::Panic => "panic",
+            CorruptOutcome::Abort => "abort",
+            CorruptOutcome::Hang => "hang",
+            CorruptOutcome::Oom => "oom",
         }
     }
 
@@ -59,7 +59,10 @@ impl Outcome {
     pub fn is_misbehaviour(self) -> bool {
         matches!(
             self,
-            Outcome::Panic | Outcome::Abort | Outcome::Hang | Outcome::Oom
+            CorruptOutcome::Panic
+                | CorruptOutcome::Abort
+                | CorruptOutcome::Hang
+                | CorruptOutcome::Oom
         )
     }
 }
@@ -68,7 +71,7 @@ impl Outcome {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct InputRecord {
     pub index: usize,
-    pub outcome: Outcome,
+    pub outcome: CorruptOutcome,
     /// The error, the first difference, the panic message or how the child died.
     #[serde(default)]
     pub detail: String,
@@ -87,30 +90,30 @@ pub struct OutcomeCounts {
 }
 
 impl OutcomeCounts {
-    fn slot(&mut self, o: Outcome) -> &mut usize {
+    fn slot(&mut self, o: CorruptOutcome) -> &mut usize {
         match o {
-            Outcome::CleanError => &mut self.clean_error,
-            Outcome::Altered => &mut self.altered,
-            Outcome::Unchanged => &mut self.unchanged,
-            Outcome::Panic => &mut self.panic,
-            Outcome::Abort => &mut self.abort,
-            Outcome::Hang => &mut self.hang,
-            Outcome::Oom => &mut self.oom,
+            CorruptOutcome::CleanError => &mut self.clean_error,
+            CorruptOutcome::Altered => &mut self.altered,
+            CorruptOutcome::Unchanged => &mut self.unchanged,
+            CorruptOutcome::Panic => &mut self.panic,
+            CorruptOutcome::Abort => &mut self.abort,
+            CorruptOutcome::Hang => &mut self.hang,
+            CorruptOutcome::Oom => &mut self.oom,
         }
     }
 
-    pub fn add(&mut self, o: Outcome) {
+    pub fn add(&mut self, o: CorruptOutcome) {
         *self.slot(o) += 1;
     }
 
-    pub fn get(&self, o: Outcome) -> usize {
+    pub fn get(&self, o: CorruptOutcome) -> usize {
         let mut copy = *self;
         *copy.slot(o)
     }
 
     /// Inputs counted.
     pub fn total(&self) -> usize {
-        Outcome::ALL.iter().map(|&o| self.get(o)).sum()
+        CorruptOutcome::ALL.iter().map(|&o| self.get(o)).sum()
     }
 
     /// Panics, aborts, hangs and memory kills.
@@ -128,7 +131,7 @@ pub struct CorruptCase {
     pub mutation: String,
     /// What the mutation did, e.g. `truncated to 3 of 6983 bytes`.
     pub what: String,
-    pub outcome: Outcome,
+    pub outcome: CorruptOutcome,
     pub detail: String,
     /// The input, relative to the configuration's folder (`repro/panic-12.bin`).
     pub repro: Option<String>,
@@ -201,7 +204,7 @@ mod tests {
     fn outcomes_serialize_in_kebab_case_and_count() {
         let r = InputRecord {
             index: 3,
-            outcome: Outcome::CleanError,
+            outcome: CorruptOutcome::CleanError,
             detail: "eof".into(),
         };
         let line = serde_json::to_string(&r).unwrap();
@@ -211,12 +214,12 @@ mod tests {
         );
         assert_eq!(serde_json::from_str::<InputRecord>(&line).unwrap(), r);
         let mut c = OutcomeCounts::default();
-        for o in Outcome::ALL {
+        for o in CorruptOutcome::ALL {
             c.add(o);
         }
-        c.add(Outcome::Oom);
+        c.add(CorruptOutcome::Oom);
         assert_eq!(
-            (c.total(), c.misbehaviours(), c.get(Outcome::Oom)),
+            (c.total(), c.misbehaviours(), c.get(CorruptOutcome::Oom)),
             (8, 5, 2)
         );
     }

@@ -135,18 +135,20 @@ impl fmt::Display for Failure {
     }
 }
 
+/// A value stored typed, or (by an older serprof) as a sentence.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Stored<T> {
+    Typed(T),
+    Sentence(String),
+}
+
 /// Reads a failure stored typed, or stored as a sentence; for
 /// `#[serde(deserialize_with = ...)]` on an `Option<Failure>` field.
 pub(crate) fn failure_or_sentence<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<Failure>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Stored {
-        Typed(Failure),
-        Sentence(String),
-    }
-    Ok(Option::<Stored>::deserialize(d)?.map(|f| match f {
+    Ok(Option::<Stored<Failure>>::deserialize(d)?.map(|f| match f {
         Stored::Typed(f) => f,
         Stored::Sentence(text) => Failure::Legacy { text },
     }))
@@ -170,13 +172,7 @@ impl fmt::Display for Failed {
 pub(crate) fn failed_or_sentences<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Vec<Failed>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Stored {
-        Typed(Failed),
-        Sentence(String),
-    }
-    Vec::<Stored>::deserialize(d)?
+    Vec::<Stored<Failed>>::deserialize(d)?
         .into_iter()
         .map(|f| match f {
             Stored::Typed(f) => Ok(f),

@@ -83,7 +83,7 @@ pub struct RunManifest {
     pub sessions: Vec<Session>,
     /// Where the timing and CPU children ran.
     #[serde(default)]
-    pub placement: Option<Placement>,
+    pub placement: Option<CpuPlacement>,
     /// The machine's state at the start (a short form of `serprof doctor`).
     #[serde(default)]
     pub health: Option<Health>,
@@ -197,7 +197,7 @@ impl PhaseSeconds {
 
 /// Where a run's timing and CPU children ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Placement {
+pub struct CpuPlacement {
     /// The CPU they were pinned to, or `None` when not pinned.
     pub cpu: Option<usize>,
     /// How it was chosen (`--cpu`, or the start probe's figures).

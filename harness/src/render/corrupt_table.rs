@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::model::corrupt::Outcome;
+use crate::model::corrupt::CorruptOutcome;
 use crate::model::ConfigResult;
 
 /// The table of the results of the corrupt study `study` in `results`.
@@ -59,7 +59,7 @@ pub fn render_table(study: &str, results: &[ConfigResult]) -> String {
         );
         if n.misbehaviours() > 0 {
             let first = c.cases.iter().find(|k| k.outcome.is_misbehaviour());
-            let kinds: Vec<String> = Outcome::ALL
+            let kinds: Vec<String> = CorruptOutcome::ALL
                 .iter()
                 .filter(|o| o.is_misbehaviour() && n.get(**o) > 0)
                 .map(|o| format!("{} {}", n.get(*o), o.as_str()))
@@ -156,7 +156,7 @@ mod tests {
             order: 1,
             mutation: "length-inflate".into(),
             what: "byte 3".into(),
-            outcome: Outcome::Oom,
+            outcome: CorruptOutcome::Oom,
             detail: "out of memory".into(),
             repro: Some("repro/oom-7.bin".into()),
         };

@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::flame::{flame_svg, Kind};
-use super::speedscope::{speedscope_json, Unit};
+use super::speedscope::{speedscope_json, WeightUnit};
 use crate::analyze::folded::Folded;
 use crate::analyze::sources::Sources;
 use crate::layout::{self, write_atomic};
@@ -19,7 +19,7 @@ fn speedscope(
     dir: &Path,
     [folded, sources, speedscope]: [&str; 3],
     title: &str,
-    unit: Unit,
+    unit: WeightUnit,
 ) -> Result<(String, Folded)> {
     let text = std::fs::read_to_string(dir.join(folded))?;
     let stacks = Folded::parse(&text)?;
@@ -39,7 +39,7 @@ pub(crate) fn cpu_views(dir: &Path, name: &str, cpu: &CpuStats) -> Result<()> {
         layout::CPU_SPEEDSCOPE,
     ];
     let title = format!("{name} (CPU samples)");
-    let (text, _) = speedscope(dir, files, &title, Unit::None)?;
+    let (text, _) = speedscope(dir, files, &title, WeightUnit::None)?;
     let subtitle = format!(
         "{} samples at {:.0} Hz effective ({} Hz requested), serprof {}",
         cpu.samples,
@@ -60,7 +60,7 @@ pub(crate) fn alloc_views(dir: &Path, name: &str, alloc: &AllocStats) -> Result<
         layout::ALLOC_SPEEDSCOPE,
     ];
     let title = format!("{name} (allocated bytes)");
-    let (text, stacks) = speedscope(dir, files, &title, Unit::Bytes)?;
+    let (text, stacks) = speedscope(dir, files, &title, WeightUnit::Bytes)?;
     if stacks.total() == 0 {
         let _ = std::fs::remove_file(dir.join(layout::ALLOC_SVG));
         return Ok(());

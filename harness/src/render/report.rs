@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crate::model::{ConfigResult, Program};
 use crate::render::charts::{self, Bar};
-use crate::render::report_data::{self, Row, RunData, StudyData};
+use crate::render::report_data::{self, ReportRow, RunData, StudyData};
 use crate::render::report_page::{self, esc, href};
 use crate::render::report_table::{self, css_color, format_color, format_label};
 use crate::render::table::{format_ns, format_thousands, Reference};
@@ -98,7 +98,7 @@ pub(crate) fn render(data: &RunData) -> Result<String> {
 
 fn header(out: &mut String, data: &RunData) {
     let m = &data.manifest;
-    let rows: Vec<&Row> = data.studies.iter().flat_map(|s| &s.rows).collect();
+    let rows: Vec<&ReportRow> = data.studies.iter().flat_map(|s| &s.rows).collect();
     let failed = rows.iter().filter(|r| r.result.error.is_some()).count();
     let warnings: usize = rows.iter().map(|r| r.result.warnings.len()).sum();
     let _ = writeln!(
@@ -309,8 +309,12 @@ fn study_section(out: &mut String, study: &StudyData) -> Result<()> {
 
 /// One chart per figure the study has: time (with its interval), payload, allocated bytes,
 /// and the study's matched share (the byte-array share of `bytes`).
-fn charts_block(out: &mut String, study: &StudyData, groups: &[(Format, Vec<&Row>)]) -> Result<()> {
-    let ordered: Vec<&Row> = groups
+fn charts_block(
+    out: &mut String,
+    study: &StudyData,
+    groups: &[(Format, Vec<&ReportRow>)],
+) -> Result<()> {
+    let ordered: Vec<&ReportRow> = groups
         .iter()
         .flat_map(|(_, rows)| rows.iter().copied())
         .filter(|r| r.result.error.is_none())
@@ -394,7 +398,7 @@ fn charts_block(out: &mut String, study: &StudyData, groups: &[(Format, Vec<&Row
 }
 
 /// The colour key, when bars have more than one colour.
-fn legend(groups: &[(Format, Vec<&Row>)]) -> String {
+fn legend(groups: &[(Format, Vec<&ReportRow>)]) -> String {
     if groups.len() < 2 {
         return String::new();
     }
@@ -458,7 +462,7 @@ fn notes_and_warnings(out: &mut String, study: &StudyData) {
         }
         out.push_str("</ul>\n");
     }
-    let notes: Vec<&Row> = study
+    let notes: Vec<&ReportRow> = study
         .rows
         .iter()
         .filter(|r| !r.result.notes.is_empty())

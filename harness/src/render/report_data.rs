@@ -49,12 +49,12 @@ pub(crate) struct StudyData {
     pub name: String,
     /// The study as this build's registry describes it; `None` for a study this build lacks.
     pub info: Option<StudyInfo>,
-    pub rows: Vec<Row>,
+    pub rows: Vec<ReportRow>,
 }
 
 /// One configuration of a study.
 #[derive(Debug)]
-pub(crate) struct Row {
+pub(crate) struct ReportRow {
     pub result: ConfigResult,
     /// Why there is no usable `result.json` (absent or unreadable); the row shows only this.
     pub missing: Option<String>,
@@ -65,7 +65,7 @@ pub(crate) struct Row {
     pub files: Vec<(String, &'static str)>,
 }
 
-impl Row {
+impl ReportRow {
     /// Median time per operation, if measured.
     pub(crate) fn median(&self) -> Option<f64> {
         self.result.time_ns.as_ref().map(|t| t.median)
@@ -149,9 +149,9 @@ pub(crate) fn load(program: &Program, run_dir: &Path) -> Result<RunData> {
 }
 
 /// Fastest first; unmeasured and failed rows last, by name.
-fn sort_rows(rows: &mut [Row]) {
+fn sort_rows(rows: &mut [ReportRow]) {
     rows.sort_by(|a, b| {
-        let key = |r: &Row| r.median().unwrap_or(f64::INFINITY);
+        let key = |r: &ReportRow| r.median().unwrap_or(f64::INFINITY);
         key(a)
             .total_cmp(&key(b))
             .then_with(|| a.result.config.cmp(&b.result.config))
@@ -217,7 +217,12 @@ fn relative(p: &Path) -> String {
 
 /// A row for a configuration without a usable `result.json`, described by the registry; a
 /// configuration this build does not have cannot be described, so it is a problem instead.
-fn placeholder(program: &Program, study: &str, config: &str, why: &str) -> anyhow::Result<Row> {
+fn placeholder(
+    program: &Program,
+    study: &str,
+    config: &str,
+    why: &str,
+) -> anyhow::Result<ReportRow> {
     let info = program
         .find(&format!("{study}/{config}"))
         .map(|c| c.info)
@@ -226,7 +231,7 @@ fn placeholder(program: &Program, study: &str, config: &str, why: &str) -> anyho
         })?;
     let mut result = ConfigResult::new(&info);
     result.error = Some(crate::model::Failure::harness(why));
-    Ok(Row {
+    Ok(ReportRow {
         result,
         missing: Some(why.to_string()),
         extra: Vec::new(),
@@ -234,7 +239,12 @@ fn placeholder(program: &Program, study: &str, config: &str, why: &str) -> anyho
     })
 }
 
-fn read_row(program: &Program, run_dir: &Path, study: &str, dir: &Path) -> anyhow::Result<Row> {
+fn read_row(
+    program: &Program,
+    run_dir: &Path,
+    study: &str,
+    dir: &Path,
+) -> anyhow::Result<ReportRow> {
     let config = file_name(dir);
     let path = dir.join(layout::RESULT_JSON);
     let result: ConfigResult = match layout::read_json(&path) {
@@ -262,7 +272,7 @@ fn read_row(program: &Program, run_dir: &Path, study: &str, dir: &Path) -> anyho
             Some((relative(rel), *text))
         })
         .collect();
-    Ok(Row {
+    Ok(ReportRow {
         extra: extra_figures(&result),
         result,
         missing: None,

@@ -3,7 +3,7 @@
 //! and only the columns some row has figures for (a `--no-alloc` run has no allocation columns,
 //! a decode-only study no time). Each name links its flame graphs and `result.json`.
 //!
-//! Figures a study adds beyond the common ones (`extra` in [`Row`], e.g. the `corrupt`
+//! Figures a study adds beyond the common ones (`extra` in [`ReportRow`], e.g. the `corrupt`
 //! study's outcome counts) become columns when they differ between configurations, and one
 //! line under the table when they are the same for all.
 
@@ -14,7 +14,7 @@ use serprof_api::study::Format;
 
 use crate::analyze::hotspots::short_name;
 use crate::model::ConfigResult;
-use crate::render::report_data::{Row, StudyData};
+use crate::render::report_data::{ReportRow, StudyData};
 use crate::render::report_page::{esc, href};
 use crate::render::table::{format_ns, format_thousands, ratio_to, Reference};
 
@@ -54,7 +54,7 @@ pub(crate) fn match_header(study: &StudyData) -> &str {
 
 /// A study's rows in groups: JSON, then binary, then anything else (one group when a study
 /// has one format). Rows keep their order (fastest first) inside a group.
-pub(crate) fn groups(rows: &[Row]) -> Vec<(Format, Vec<&Row>)> {
+pub(crate) fn groups(rows: &[ReportRow]) -> Vec<(Format, Vec<&ReportRow>)> {
     let mut formats: Vec<Format> = rows.iter().map(|r| r.result.format).collect();
     formats.sort();
     formats.dedup();
@@ -92,8 +92,8 @@ struct Extras {
     constant: Vec<(String, String)>,
 }
 
-fn extras(rows: &[Row]) -> Extras {
-    let measured: Vec<&Row> = rows.iter().filter(|r| r.missing.is_none()).collect();
+fn extras(rows: &[ReportRow]) -> Extras {
+    let measured: Vec<&ReportRow> = rows.iter().filter(|r| r.missing.is_none()).collect();
     let mut keys: Vec<&str> = Vec::new();
     for r in &measured {
         for (k, _) in &r.extra {
@@ -102,7 +102,7 @@ fn extras(rows: &[Row]) -> Extras {
             }
         }
     }
-    let value = |r: &Row, k: &str| {
+    let value = |r: &ReportRow, k: &str| {
         r.extra
             .iter()
             .find(|(key, _)| key == k)
@@ -123,8 +123,8 @@ fn extras(rows: &[Row]) -> Extras {
     out
 }
 
-fn columns(rows: &[Row], extras: &Extras) -> Vec<Col> {
-    let any = |f: &dyn Fn(&Row) -> bool| rows.iter().any(f);
+fn columns(rows: &[ReportRow], extras: &Extras) -> Vec<Col> {
+    let any = |f: &dyn Fn(&ReportRow) -> bool| rows.iter().any(f);
     let mut cols = Vec::new();
     if any(&|r| r.result.time_ns.is_some()) {
         // Ratio next to time: on a phone these two stay in view before the table scrolls.
@@ -142,7 +142,7 @@ fn columns(rows: &[Row], extras: &Extras) -> Vec<Col> {
     if any(&|r| r.result.instructions.is_some()) {
         cols.push(Col::Instructions);
     }
-    let profile = |r: &Row| r.result.profile.clone();
+    let profile = |r: &ReportRow| r.result.profile.clone();
     if any(&|r| profile(r).and_then(|p| p.match_percent).is_some()) {
         cols.push(Col::MatchShare);
     }
@@ -253,7 +253,7 @@ pub(crate) fn write_table(out: &mut String, study: &StudyData, reference: &Refer
 }
 
 /// The name cell: the configuration, its engine and version, and links to its files.
-fn name_cell(row: &Row) -> String {
+fn name_cell(row: &ReportRow) -> String {
     let r = &row.result;
     let mut sub = if r.engine.is_empty() || r.engine == r.config {
         esc(&r.engine_version)
@@ -276,7 +276,13 @@ fn name_cell(row: &Row) -> String {
     )
 }
 
-fn table_row(out: &mut String, row: &Row, cols: &[Col], extras: &Extras, reference: &Reference) {
+fn table_row(
+    out: &mut String,
+    row: &ReportRow,
+    cols: &[Col],
+    extras: &Extras,
+    reference: &Reference,
+) {
     let failed = row.result.error.is_some();
     let _ = write!(
         out,
@@ -304,7 +310,7 @@ fn table_row(out: &mut String, row: &Row, cols: &[Col], extras: &Extras, referen
     out.push_str("</tr>\n");
 }
 
-fn cell(col: Col, row: &Row, extras: &Extras, reference: &Reference) -> String {
+fn cell(col: Col, row: &ReportRow, extras: &Extras, reference: &Reference) -> String {
     let r = &row.result;
     let dash = || "<td>-</td>".to_string();
     match col {

@@ -21,7 +21,7 @@ struct Frame<'a> {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Profile<'a> {
+struct SpeedscopeProfile<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     name: &'a str,
@@ -43,7 +43,7 @@ struct File<'a> {
     #[serde(rename = "$schema")]
     schema: &'static str,
     shared: Shared<'a>,
-    profiles: Vec<Profile<'a>>,
+    profiles: Vec<SpeedscopeProfile<'a>>,
     name: &'a str,
     active_profile_index: usize,
     exporter: String,
@@ -51,7 +51,7 @@ struct File<'a> {
 
 /// The unit of a profile's weights, as speedscope names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Unit {
+pub(crate) enum WeightUnit {
     /// Counts without a unit: samples, instructions.
     None,
     Bytes,
@@ -62,7 +62,7 @@ pub(crate) fn speedscope_json(
     folded: &Folded,
     sources: &Sources,
     name: &str,
-    unit: Unit,
+    unit: WeightUnit,
 ) -> Vec<u8> {
     let mut index: HashMap<&str, usize> = HashMap::new();
     let mut frames = Vec::new();
@@ -89,12 +89,12 @@ pub(crate) fn speedscope_json(
     let file = File {
         schema: SCHEMA,
         shared: Shared { frames },
-        profiles: vec![Profile {
+        profiles: vec![SpeedscopeProfile {
             kind: "sampled",
             name,
             unit: match unit {
-                Unit::None => "none",
-                Unit::Bytes => "bytes",
+                WeightUnit::None => "none",
+                WeightUnit::Bytes => "bytes",
             },
             start_value: 0,
             end_value: total,
@@ -117,9 +117,13 @@ mod tests {
         let folded = Folded::parse("cfg;main;a 3\ncfg;main;b;a 2\n").unwrap();
         let mut sources = Sources::default();
         sources.note("a", Some("/src/a.rs"), None);
-        let doc: serde_json::Value =
-            serde_json::from_slice(&speedscope_json(&folded, &sources, "cfg (cpu)", Unit::None))
-                .unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&speedscope_json(
+            &folded,
+            &sources,
+            "cfg (cpu)",
+            WeightUnit::None,
+        ))
+        .unwrap();
         assert_eq!(doc["$schema"], SCHEMA);
         let frames: Vec<&str> = doc["shared"]["frames"]
             .as_array()

@@ -12,7 +12,7 @@ use regex::Regex;
 use crate::analyze::folded::Folded;
 use crate::analyze::hotspots::compute;
 use crate::analyze::sources::{By, Sources};
-use crate::analyze::views::{backtraces, call_tree, regroup, Limits};
+use crate::analyze::views::{backtraces, call_tree, regroup, ViewLimits};
 use crate::layout::{self, write_atomic};
 use crate::render::report_page::{esc, href, CSP};
 use crate::render::tree::{tree_text, Chain};
@@ -89,7 +89,7 @@ fn page(folded: &Folded, sources: &Sources, title: &str) -> String {
         let b = backtraces(
             folded,
             &re,
-            Limits {
+            ViewLimits {
                 min_percent: 2.0,
                 depth: 40,
             },
@@ -108,7 +108,7 @@ fn page(folded: &Folded, sources: &Sources, title: &str) -> String {
         "Backtraces of the top hot spots",
         &bt,
     );
-    let limits = Limits {
+    let limits = ViewLimits {
         min_percent: 1.0,
         depth: 14,
     };

@@ -58,7 +58,7 @@ pub(crate) const LAYOUT_ROUNDS: usize = 12;
 
 /// What to measure, once both sides are built.
 #[derive(Debug, Clone)]
-pub(crate) struct Request {
+pub(crate) struct BeforeAfterRequest {
     pub studies: Vec<String>,
     pub configs: Vec<String>,
     pub settings: Settings,
@@ -119,7 +119,7 @@ pub(crate) fn driver(program: &Program, side: &SideRecord) -> Result<ChildProces
 /// recorded in its row, never returned as errors.
 pub(crate) fn measure(
     program: &Program,
-    req: &Request,
+    req: &BeforeAfterRequest,
     before: &SideRecord,
     after: &SideRecord,
     mut notes: Vec<String>,
@@ -459,7 +459,7 @@ impl Folder {
     /// side's first `run.json`.
     fn open(
         program: &Program,
-        req: &Request,
+        req: &BeforeAfterRequest,
         sides: &BySide<SideRecord>,
         configs: &[Config],
         settings: &mut Settings,

@@ -46,7 +46,7 @@ use crate::render::flame::{diff_svg, diff_svg_of};
 use crate::render::table::format_thousands;
 
 /// What a side of the comparison is.
-pub(crate) enum Side {
+pub(crate) enum Compared {
     /// A configuration folder and its `result.json` (boxed: it is much larger than a path).
     Config(PathBuf, Box<ConfigResult>),
     /// A run folder and its `run.json`.
@@ -54,7 +54,7 @@ pub(crate) enum Side {
 }
 
 /// Resolves and reads one side; every problem is a misuse error naming the folder.
-pub(crate) fn open(path: &Path) -> Result<Side> {
+pub(crate) fn open(path: &Path) -> Result<Compared> {
     if !path.exists() {
         misuse!("{}: no such folder", path.display());
     }
@@ -69,10 +69,10 @@ pub(crate) fn open(path: &Path) -> Result<Side> {
         .map_err(|e| misuse_err(format!("cannot resolve {}: {e}", path.display())))?;
     if dir.join(layout::RESULT_JSON).exists() {
         let result = read_json(&dir.join(layout::RESULT_JSON))?;
-        Ok(Side::Config(dir, Box::new(result)))
+        Ok(Compared::Config(dir, Box::new(result)))
     } else if dir.join(layout::RUN_JSON).exists() {
         let manifest = read_json(&dir.join(layout::RUN_JSON))?;
-        Ok(Side::Run(dir, Box::new(manifest)))
+        Ok(Compared::Run(dir, Box::new(manifest)))
     } else {
         misuse!(
             "{} is neither a configuration folder (no result.json) nor a run folder (no run.json)",
@@ -363,7 +363,7 @@ pub(crate) struct Report {
 /// step's differential flame graph.
 pub(crate) fn compare_config_dirs(before: &Path, after: &Path) -> Result<ConfigComparison> {
     match (open(before)?, open(after)?) {
-        (Side::Config(bd, br), Side::Config(ad, ar)) => {
+        (Compared::Config(bd, br), Compared::Config(ad, ar)) => {
             let out = config_out(&bd, &ad);
             compare_dirs(&bd, &br, &ad, &ar, &out)
         }

@@ -50,12 +50,12 @@ use crate::layout::{
 };
 use crate::measure::corrupt::read_payloads;
 use crate::model::corrupt::{
-    input_count, memory_cap_mib, per_input_cap, CorruptCase, CorruptStats, InputRecord, Outcome,
-    OutcomeCounts, MAX_CHILD_DEATHS, MAX_HANGS, REPRO_ALTERED, REPRO_PER_OUTCOME,
+    input_count, memory_cap_mib, per_input_cap, CorruptCase, CorruptOutcome, CorruptStats,
+    InputRecord, OutcomeCounts, MAX_CHILD_DEATHS, MAX_HANGS, REPRO_ALTERED, REPRO_PER_OUTCOME,
 };
 use crate::model::{ConfigResult, Failure, Recording, Settings};
 use crate::process::{interrupt, Ending, Guarded, Limits, POLL};
-use crate::protocol::{CorruptEvent, CorruptRequest, Request};
+use crate::protocol::{CorruptEvent, CorruptRequest, WorkerRequest};
 
 /// Measures one configuration of the `corrupt` study (operation `decode`). Called by the runner
 /// instead of the timing, CPU and allocation recordings. Engine misbehaviour is recorded in
@@ -139,7 +139,10 @@ fn decode_all(
         }
         let (outcome, detail) = match run.end {
             End::Exited if next == n => break,
-            End::Exited => (Outcome::Abort, "exited with status 0 before the end".into()),
+            End::Exited => (
+                CorruptOutcome::Abort,
+                "exited with status 0 before the end".into(),
+            ),
             End::Interrupted => return Ok(None),
             End::TimedOut { setup: true, after } => anyhow::bail!(
                 "the corrupt child hung while encoding and verifying: killed after {} s",
@@ -149,7 +152,7 @@ fn decode_all(
                 setup: false,
                 after,
             } => (
-                Outcome::Hang,
+                CorruptOutcome::Hang,
                 format!("no outcome within {} ms: killed", after.as_millis()),
             ),
             End::Died { how, .. } if !ready => {
@@ -164,7 +167,7 @@ fn decode_all(
             detail,
         });
         next += 1;
-        if outcome == Outcome::Hang {
+        if outcome == CorruptOutcome::Hang {
             hangs += 1;
         } else {
             deaths += 1;
@@ -183,7 +186,7 @@ struct OutcomeLine<'a> {
     order: usize,
     mutation: &'static str,
     what: &'a str,
-    outcome: Option<Outcome>,
+    outcome: Option<CorruptOutcome>,
     detail: &'a str,
 }
 
@@ -218,7 +221,7 @@ fn summarize(
         cases: Vec::new(),
     };
     let mut lines = Vec::new();
-    let mut shown: BTreeMap<Outcome, usize> = BTreeMap::new();
+    let mut shown: BTreeMap<CorruptOutcome, usize> = BTreeMap::new();
     for (index, record) in decoded.records.iter().enumerate() {
         let input = (damage.input)(index, config.info.format, &payloads);
         let line = OutcomeLine {
@@ -243,7 +246,7 @@ fn summarize(
             .add(record.outcome);
         let limit = match record.outcome {
             o if o.is_misbehaviour() => REPRO_PER_OUTCOME,
-            Outcome::Altered => REPRO_ALTERED,
+            CorruptOutcome::Altered => REPRO_ALTERED,
             _ => 0,
         };
         let seen = shown.entry(record.outcome).or_default();
@@ -289,7 +292,10 @@ enum End {
     Exited,
     /// It died (or exited with an error) on its own; `outcome` is what that means for the input
     /// it was decoding (`Abort` or `Oom`), `how` says what happened.
-    Died { outcome: Outcome, how: String },
+    Died {
+        outcome: CorruptOutcome,
+        how: String,
+    },
     /// We killed it: `setup` says whether it was still setting up, else an input passed the cap.
     TimedOut { setup: bool, after: Duration },
     /// The run was interrupted; we killed it.
@@ -363,7 +369,7 @@ fn run_child(
     start: usize,
 ) -> Result<ChildRun> {
     let mut reader = ProgressReader::new(dir.join(CORRUPT_PROGRESS));
-    let cmd = Request::Corrupt(CorruptRequest {
+    let cmd = WorkerRequest::Corrupt(CorruptRequest {
         config: super::plan::config_id(config),
         dir: dir.to_path_buf(),
         settings: settings.clone(),
@@ -409,15 +415,15 @@ fn run_child(
             after,
         },
         Ending::OutOfMemory { detail } => End::Died {
-            outcome: Outcome::Oom,
+            outcome: CorruptOutcome::Oom,
             how: format!("out of memory under the memory cap ({detail})"),
         },
         Ending::StackOverflow => End::Died {
-            outcome: Outcome::Abort,
+            outcome: CorruptOutcome::Abort,
             how: "stack overflow, killed by SIGABRT".into(),
         },
         v => End::Died {
-            outcome: Outcome::Abort,
+            outcome: CorruptOutcome::Abort,
             how: format!(
                 "{}{}",
                 v.describe(),
@@ -458,9 +464,9 @@ mod tests {
             })
             .line()
         };
-        let six = record(6, Outcome::CleanError);
+        let six = record(6, CorruptOutcome::CleanError);
         f.write_all(&ready(5)).unwrap();
-        f.write_all(&record(5, Outcome::Panic)).unwrap();
+        f.write_all(&record(5, CorruptOutcome::Panic)).unwrap();
         f.write_all(&six[..10]).unwrap();
         let events = r.poll().unwrap();
         assert!(matches!(events[0], CorruptEvent::Ready { start: 5 }));

@@ -20,8 +20,8 @@ use crate::process::machine::Exclusive;
 use crate::process::pipes::{Lost, Pipes};
 use crate::process::{Guarded, Limits};
 use crate::protocol::{
-    self, identity_of, RecordRequest, Request, TimingCommand, TimingReply, TimingRequest,
-    WorkerReport, PROTOCOL,
+    self, identity_of, RecordRequest, TimingCommand, TimingReply, TimingRequest, WorkerReport,
+    WorkerRequest, PROTOCOL,
 };
 
 /// How a recording ended.
@@ -161,7 +161,7 @@ struct RecorderKey {
     fork: bool,
 }
 
-/// A recorder ([`Request::Recorder`]) and what it may serve.
+/// A recorder ([`WorkerRequest::Recorder`]) and what it may serve.
 struct Recorder {
     key: RecorderKey,
     child: PipedChild,
@@ -280,7 +280,7 @@ pub(crate) fn instrumented(
     dir: &Path,
     settings: &Settings,
 ) -> Result<Command> {
-    let request = Request::Record(RecordRequest {
+    let request = WorkerRequest::Record(RecordRequest {
         config: config.clone(),
         recording: Recording::Instructions,
         dir: PathBuf::from("."),
@@ -324,7 +324,7 @@ pub(crate) fn instrumented(
         .args(["--cache-sim=yes", "--branch-sim=yes"])
         .args(crate::model::result::SIMULATED_CACHES)
         .arg(format!("./{INSTRUMENTED_EXE}"))
-        .args(Request::file_args(crate::layout::INSTRUCTIONS_JOB));
+        .args(WorkerRequest::file_args(crate::layout::INSTRUCTIONS_JOB));
     // Without address-space randomisation: the simulated branch predictor is indexed by
     // instruction addresses, so with them randomised the mispredictions of one binary move
     // from run to run (the instructions do not).
@@ -433,7 +433,7 @@ impl ChildProcesses {
     /// Starts a recorder for `key`.
     fn start_recorder(&self, key: RecorderKey, config: &ConfigId) -> Result<Recorder> {
         let child = self.piped_child(
-            |fds| Request::Recorder {
+            |fds| WorkerRequest::Recorder {
                 fds,
                 fork: key.fork,
             },
@@ -448,7 +448,7 @@ impl ChildProcesses {
     /// the allocator `configs` name, `memory_cap_mib` and pinned to `cpu`.
     fn piped_child(
         &self,
-        request: impl FnOnce([i32; 2]) -> Request,
+        request: impl FnOnce([i32; 2]) -> WorkerRequest,
         configs: &[ConfigId],
         memory_cap_mib: u64,
         cpu: Option<usize>,
@@ -614,7 +614,7 @@ impl Executor for ChildProcesses {
                     .saturating_add(VALGRIND_EXTRA_MIB * 1024 * 1024);
             }
         } else {
-            cmd = Request::Record(RecordRequest {
+            cmd = WorkerRequest::Record(RecordRequest {
                 config: config.clone(),
                 recording,
                 dir: dir.to_path_buf(),
@@ -665,7 +665,7 @@ impl Executor for ChildProcesses {
     ) -> Result<Box<dyn TimingChild>> {
         let child = self.piped_child(
             |fds| {
-                Request::Timing(TimingRequest {
+                WorkerRequest::Timing(TimingRequest {
                     configs: configs.to_vec(),
                     ops,
                     settings: settings.clone(),

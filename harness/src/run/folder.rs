@@ -51,7 +51,7 @@ pub(crate) fn new_manifest(
     program: &Program,
     configs: &[Config],
     settings: Settings,
-    placed: crate::model::manifest::Placement,
+    placed: crate::model::manifest::CpuPlacement,
 ) -> RunManifest {
     RunManifest {
         serprof_version: env!("CARGO_PKG_VERSION").into(),

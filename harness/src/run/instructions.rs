@@ -18,7 +18,7 @@ use crate::layout::{self, write_atomic};
 use crate::model::Recording;
 use crate::model::{Failure, InstructionStats, InstructionsFailure, Settings};
 use crate::render::flame::{flame_svg, Kind};
-use crate::render::speedscope::{speedscope_json, Unit};
+use crate::render::speedscope::{speedscope_json, WeightUnit};
 
 /// Runs the instrumented worker of `config` in `dir` and reads its counts.
 pub(crate) fn record(
@@ -149,7 +149,7 @@ pub(crate) fn read_counts(
             &ours,
             &sources,
             &format!("{name} (instructions)"),
-            Unit::None,
+            WeightUnit::None,
         ),
     )?;
     let folded_text = ours.to_text();

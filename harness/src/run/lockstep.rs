@@ -170,7 +170,7 @@ struct Set<'j> {
 }
 
 /// The schedule's state across sets.
-struct State {
+struct ScheduleState {
     failures: Vec<Vec<Option<Failure>>>,
     /// Per lane, operations per sample of each configuration in the current set (0: not
     /// known).
@@ -181,7 +181,7 @@ struct State {
     rounds: Option<usize>,
 }
 
-impl State {
+impl ScheduleState {
     fn standing(&self, job: &Job, lane: usize, c: usize, child: usize) -> bool {
         job.active[lane][c] && self.failures[lane][c].is_none() && child < job.children[c]
     }
@@ -200,7 +200,7 @@ impl State {
 impl<'j> Set<'j> {
     /// Starts child `k` of every lane with the configurations still standing, and waits until
     /// each is ready.
-    fn start(job: &'j Job<'j>, k: usize, state: &mut State) -> Result<Set<'j>, Stop> {
+    fn start(job: &'j Job<'j>, k: usize, state: &mut ScheduleState) -> Result<Set<'j>, Stop> {
         let lanes = job.lanes.len();
         let mut set = Set {
             job,
@@ -260,7 +260,7 @@ impl<'j> Set<'j> {
     }
 
     /// Reads lane `lane`'s replies up to `Ready`.
-    fn wait_ready(&mut self, lane: usize, k: usize, state: &mut State) -> Result<(), Stop> {
+    fn wait_ready(&mut self, lane: usize, k: usize, state: &mut ScheduleState) -> Result<(), Stop> {
         if self.children[lane].is_none() {
             return Ok(());
         }
@@ -290,7 +290,12 @@ impl<'j> Set<'j> {
     }
 
     /// The next reply of a lane's child; a loss ends the set.
-    fn receive(&mut self, lane: usize, k: usize, state: &mut State) -> Result<TimingReply, Stop> {
+    fn receive(
+        &mut self,
+        lane: usize,
+        k: usize,
+        state: &mut ScheduleState,
+    ) -> Result<TimingReply, Stop> {
         let child = self.children[lane].as_mut().expect("a live child");
         match child.receive(self.cap) {
             Ok(reply) => Ok(reply),
@@ -300,7 +305,7 @@ impl<'j> Set<'j> {
 
     /// Lane `lane`'s child is lost: the configuration it was running (every one it holds, when
     /// it was running none) is dropped with the child's verdict, and the other children quit.
-    fn lose(&mut self, lane: usize, how: Lost, k: usize, state: &mut State) -> Stop {
+    fn lose(&mut self, lane: usize, how: Lost, k: usize, state: &mut ScheduleState) -> Stop {
         let child = self.children[lane].take().expect("a live child");
         let failure = child.lost(how);
         self.quit();
@@ -325,7 +330,7 @@ impl<'j> Set<'j> {
         lane: usize,
         command: TimingCommand,
         k: usize,
-        state: &mut State,
+        state: &mut ScheduleState,
     ) -> Result<(), Stop> {
         let child = self.children[lane].as_mut().expect("a live child");
         if child.send(command) {
@@ -336,7 +341,7 @@ impl<'j> Set<'j> {
     }
 
     /// Whether configuration c runs in lane `lane` of this set.
-    fn holds(&self, lane: usize, c: usize, state: &State) -> Option<usize> {
+    fn holds(&self, lane: usize, c: usize, state: &ScheduleState) -> Option<usize> {
         if self.children[lane].is_none() || state.failures[lane][c].is_some() {
             return None;
         }
@@ -349,7 +354,7 @@ impl<'j> Set<'j> {
         lane: usize,
         c: usize,
         k: usize,
-        state: &mut State,
+        state: &mut ScheduleState,
     ) -> Result<bool, Stop> {
         let Some(unit) = self.holds(lane, c, state) else {
             return Ok(false);
@@ -366,7 +371,7 @@ impl<'j> Set<'j> {
         lane: usize,
         c: usize,
         k: usize,
-        state: &mut State,
+        state: &mut ScheduleState,
     ) -> Result<Option<(f64, f64)>, Stop> {
         let reply = self.receive(lane, k, state)?;
         self.in_flight[lane] = None;
@@ -389,7 +394,7 @@ impl<'j> Set<'j> {
         cpus: [usize; 2],
         round: usize,
         k: usize,
-        state: &mut State,
+        state: &mut ScheduleState,
     ) -> Result<(), Stop> {
         for lane in 0..self.children.len() {
             if self.children[lane].is_some() {
@@ -445,7 +450,7 @@ pub(crate) fn lane_order(lanes: usize, round: usize, position: usize) -> Vec<usi
 
 /// Rounds per child: `settings.rounds`, or more when a round is short, so that a child
 /// measures for at least `settings.child_ms`.
-fn rounds_for(settings: &Settings, state: &State) -> usize {
+fn rounds_for(settings: &Settings, state: &ScheduleState) -> usize {
     let round_ns: f64 = state
         .ops
         .iter()
@@ -465,7 +470,7 @@ fn rounds_for(settings: &Settings, state: &State) -> usize {
 fn run_set(
     job: &Job,
     k: usize,
-    state: &mut State,
+    state: &mut ScheduleState,
     progress: &Progress,
 ) -> Result<Vec<Record>, Stop> {
     let mut set = Set::start(job, k, state)?;
@@ -545,7 +550,7 @@ fn estimate(
     job: &Job,
     k: usize,
     records: &[Record],
-    state: &State,
+    state: &ScheduleState,
 ) -> Vec<Vec<Option<ProcessTiming>>> {
     let (lanes, configs) = (job.lanes.len(), job.configs.len());
     let level: Vec<Vec<f64>>;
@@ -654,7 +659,7 @@ fn estimate(
 pub(crate) fn run(job: &Job, progress: &Progress) -> Timed {
     let started = Instant::now();
     let (lanes, configs) = (job.lanes.len(), job.configs.len());
-    let mut state = State {
+    let mut state = ScheduleState {
         failures: vec![vec![None; configs]; lanes],
         ops: vec![vec![0; configs]; lanes],
         ns_per_op: vec![vec![f64::NAN; configs]; lanes],

@@ -12,7 +12,7 @@ use serprof_api::study::Config;
 
 use crate::measure::reference;
 use crate::misuse;
-use crate::model::manifest::{Health, Placement};
+use crate::model::manifest::{CpuPlacement, Health};
 use crate::model::stats::median;
 use crate::model::Program;
 
@@ -70,9 +70,9 @@ pub(crate) fn probe(reference_config: &Config) -> Result<Vec<(usize, f64)>> {
 }
 
 /// Chooses the CPU as `choice` says.
-pub(crate) fn place(program: &Program, choice: &CpuChoice) -> Result<Placement> {
+pub(crate) fn place(program: &Program, choice: &CpuChoice) -> Result<CpuPlacement> {
     match choice {
-        CpuChoice::None => Ok(Placement {
+        CpuChoice::None => Ok(CpuPlacement {
             cpu: None,
             how: "not pinned (--cpu none)".into(),
             probe_ns: Vec::new(),
@@ -82,7 +82,7 @@ pub(crate) fn place(program: &Program, choice: &CpuChoice) -> Result<Placement> 
             if !allowed.contains(c) {
                 misuse!("--cpu {c}: this process may run on CPUs {:?} only", allowed);
             }
-            Ok(Placement {
+            Ok(CpuPlacement {
                 cpu: Some(*c),
                 how: format!("--cpu {c}"),
                 probe_ns: Vec::new(),
@@ -101,7 +101,7 @@ pub(crate) fn place(program: &Program, choice: &CpuChoice) -> Result<Placement> 
                 ),
                 None => "not pinned: the probe could not pin a thread".into(),
             };
-            Ok(Placement {
+            Ok(CpuPlacement {
                 cpu: fastest,
                 how,
                 probe_ns: probe,

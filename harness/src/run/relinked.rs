@@ -12,7 +12,7 @@ use std::path::Path;
 use anyhow::Result;
 use serprof_api::study::Config;
 
-use super::sides::{self, BuildTarget, KeptLink, LayoutMode, SideSpec, Source};
+use super::sides::{self, BuildTarget, Checkout, KeptLink, LayoutMode, SideSpec};
 use crate::analyze::before_after::Side;
 use crate::error::misuse_err;
 use crate::model::binary::Layout;
@@ -45,7 +45,7 @@ pub(crate) fn link(
     sides::check_cache(&cache)?;
     let spec = SideSpec {
         label: Side::After,
-        source: Source::WorkingTree {
+        source: Checkout::WorkingTree {
             head: sides::resolve(&repo, "HEAD")?,
         },
         patches: Vec::new(),

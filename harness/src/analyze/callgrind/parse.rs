@@ -38,7 +38,7 @@
 //! ignored, so contexts are not told apart).
 //!
 //! The reader is a `Reader` fed one line at a time, with a method per kind of line (cost line,
-//! body specification `key=value`, header `key: value`) and a `State` of where it is in the
+//! body specification `key=value`, header `key: value`) and a `ParseState` of where it is in the
 //! body.
 
 use std::collections::HashMap;
@@ -133,7 +133,7 @@ struct Reader {
     done: Vec<Profile>,
     part: Profile,
     tables: Builder,
-    st: State,
+    st: ParseState,
     /// Whether the part being read has been counted in `part.parts`.
     part_open: bool,
 }
@@ -148,7 +148,7 @@ impl Reader {
                 ..Profile::default()
             },
             tables: Builder::default(),
-            st: State::new(),
+            st: ParseState::new(),
             part_open: false,
         }
     }
@@ -477,7 +477,7 @@ fn costs_of(text: &str) -> Result<Vec<u64>, Malformed> {
 
 /// Where the reader is in the body: see the module docs for why there are two "current
 /// files".
-struct State {
+struct ParseState {
     names: Names,
     positions: Vec<Position>,
     n_events: usize,
@@ -504,9 +504,9 @@ struct State {
     in_body: bool,
 }
 
-impl State {
-    fn new() -> State {
-        State {
+impl ParseState {
+    fn new() -> ParseState {
+        ParseState {
             names: Names::default(),
             positions: vec![Position::Line],
             n_events: 0,
@@ -530,7 +530,7 @@ impl State {
         let names = std::mem::take(&mut self.names);
         let positions = self.positions.clone();
         let n_events = self.n_events;
-        *self = State::new();
+        *self = ParseState::new();
         self.names = names;
         self.positions = positions;
         self.last_pos = vec![0; self.positions.len()];

@@ -56,7 +56,7 @@ use crate::protocol::{identity_of, Identity, IdentityError, PROTOCOL};
 
 /// Where a side's source comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Source {
+pub(crate) enum Checkout {
     /// A git revision as given, and the commit it names.
     Revision { spec: String, sha: String },
     /// The working tree as it is, uncommitted changes and untracked (not ignored) files
@@ -163,7 +163,7 @@ pub(crate) fn package_dir(repo: &Path, binary: &crate::model::Binary) -> Result<
 pub(crate) struct SideSpec {
     /// `before` or `after`.
     pub label: Side,
-    pub source: Source,
+    pub source: Checkout,
     pub patches: Vec<Patch>,
     pub build: BuildTarget,
 }
@@ -189,8 +189,8 @@ impl SideSpec {
     /// What the key stands for, in words: the source, the patches, the build target.
     fn name(&self, repo: &Path) -> String {
         let base = match &self.source {
-            Source::Revision { sha, .. } => format!("rev-{}", &sha[..sha.len().min(12)]),
-            Source::WorkingTree { .. } => {
+            Checkout::Revision { sha, .. } => format!("rev-{}", &sha[..sha.len().min(12)]),
+            Checkout::WorkingTree { .. } => {
                 format!("worktree-{:08x}", fnv(&repo.display().to_string()) as u32)
             }
         };
@@ -225,9 +225,9 @@ impl SideSpec {
     /// The side in words.
     fn describe(&self) -> String {
         let base = match &self.source {
-            Source::Revision { spec, sha } if spec.starts_with(short(sha)) => short(sha).into(),
-            Source::Revision { spec, sha } => format!("{spec} ({})", short(sha)),
-            Source::WorkingTree { head } => format!("working tree ({} + changes)", short(head)),
+            Checkout::Revision { spec, sha } if spec.starts_with(short(sha)) => short(sha).into(),
+            Checkout::Revision { spec, sha } => format!("{spec} ({})", short(sha)),
+            Checkout::WorkingTree { head } => format!("working tree ({} + changes)", short(head)),
         };
         let patches: Vec<String> = self
             .patches
@@ -239,8 +239,8 @@ impl SideSpec {
 
     fn commit(&self) -> &str {
         match &self.source {
-            Source::Revision { sha, .. } => sha,
-            Source::WorkingTree { head } => head,
+            Checkout::Revision { sha, .. } => sha,
+            Checkout::WorkingTree { head } => head,
         }
     }
 }
@@ -284,8 +284,8 @@ pub(crate) fn stage(
     let _lock = CacheLock::take(&cache.join("src").join(format!(".{key}.lock")))?;
     say(&format!("{}: source {}", spec.label, spec.describe()));
     match &spec.source {
-        Source::Revision { sha, .. } => extract_revision(repo, sha, &src)?,
-        Source::WorkingTree { .. } => sync_working_tree(repo, &src)?,
+        Checkout::Revision { sha, .. } => extract_revision(repo, sha, &src)?,
+        Checkout::WorkingTree { .. } => sync_working_tree(repo, &src)?,
     }
     // Relative `path =` dependencies that leave the repository would dangle in the copy.
     absolute_paths(&src, repo)?;
@@ -293,8 +293,10 @@ pub(crate) fn stage(
     let mut applied = Vec::new();
     let pristine = |manifest: &str| {
         let text = match &spec.source {
-            Source::Revision { sha, .. } => git(repo, &["show", &format!("{sha}:{manifest}")]).ok(),
-            Source::WorkingTree { .. } => std::fs::read_to_string(repo.join(manifest)).ok(),
+            Checkout::Revision { sha, .. } => {
+                git(repo, &["show", &format!("{sha}:{manifest}")]).ok()
+            }
+            Checkout::WorkingTree { .. } => std::fs::read_to_string(repo.join(manifest)).ok(),
         }?;
         let dir = Path::new(manifest).parent().unwrap_or(Path::new(""));
         Some(rewrite_paths(&text, &repo.join(dir), repo).unwrap_or(text))
@@ -575,11 +577,11 @@ fn build_rev(spec: &SideSpec) -> String {
 fn side_rev(spec: &SideSpec) -> String {
     let rev = build_rev(spec);
     match spec.source {
-        Source::WorkingTree { .. } => match rev.split_once('+') {
+        Checkout::WorkingTree { .. } => match rev.split_once('+') {
             Some((commit, rest)) => format!("{commit}+dirty+{rest}"),
             None => format!("{rev}+dirty"),
         },
-        Source::Revision { .. } => rev,
+        Checkout::Revision { .. } => rev,
     }
 }
 
@@ -652,7 +654,7 @@ mod tests {
         let repo = Path::new("/r");
         let rev = |sha: &str| SideSpec {
             label: Side::Before,
-            source: Source::Revision {
+            source: Checkout::Revision {
                 spec: "HEAD".into(),
                 sha: sha.into(),
             },
@@ -664,7 +666,7 @@ mod tests {
         assert_eq!(a.key(repo), rev("0123456789abcdef0123").key(repo));
         // Every key has one length: a side's paths are as long as any other side's.
         let tree = SideSpec {
-            source: Source::WorkingTree {
+            source: Checkout::WorkingTree {
                 head: "0123456789abcdef0123".into(),
             },
             ..rev("0123456789abcdef0123")
