@@ -12,8 +12,8 @@
 
 use bilrost::{Message, OwnedMessage};
 
-use crate::codec::{Codec, CodecError};
 use crate::model::{Order, OrderStatus};
+use serprof_api::{Codec, CodecError};
 
 /// The version of bilrost this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -55,13 +55,13 @@ impl<T: OwnedMessage> Codec<T> for Direct {
 }
 
 /// bilrost on any type that derives its `Message` (`#[derive(bilrost::Message)]`).
-pub fn engine<T: crate::workload::Value + OwnedMessage>() -> crate::study::Engine<T> {
+pub fn engine<T: serprof_api::Value + OwnedMessage>() -> serprof_api::Engine<T> {
     super::described("bilrost", version(), "bilrost", || Direct)
         .call("bilrost::Message::encode, OwnedMessage::decode")
 }
 
 /// bilrost on the Order, through the mirror messages (the `formats` study).
-pub fn order_engine() -> crate::study::Engine<Order> {
+pub fn order_engine() -> serprof_api::Engine<Order> {
     super::described("bilrost", version(), "bilrost", || Bilrost)
         .call("bilrost::Message::encode, OwnedMessage::decode (through the mirror messages)")
 }

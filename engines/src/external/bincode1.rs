@@ -5,8 +5,8 @@ use bincode1::Options;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
+use serprof_api::{Codec, CodecError};
 
 /// The version of bincode this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -37,7 +37,7 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Bincode1 {
 }
 
 /// bincode 1 as a study's engine on `T`, byte arrays written as `bytes`.
-pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T> {
     super::described(
         "bincode1",
         version(),

@@ -15,11 +15,11 @@ use capnp::message::{Builder, ReaderOptions};
 use capnp::Word;
 
 use self::order_capnp::{address, category, customer, order, order_line, product, Status};
-use crate::codec::{Codec, CodecError};
 use crate::model::{
     Address, Attributes, ByteArray, Category, Customer, Decimal, Order, OrderLine, OrderStatus,
     OrderedMap, OrderedSet, Product, Tags,
 };
+use serprof_api::{Codec, CodecError};
 
 #[allow(
     clippy::all,
@@ -76,7 +76,7 @@ impl Codec<Order> for Capnp {
 }
 
 /// capnp as a `formats` engine.
-pub fn engine() -> crate::study::Engine<Order> {
+pub fn engine() -> serprof_api::Engine<Order> {
     super::described(
         "capnp",
         version(),

@@ -20,11 +20,11 @@ use std::sync::Arc;
 use flatbuffers::{FlatBufferBuilder, ForwardsUOffset, Vector, WIPOffset};
 
 use self::order_generated as fb;
-use crate::codec::{Codec, CodecError};
 use crate::model::{
     Address, Attributes, ByteArray, Category, Customer, Decimal, Order, OrderLine, OrderStatus,
     OrderedMap, OrderedSet, Product, Tags,
 };
+use serprof_api::{Codec, CodecError};
 
 #[allow(
     clippy::all,
@@ -74,7 +74,7 @@ impl Codec<Order> for Flatbuffers {
 }
 
 /// flatbuffers as a `formats` engine.
-pub fn engine() -> crate::study::Engine<Order> {
+pub fn engine() -> serprof_api::Engine<Order> {
     super::described(
         "flatbuffers",
         version(),

@@ -29,8 +29,8 @@
 //! the model keeps.
 
 use super::mirror::{status_number, status_of_number};
-use crate::codec::{Codec, CodecError};
 use crate::model::Order;
+use serprof_api::{Codec, CodecError};
 
 /// The version of prost this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {

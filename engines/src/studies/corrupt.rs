@@ -10,7 +10,7 @@
 //! resumes from. The study hands them to the harness as its [`DAMAGE`]; the harness decodes them
 //! in guarded children and sorts the outcomes.
 
-use serprof_api::study::{Damage, DamagedInput};
+use serprof_api::{Damage, DamagedInput};
 
 use super::{bytes, formats, Format, Study};
 
@@ -491,6 +491,6 @@ mod tests {
         assert!(study
             .configs()
             .iter()
-            .all(|c| c.info.operation == crate::study::Operation::Decode));
+            .all(|c| c.info.operation == serprof_api::Operation::Decode));
     }
 }

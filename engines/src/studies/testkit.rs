@@ -4,10 +4,10 @@
 use std::hint::black_box;
 
 use super::{Engine, Operation, Study};
-use crate::codec::{Codec, CodecError};
 use crate::dataset::orders;
 use crate::external::postcard::Postcard;
 use crate::model::{Order, SerdeBytes};
+use serprof_api::{Codec, CodecError};
 
 /// The study: the doubles that round-trip, then the serialize-only ones.
 pub fn study() -> Study {

@@ -1,7 +1,7 @@
 //! The corpus study's engines: each parses a document into its own value and serialises it back,
 //! behind one type-erased seam ([`DocumentCodec`]) that holds the value it serialises.
 //!
-//! Why not [`crate::codec::Codec<T>`]: its `decode` returns a `T` that cannot borrow the input,
+//! Why not [`serprof_api::Codec<T>`]: its `decode` returns a `T` that cannot borrow the input,
 //! and a configuration has one `T` for every value of a fixed dataset. A document's engines each
 //! have their own value type (typed structs, three DOMs), and simd-json's borrowed value
 //! borrows the very buffer it parses. Here `parse` drops the value before it returns, so the
@@ -12,10 +12,10 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::reference;
-use crate::codec::CodecError;
-use crate::verify::{DocumentStep, DuplicateKeys, Finding, Stage, VerifyError};
+use serprof_api::__private::{DocumentStep, DuplicateKeys, Finding, Stage, VerifyError};
+use serprof_api::CodecError;
 
-pub use crate::workload::DocumentCodec;
+pub use serprof_api::__private::DocumentCodec;
 
 /// One engine: its value type, how it parses and serialises.
 pub trait Engine: Send + 'static {

@@ -8,8 +8,8 @@
 
 use std::fmt;
 
-pub use crate::verify::NumberChange;
-use crate::verify::{Finding, Mismatch, Stage};
+pub use serprof_api::__private::NumberChange;
+use serprof_api::__private::{Finding, Mismatch, Stage};
 
 /// A JSON value with its numbers as written.
 #[derive(Debug, Clone, PartialEq)]
