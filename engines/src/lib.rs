@@ -12,7 +12,7 @@
 //! builds on them, and on the API's hidden module (`serprof_api::__private`) for what it hands
 //! serprof's driver beside a user's studies (the corpus study's documents, findings).
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod casestudy;
 pub mod dataset;

@@ -14,6 +14,7 @@ pub fn version() -> &'static str {
 /// bincode 2 with `config::standard()` (little endian, varint integers), byte arrays as `bytes`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Bincode {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
 }
 

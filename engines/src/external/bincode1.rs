@@ -17,6 +17,7 @@ pub fn version() -> &'static str {
 /// trailing bytes; byte arrays as `bytes`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Bincode1 {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
 }
 

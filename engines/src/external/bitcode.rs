@@ -16,6 +16,7 @@ pub fn version() -> &'static str {
 /// bitcode's serde API, byte arrays as `bytes`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Bitcode {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
 }
 

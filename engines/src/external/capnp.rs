@@ -27,9 +27,11 @@ use serprof_api::{Codec, CodecError};
     dead_code,
     unused_imports,
     unused_parens,
-    mismatched_lifetime_syntaxes
+    mismatched_lifetime_syntaxes,
+    missing_docs
 )]
 #[rustfmt::skip]
+/// The schema's types, as capnpc-rust generates them (undocumented: generated code).
 pub mod order_capnp;
 
 /// The version of capnp this build compiled, from the lock file that resolved it.

@@ -15,6 +15,7 @@ pub fn version() -> &'static str {
 /// integers; `Native` is a CBOR byte string, major type 2).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Ciborium {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
 }
 

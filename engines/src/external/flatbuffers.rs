@@ -34,9 +34,11 @@ use serprof_api::{Codec, CodecError};
     non_camel_case_types,
     non_snake_case,
     unused_imports,
-    mismatched_lifetime_syntaxes
+    mismatched_lifetime_syntaxes,
+    missing_docs
 )]
 #[rustfmt::skip]
+/// The schema's types, as flatc generates them (undocumented: generated code).
 pub mod order_generated;
 
 /// The version of flatbuffers this build compiled, from the lock file that resolved it.

@@ -28,7 +28,9 @@ pub enum Call {
 /// `serde_bytes`), through `call`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Postcard {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
+    /// Which postcard call writes the payload.
     pub call: Call,
 }
 

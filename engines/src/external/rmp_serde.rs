@@ -16,6 +16,7 @@ pub fn version() -> &'static str {
 /// MessagePack `bin`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RmpSerde {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
 }
 

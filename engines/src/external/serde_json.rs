@@ -14,6 +14,7 @@ pub fn version() -> &'static str {
 /// serde_json with byte arrays written as `bytes`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SerdeJson {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
 }
 

@@ -19,11 +19,13 @@ pub fn version() -> &'static str {
 /// `from_slice` would allocate them on every call.
 #[derive(Default)]
 pub struct SimdJson {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
     buffers: simd_json::Buffers,
 }
 
 impl SimdJson {
+    /// simd-json writing byte arrays as `bytes`, its buffers empty.
     pub fn new(bytes: SerdeBytes) -> SimdJson {
         SimdJson {
             bytes,

@@ -14,6 +14,7 @@ pub fn version() -> &'static str {
 /// sonic-rs with byte arrays written as `bytes` (the study uses base64, like Jackson).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SonicRs {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
 }
 

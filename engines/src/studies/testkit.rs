@@ -187,7 +187,9 @@ impl Codec<Order> for Faulty {
 /// `size` bytes each, dropped before returning. The payload is the Order's id; decode looks the
 /// Order up in the dataset (verification only, never measured).
 pub struct AllocPattern {
+    /// Heap buffers per encode.
     pub buffers: usize,
+    /// Bytes in each buffer.
     pub size: usize,
 }
 

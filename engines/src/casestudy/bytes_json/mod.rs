@@ -55,6 +55,7 @@ use serprof_api::{Codec, CodecError};
 /// The engine behind the `bytes` study's `json-*` configurations.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BytesJson {
+    /// How it writes byte arrays, numbers and maps.
     pub options: Options,
 }
 

@@ -30,6 +30,7 @@ pub struct ReflectJson {
 }
 
 impl ReflectJson {
+    /// The engine of `variant`, its caches empty.
     pub fn new(variant: Variant) -> ReflectJson {
         ReflectJson {
             variant,
@@ -39,6 +40,7 @@ impl ReflectJson {
         }
     }
 
+    /// Which of the article's serializers it is.
     pub fn variant(&self) -> Variant {
         self.variant
     }
