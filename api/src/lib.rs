@@ -1,13 +1,13 @@
-//! What a crate measured by serprof writes, and what serprof reads of it.
+//! What a crate measured by serprof writes.
 //!
-//! - [`Codec`]: the one trait an engine implements, on values of a type `T`.
+//! - [`Codec`] and [`CodecError`]: the one trait an engine implements, on values of a type `T`
+//!   (a [`Value`]), and its error.
 //! - [`Study`] and [`StudyOf`]: a study built as a value, its dataset, its engines
-//!   ([`Engine`]), its operations ([`Operation`]), checks and budget.
-//! - [`workload`]: the measured loops every recording runs, and the type-erased
-//!   [`Workload`](workload::Workload) the harness drives.
-//! - [`verify`]: what verification finds when a value does not come back.
+//!   ([`Engine`], [`Format`]), its operations ([`Operation`]), checks and [`Budget`]; a study of
+//!   damaged inputs ([`Study::corrupt`]) is given a [`Damage`] that makes [`DamagedInput`]s.
+//! - [`fields`]: how an engine's payloads split by field ([`fields::FieldSplit`]).
 //!
-//! A user's crate reads this crate through `serprof`, which re-exports it:
+//! A user's crate reads this crate through `serprof`, which re-exports these items:
 //!
 //! ```
 //! use serprof_api::{Codec, CodecError, Study};
@@ -33,16 +33,47 @@
 //! let study: Study = Study::new("readings", "Which engine for our readings?")
 //!     .dataset(|| (0..10).map(|at| Reading { at }).collect())
 //!     .codec("decimal", || Ok(Decimal))
+//!     .baseline("decimal")
 //!     .into();
-//! assert_eq!(study.configs()[0].info.name(), "readings/decimal");
 //! ```
+//!
+//! What serprof's driver and its worker processes read of a study (its description, its
+//! configurations, the type-erased workload and its measured loops, what verification finds,
+//! the split by field as stored) is the hidden module `__private`: the contract between the
+//! measured program and the driver, which serprof's own crates use and which changes with them.
 
-pub mod codec;
+#![deny(missing_docs)]
+
+mod codec;
 pub mod fields;
-pub mod study;
-pub mod verify;
-pub mod workload;
+mod study;
+mod verify;
+mod workload;
 
 pub use codec::{Codec, CodecError};
-pub use study::{Budget, Engine, Format, Study, StudyOf};
+pub use study::{Budget, Damage, DamagedInput, Engine, Format, Study, StudyOf};
 pub use workload::{Operation, Value};
+
+/// The contract between a measured program and serprof's driver: what the harness, its worker
+/// processes and serprof's engines crate read of a study, its configurations and their
+/// workloads. Not for a user's crate: it follows serprof's internals and changes with them.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::fields::tally::{
+        short_type, FieldBytes, FieldsReport, Tally, ELEMENTS_THRESHOLD, LARGE_FIELD_THRESHOLD,
+        NOT_SERDE,
+    };
+    pub use crate::study::{
+        Config, ConfigInfo, DocumentRecord, FramePattern, FramePatternError, MakeWorkload,
+        Question, StudyInfo, StudyKind,
+    };
+    pub use crate::verify::{
+        findings_or_sentences, DocumentStep, DuplicateKeys, Finding, Mismatch, NumberChange, Stage,
+        VerifyError,
+    };
+    pub use crate::workload::{
+        debug_difference, documents_loop, ops_per_batch, values_loop, warm_up, Checks, Damaged,
+        Data, DebugDiff, Digester, DocumentCodec, Documents, JsonView, PairCheck, Property, Values,
+        Verified, Workload, LOOP_FRAMES,
+    };
+}

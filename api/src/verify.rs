@@ -139,7 +139,7 @@ pub enum Finding {
         profile_share: Option<f64>,
     },
     /// One field takes more of the payload than every other part of the value together
-    /// ([`crate::fields::LARGE_FIELD_THRESHOLD`]).
+    /// ([`crate::fields::tally::LARGE_FIELD_THRESHOLD`]).
     LargeField {
         /// Its path.
         path: String,
@@ -246,7 +246,8 @@ impl fmt::Display for Finding {
     }
 }
 
-/// Reads a list of findings stored typed, or stored as sentences (see [`legacy`]);
+/// Reads a list of findings stored typed, or stored as sentences (the text of [`Finding`]'s
+/// `Display`; without the `regex` feature each sentence reads as a [`Finding::Note`]);
 /// for `#[serde(deserialize_with = ...)]` on a `Vec<Finding>` field.
 pub fn findings_or_sentences<'de, D: serde::Deserializer<'de>>(
     d: D,
@@ -388,11 +389,11 @@ fn step_words(step: DocumentStep) -> &'static str {
 /// `regex` feature (a measured program, which writes findings and never reads stored ones)
 /// every sentence reads as a [`Finding::Note`].
 #[cfg(not(feature = "regex"))]
-pub mod legacy {
+mod legacy {
     use super::Finding;
 
     /// The sentence as a [`Finding::Note`].
-    pub fn finding(text: &str) -> Finding {
+    pub(super) fn finding(text: &str) -> Finding {
         Finding::Note {
             text: text.to_string(),
         }
@@ -401,7 +402,7 @@ pub mod legacy {
 
 /// Reading findings stored as sentences: the text of [`Finding`]'s `Display`.
 #[cfg(feature = "regex")]
-pub mod legacy {
+mod legacy {
     use std::sync::OnceLock;
 
     use regex::Regex;
@@ -428,7 +429,7 @@ pub mod legacy {
 
     /// The finding a stored sentence states; a sentence of another shape is a
     /// [`Finding::Note`].
-    pub fn finding(text: &str) -> Finding {
+    pub(super) fn finding(text: &str) -> Finding {
         if let Some(c) = numbers().captures(text) {
             let stage = match &c[1] {
                 "parse" => Stage::Parse,
@@ -492,6 +493,7 @@ pub mod legacy {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "regex")]
     fn change(from_text: bool) -> Finding {
         Finding::NumbersChanged {
             stage: Stage::Parse,

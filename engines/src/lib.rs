@@ -9,7 +9,10 @@
 
 //!
 //! The codec seam, the study builder and the measured loops are `serprof_api`'s; this crate
-//! builds on them.
+//! builds on them, and on the API's hidden module (`serprof_api::__private`) for what it hands
+//! serprof's driver beside a user's studies (the corpus study's documents, findings).
+
+#![deny(missing_docs)]
 
 pub mod casestudy;
 pub mod dataset;
@@ -18,6 +21,4 @@ pub mod model;
 pub mod studies;
 pub mod versions;
 
-// The API crate's modules under their own names, so that every engine writes `crate::codec`.
-pub(crate) use serprof_api::{codec, fields, study, verify, workload};
 pub use serprof_api::{Codec, CodecError, Engine, Study, StudyOf};

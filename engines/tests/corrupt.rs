@@ -6,7 +6,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use serprof_api::workload::Damaged;
+use serprof_api::__private::Damaged;
 use serprof_engines::studies::corrupt::{corrupt_input, study, Mutation, INPUTS_FULL};
 
 #[test]

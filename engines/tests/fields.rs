@@ -5,9 +5,10 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serprof_api::fields::FieldsReport;
-use serprof_api::verify::Finding;
-use serprof_api::workload::{Operation, Verified};
+use serprof_api::__private::FieldsReport;
+use serprof_api::__private::Finding;
+use serprof_api::__private::Verified;
+use serprof_api::Operation;
 use serprof_api::Study;
 use serprof_engines::studies::{bytes, formats, Config};
 

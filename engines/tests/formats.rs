@@ -8,7 +8,7 @@ use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
-use serprof_api::workload::Operation;
+use serprof_api::Operation;
 use serprof_engines::dataset::orders;
 use serprof_engines::model::Order;
 use serprof_engines::studies::{formats, Config};

@@ -12,7 +12,7 @@ use std::time::Duration;
 use criterion::profiler::Profiler;
 use criterion::{criterion_group, criterion_main, Criterion};
 use serprof::testing::{flame_svg, fold_report, Kind, BLOCKLIST};
-use serprof_api::study::StudyKind;
+use serprof_api::__private::StudyKind;
 
 /// Samples a benchmark with pprof-rs at 199 Hz and writes its flame graph.
 struct FlameProfiler {

@@ -57,7 +57,7 @@
 //! serprof's own layers are private (see
 //! `docs/ARCHITECTURE.md`).
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 #![warn(unreachable_pub)]
 // Without the `driver` feature the crate is a measured program's part only: what serves the
 // driver's planning, analysis and rendering is compiled out, and items both share may go unused.
@@ -83,12 +83,12 @@ mod run;
 
 pub use measure::alloc::CountingAlloc;
 pub use measure::chosen::ChosenAlloc;
-/// The API a measured crate writes (the codec seam, the study builder, operations, values,
-/// verification, the measured loops): the `serprof-api` crate, whose main items are
-/// re-exported at the top of this crate.
-pub use serprof_api as api;
+// What a measured crate writes: the `serprof-api` crate's user-facing items (its contract with
+// the driver stays in that crate's hidden module).
+pub use serprof_api::fields;
 pub use serprof_api::{
-    Budget, Codec, CodecError, Engine, Format, Operation, Study, StudyOf, Value,
+    Budget, Codec, CodecError, Damage, DamagedInput, Engine, Format, Operation, Study, StudyOf,
+    Value,
 };
 
 /// serprof's own studies (`formats`, `bytes`, `reflection`, `corrupt`, and `corpus`, which is

@@ -24,8 +24,8 @@ use crate::layout::{self, write_atomic};
 use crate::model::corrupt::InputRecord;
 use crate::model::ending::Stderr;
 use crate::model::{AllocStats, ConfigId, CpuStats, Failure, Recording, Settings};
-use serprof_api::fields::FieldBytes;
-use serprof_api::verify::Finding;
+use serprof_api::__private::FieldBytes;
+use serprof_api::__private::Finding;
 
 /// The version of the protocol. Change it whenever a request, a reply or a command line
 /// changes. 7: a program describes itself (`__describe`) and serves `encode`, `decode` and
@@ -348,7 +348,7 @@ pub(crate) struct WorkerReport {
     #[serde(default)]
     pub counted_ops: Option<u64>,
     /// The verification recording: the heap a decoded value keeps, bytes per value
-    /// (`serprof_api::workload::Workload::retained_bytes`).
+    /// (`serprof_api::__private::Workload::retained_bytes`).
     #[serde(default)]
     pub retained_bytes: Option<f64>,
     pub cpu: Option<CpuStats>,

@@ -2,7 +2,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::tally::Tally;
 use super::*;
+use crate::verify::Finding;
 
 #[derive(Serialize)]
 struct Place {

@@ -70,7 +70,7 @@ impl<T: Value> Engine<T> {
             feature: None,
             call: String::new(),
             json_view: None,
-            fields: FieldSplit::Not(crate::fields::NOT_SERDE.into()),
+            fields: FieldSplit::Not(crate::fields::tally::NOT_SERDE.into()),
             access: Vec::new(),
             make: Arc::new(move || make().map(|c| Box::new(c) as Box<dyn Codec<T>>)),
             name,

@@ -3,10 +3,12 @@
 //! A study is built with [`Study::new`], given a dataset of its own type with
 //! [`Study::dataset`] (which makes a [`StudyOf<T>`]), and given engines: every serde engine
 //! serprof ships (`.engines(serprof::engines::serde())`), an engine described in full
-//! ([`StudyOf::engine`]), or a codec of one's own ([`StudyOf::codec`]).
-//! serprof's own studies are built the same way. The harness knows a configuration only as a
-//! [`ConfigInfo`] (its name, engine, format, operation, the frames that are the engine's) and
-//! a [`Config::workload`] to build in a worker process: the type of the values is erased there.
+//! ([`StudyOf::engine`]), or a codec of one's own ([`StudyOf::codec`]). The methods that
+//! describe the study (its source, question, baseline, steps, budget) are written once
+//! (`describe_study!`) for both types. serprof's own studies are built the same way. The
+//! harness knows a configuration only as a [`ConfigInfo`] (its name, engine, format,
+//! operation, the frames that are the engine's) and a [`Config::workload`] to build in a worker
+//! process: the type of the values is erased there.
 
 mod engine;
 mod info;
@@ -20,8 +22,77 @@ pub use info::{
 };
 
 use crate::codec::{Codec, CodecError};
-pub use crate::workload::Operation;
-use crate::workload::{Checks, Data, Value, Values, Workload};
+use crate::workload::{Checks, Data, Operation, Value, Values, Workload};
+
+/// The builder methods of a study's description, shared by [`Study`] and [`StudyOf`]: each
+/// type names the study it builds with a method `study_mut(&mut self) -> &mut Study`.
+macro_rules! describe_study {
+    () => {
+        /// What the article it reproduces is, or where its question comes from.
+        pub fn source(mut self, text: impl Into<String>) -> Self {
+            self.study_mut().info.source = text.into();
+            self
+        }
+
+        /// The frames whose share of the CPU samples answers the study's question (a regular
+        /// expression over frame names), and what that share is called (`byte-array code`).
+        pub fn question(mut self, frames: &str, label: impl Into<String>) -> Self {
+            let label = label.into();
+            self.study_mut().info.question = Some(Question {
+                frames: FramePattern::builtin(frames),
+                caption: format!("Share of CPU samples in {label}"),
+                label: format!("{label} share"),
+            });
+            self
+        }
+
+        /// Ratios are taken against this engine instead of the fastest: each row's ratio is to
+        /// the engine's row of the same operation (`serde_json` means `serde_json.serialize`
+        /// for a serialize row, `serde_json.deserialize` for a deserialize row). A full
+        /// configuration name (`serde_json.serialize`) makes that one row every row's
+        /// reference. A baseline that names neither stops the program when it starts, in one
+        /// line that names it.
+        pub fn baseline(mut self, config: impl Into<String>) -> Self {
+            self.study_mut().info.baseline = Some(config.into());
+            self
+        }
+
+        /// Before/after steps: configurations (names inside the study) each compared with the
+        /// one before it, the way an article shows its fixes. A step that names no
+        /// configuration stops the program when it starts.
+        pub fn steps<S: Into<String>>(mut self, configs: impl IntoIterator<Item = S>) -> Self {
+            self.study_mut().info.steps = configs.into_iter().map(Into::into).collect();
+            self
+        }
+
+        /// Hidden from `serprof list` and from a `run` without `--study`.
+        pub fn hidden(mut self) -> Self {
+            self.study_mut().info.hidden = true;
+            self
+        }
+
+        /// Caps per configuration, for a study whose configurations are many.
+        pub fn budget(mut self, budget: Budget) -> Self {
+            let study = self.study_mut();
+            study.info.budget = Some(budget);
+            for c in &mut study.configs {
+                c.info.budget = Some(budget);
+            }
+            self
+        }
+
+        /// The study decodes damaged payloads of its configurations, made by `damage`, in
+        /// guarded children instead of timing them, and counts what each engine does with
+        /// them. Each engine of a dataset is then one configuration that decodes, whatever
+        /// the study's operations are.
+        pub fn corrupt(mut self, damage: Damage) -> Self {
+            let info = &mut self.study_mut().info;
+            info.kind = StudyKind::Corrupt;
+            info.damage = Some(damage);
+            self
+        }
+    };
+}
 
 /// A study: its description and its configurations. Built with [`Study::new`], a dataset
 /// ([`Study::dataset`]) and engines; a `Vec<Study>` is what `serprof::main!` measures.
@@ -96,17 +167,27 @@ impl Study {
         s
     }
 
-    /// The study's description.
+    describe_study!();
+
+    /// The study these methods build: itself.
+    fn study_mut(&mut self) -> &mut Study {
+        self
+    }
+
+    /// The study's description (what the driver is told of it).
+    #[doc(hidden)]
     pub fn info(&self) -> &StudyInfo {
         &self.info
     }
 
     /// Its configurations.
+    #[doc(hidden)]
     pub fn configs(&self) -> &[Config] {
         &self.configs
     }
 
     /// The description and the configurations.
+    #[doc(hidden)]
     pub fn into_parts(self) -> (StudyInfo, Vec<Config>) {
         (self.info, self.configs)
     }
@@ -117,37 +198,11 @@ impl Study {
         Study { info, configs }
     }
 
-    /// What the article it reproduces is, or where its question comes from.
-    pub fn source(mut self, text: impl Into<String>) -> Study {
-        self.info.source = text.into();
-        self
-    }
-
-    /// The frames whose share of the CPU samples answers the study's question (a regular
-    /// expression over frame names), and what that share is called (`byte-array code`).
-    pub fn question(mut self, frames: &str, label: impl Into<String>) -> Study {
-        let label = label.into();
-        self.info.question = Some(Question {
-            frames: FramePattern::builtin(frames),
-            caption: format!("Share of CPU samples in {label}"),
-            label: format!("{label} share"),
-        });
-        self
-    }
-
-    /// Ratios are taken against this engine instead of the fastest: each row's ratio is to the
-    /// engine's row of the same operation (`serde_json` means `serde_json.serialize` for a
-    /// serialize row, `serde_json.deserialize` for a deserialize row). A full configuration name
-    /// (`serde_json.serialize`) makes that one row every row's reference. A baseline that names
-    /// neither is an error when the program starts ([`Study::problem`]).
-    pub fn baseline(mut self, config: impl Into<String>) -> Study {
-        self.info.baseline = Some(config.into());
-        self
-    }
-
     /// What makes the study unusable, in one line, if anything: two configurations of one name
     /// (an engine added twice, or two engines given one name), or a baseline or step that names
     /// no configuration and no engine of the study. An unavailable study has none of these.
+    /// The program stops with it when it starts.
+    #[doc(hidden)]
     pub fn problem(&self) -> Option<String> {
         let name = &self.info.name;
         let mut seen = std::collections::HashSet::new();
@@ -199,28 +254,6 @@ impl Study {
         None
     }
 
-    /// Before/after steps: configurations (names inside the study) each compared with the one
-    /// before it, the way an article shows its fixes.
-    pub fn steps<S: Into<String>>(mut self, configs: impl IntoIterator<Item = S>) -> Study {
-        self.info.steps = configs.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// Hidden from `serprof list` and from a `run` without `--study`.
-    pub fn hidden(mut self) -> Study {
-        self.info.hidden = true;
-        self
-    }
-
-    /// Caps per configuration, for a study whose configurations are many.
-    pub fn budget(mut self, budget: Budget) -> Study {
-        self.info.budget = Some(budget);
-        for c in &mut self.configs {
-            c.info.budget = Some(budget);
-        }
-        self
-    }
-
     /// The study cannot be measured in this process, for `reason` (one line: what is missing
     /// and how to give it). A study built from files or the environment says so when they are
     /// absent or wrong: `list` shows the reason, a `run` of every study leaves it out with a
@@ -228,14 +261,6 @@ impl Study {
     pub fn unavailable(mut self, reason: impl Into<String>) -> Study {
         self.info.unavailable = Some(reason.into());
         self.configs.clear();
-        self
-    }
-
-    /// The study decodes damaged payloads of its configurations, made by `damage`, in
-    /// guarded children instead of timing them, and counts what each engine does with them.
-    pub fn corrupt(mut self, damage: Damage) -> Study {
-        self.info.kind = StudyKind::Corrupt;
-        self.info.damage = Some(damage);
         self
     }
 
@@ -330,7 +355,8 @@ impl<T: Value> StudyOf<T> {
     /// The operations each engine is measured on, each a configuration of its own: a round
     /// trip (the default), serialize only, deserialize only. A round trip keeps the engine's
     /// name; the others are named `ENGINE.serialize` and `ENGINE.deserialize`, or the engine's
-    /// name when the study measures that one operation only.
+    /// name when the study measures that one operation only. A corrupt study
+    /// ([`StudyOf::corrupt`]) decodes, whatever they are.
     pub fn operations(mut self, operations: impl IntoIterator<Item = Operation>) -> Self {
         self.operations = operations.into_iter().collect();
         self
@@ -370,47 +396,11 @@ impl<T: Value> StudyOf<T> {
         self
     }
 
-    /// See [`Study::source`].
-    pub fn source(mut self, text: impl Into<String>) -> Self {
-        self.study = self.study.source(text);
-        self
-    }
+    describe_study!();
 
-    /// See [`Study::question`].
-    pub fn question(mut self, frames: &str, label: impl Into<String>) -> Self {
-        self.study = self.study.question(frames, label);
-        self
-    }
-
-    /// See [`Study::baseline`].
-    pub fn baseline(mut self, config: impl Into<String>) -> Self {
-        self.study = self.study.baseline(config);
-        self
-    }
-
-    /// See [`Study::steps`].
-    pub fn steps<S: Into<String>>(mut self, configs: impl IntoIterator<Item = S>) -> Self {
-        self.study = self.study.steps(configs);
-        self
-    }
-
-    /// See [`Study::hidden`].
-    pub fn hidden(mut self) -> Self {
-        self.study = self.study.hidden();
-        self
-    }
-
-    /// See [`Study::budget`].
-    pub fn budget(mut self, budget: Budget) -> Self {
-        self.study = self.study.budget(budget);
-        self
-    }
-
-    /// See [`Study::corrupt`]; each engine's configuration decodes.
-    pub fn corrupt(mut self, damage: Damage) -> Self {
-        self.study = self.study.corrupt(damage);
-        self.operations = vec![Operation::Decode];
-        self
+    /// The study these methods build: the one the dataset was given to.
+    fn study_mut(&mut self) -> &mut Study {
+        &mut self.study
     }
 
     /// The configuration of `engine` on `operation`.
@@ -457,11 +447,14 @@ impl<T: Value> StudyOf<T> {
 }
 
 impl<T: Value> From<StudyOf<T>> for Study {
-    fn from(s: StudyOf<T>) -> Study {
+    fn from(mut s: StudyOf<T>) -> Study {
         let mut configs = Vec::new();
-        // A corrupt study decodes damaged payloads: an in-place access (unchecked reads
-        // among them) never sees them.
+        // A corrupt study decodes damaged payloads, one configuration per engine: an in-place
+        // access (unchecked reads among them) never sees them.
         let measured = s.study.info.kind == StudyKind::Measured;
+        if !measured {
+            s.operations = vec![Operation::Decode];
+        }
         for engine in &s.engines {
             let access = if measured { &engine.access[..] } else { &[] };
             for &op in s.operations.iter().chain(access) {
@@ -477,7 +470,7 @@ impl<T: Value> From<StudyOf<T>> for Study {
 /// The last segment of `T`'s path (`Reading` for `readings::Reading`, `Vec<Sample>` for a
 /// `Vec<model::Sample>`).
 fn short_type_name<T>() -> String {
-    crate::fields::short_type(std::any::type_name::<T>())
+    crate::fields::tally::short_type(std::any::type_name::<T>())
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use std::hint::black_box;
 
 use super::seam::{Damaged, Operation, Verified, Workload};
 use crate::codec::CodecError;
-use crate::fields::FieldsReport;
+use crate::fields::tally::FieldsReport;
 use crate::verify::{Finding, VerifyError};
 
 /// An engine holding one document's value (the corpus study): what its configurations time.

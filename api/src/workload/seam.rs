@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::codec::CodecError;
-use crate::fields::FieldsReport;
+use crate::fields::tally::FieldsReport;
 use crate::verify::{Finding, VerifyError};
 
 /// What one measured operation is.
@@ -106,7 +106,7 @@ pub trait Workload: Send {
     /// the verification recording only, after [`Workload::verify`] (never under valgrind, and
     /// never in a timing child). The default: no split, and why.
     fn split_fields(&mut self) -> FieldsReport {
-        FieldsReport::none(crate::fields::NOT_SERDE)
+        FieldsReport::none(crate::fields::tally::NOT_SERDE)
     }
     /// Every value's payload, each checked to decode back equal (the corrupt study's valid
     /// inputs).

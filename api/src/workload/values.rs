@@ -6,7 +6,8 @@ use std::sync::Arc;
 use super::diff::{debug_difference, DebugDiff};
 use super::seam::{Checks, Damaged, Operation, Value, Verified, Workload};
 use crate::codec::{Codec, CodecError};
-use crate::fields::{FieldSplit, FieldsReport, Tally};
+use crate::fields::tally::{FieldsReport, Tally};
+use crate::fields::FieldSplit;
 use crate::verify::{Finding, VerifyError};
 
 /// A dataset's values: built by the process that measures them, or a static dataset of
@@ -71,7 +72,7 @@ impl<T: Value> Values<T> {
             buf: Vec::new(),
             next: 0,
             payloads: Vec::new(),
-            fields: FieldSplit::Not(crate::fields::NOT_SERDE.into()),
+            fields: FieldSplit::Not(crate::fields::tally::NOT_SERDE.into()),
             json: false,
         }
     }

@@ -19,8 +19,8 @@ pub mod reflect_json;
 pub(crate) fn json_fields<T>(
     root: &'static str,
     maps: &'static [&'static str],
-) -> crate::fields::FieldSplit<T> {
-    crate::fields::FieldSplit::Payload(std::sync::Arc::new(move |payload: &[u8]| {
-        crate::fields::json_text(root, maps, payload)
+) -> serprof_api::fields::FieldSplit<T> {
+    serprof_api::fields::FieldSplit::Payload(std::sync::Arc::new(move |payload: &[u8]| {
+        serprof_api::fields::json_text(root, maps, payload)
     }))
 }

@@ -91,9 +91,13 @@ const LOREM: [&str; 29] = [
 /// Everything the generator makes: the Orders and the values they share.
 #[derive(Debug, Clone)]
 pub struct OrderDataset {
+    /// The category trees the products point to.
     pub categories: Vec<Arc<Category>>,
+    /// The products the order lines share.
     pub products: Vec<Arc<Product>>,
+    /// The customers the orders share.
     pub customers: Vec<Arc<Customer>>,
+    /// The Orders, in generation order.
     pub orders: Vec<Order>,
 }
 

@@ -12,8 +12,8 @@
 
 use bilrost::{Message, OwnedMessage};
 
-use crate::codec::{Codec, CodecError};
 use crate::model::{Order, OrderStatus};
+use serprof_api::{Codec, CodecError};
 
 /// The version of bilrost this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -55,20 +55,20 @@ impl<T: OwnedMessage> Codec<T> for Direct {
 }
 
 /// bilrost on any type that derives its `Message` (`#[derive(bilrost::Message)]`).
-pub fn engine<T: crate::workload::Value + OwnedMessage>() -> crate::study::Engine<T> {
+pub fn engine<T: serprof_api::Value + OwnedMessage>() -> serprof_api::Engine<T> {
     super::described("bilrost", version(), "bilrost", || Direct)
         .call("bilrost::Message::encode, OwnedMessage::decode")
 }
 
 /// bilrost on the Order, through the mirror messages (the `formats` study).
-pub fn order_engine() -> crate::study::Engine<Order> {
+pub fn order_engine() -> serprof_api::Engine<Order> {
     super::described("bilrost", version(), "bilrost", || Bilrost)
         .call("bilrost::Message::encode, OwnedMessage::decode (through the mirror messages)")
 }
 
 /// `Order`.
 #[derive(Debug, Clone, PartialEq, Message)]
-pub struct OrderMsg {
+struct OrderMsg {
     #[bilrost(1)]
     pub id: String,
     #[bilrost(2)]
@@ -90,7 +90,7 @@ pub struct OrderMsg {
 
 /// `Customer`.
 #[derive(Debug, Clone, PartialEq, Message)]
-pub struct CustomerMsg {
+struct CustomerMsg {
     #[bilrost(1)]
     pub id: i64,
     #[bilrost(2)]
@@ -109,7 +109,7 @@ pub struct CustomerMsg {
 
 /// `Address`.
 #[derive(Debug, Clone, PartialEq, Message)]
-pub struct AddressMsg {
+struct AddressMsg {
     #[bilrost(1)]
     pub street: String,
     #[bilrost(2)]
@@ -122,7 +122,7 @@ pub struct AddressMsg {
 
 /// `OrderLine`; the unit price in cents.
 #[derive(Debug, Clone, PartialEq, Message)]
-pub struct OrderLineMsg {
+struct OrderLineMsg {
     #[bilrost(1)]
     pub product: Option<ProductMsg>,
     #[bilrost(2)]
@@ -135,7 +135,7 @@ pub struct OrderLineMsg {
 
 /// `Product`; the price in cents, the tags in insertion order, the thumbnail as bytes.
 #[derive(Debug, Clone, PartialEq, Message)]
-pub struct ProductMsg {
+struct ProductMsg {
     #[bilrost(1)]
     pub sku: String,
     #[bilrost(2)]
@@ -156,7 +156,7 @@ pub struct ProductMsg {
 
 /// `Category`; `recurses` breaks the derive's trait cycle through the boxed parent.
 #[derive(Debug, Clone, PartialEq, Message)]
-pub struct CategoryMsg {
+struct CategoryMsg {
     #[bilrost(1)]
     pub id: i64,
     #[bilrost(2)]
@@ -168,7 +168,7 @@ pub struct CategoryMsg {
 /// `OrderStatus`, numbered in declaration order; `New` is the zero value bilrost requires of an
 /// enumeration used directly as a field (and does not write).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, bilrost::Enumeration)]
-pub enum StatusMsg {
+enum StatusMsg {
     New = 0,
     Paid = 1,
     Picking = 2,

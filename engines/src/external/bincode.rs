@@ -3,8 +3,8 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
+use serprof_api::{Codec, CodecError};
 
 /// The version of bincode this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -14,6 +14,7 @@ pub fn version() -> &'static str {
 /// bincode 2 with `config::standard()` (little endian, varint integers), byte arrays as `bytes`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Bincode {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
 }
 
@@ -38,7 +39,7 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Bincode {
 }
 
 /// bincode as a study's engine on `T`, byte arrays written as `bytes`.
-pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T> {
     super::described("bincode", version(), "bincode|serde(_core)?::", move || {
         Bincode { bytes }
     })

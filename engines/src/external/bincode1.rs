@@ -5,8 +5,8 @@ use bincode1::Options;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
+use serprof_api::{Codec, CodecError};
 
 /// The version of bincode this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -17,6 +17,7 @@ pub fn version() -> &'static str {
 /// trailing bytes; byte arrays as `bytes`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Bincode1 {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
 }
 
@@ -37,7 +38,7 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Bincode1 {
 }
 
 /// bincode 1 as a study's engine on `T`, byte arrays written as `bytes`.
-pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T> {
     super::described(
         "bincode1",
         version(),

@@ -5,8 +5,8 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
+use serprof_api::{Codec, CodecError};
 
 /// The version of bitcode this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -16,6 +16,7 @@ pub fn version() -> &'static str {
 /// bitcode's serde API, byte arrays as `bytes`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Bitcode {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
 }
 
@@ -35,12 +36,14 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Bitcode {
 }
 
 /// bitcode as a study's engine on `T`, byte arrays written as `bytes`.
-pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T> {
     super::described("bitcode", version(), "bitcode|serde(_core)?::", move || {
         Bitcode { bytes }
     })
     .call("bitcode::serialize, bitcode::deserialize (serde)")
-    .fields(crate::fields::FieldSplit::Not(super::columns("bitcode")))
+    .fields(serprof_api::fields::FieldSplit::Not(super::columns(
+        "bitcode",
+    )))
 }
 
 /// bitcode's own derive with one `bitcode::Buffer` reused across calls, the call bitcode
@@ -63,15 +66,17 @@ impl<T: bitcode::Encode + bitcode::DecodeOwned> Codec<T> for Derived<T> {
 }
 
 /// bitcode's own derive as an engine on `T`, named `bitcode-derive` (`bitcode` is its serde API).
-pub fn derive_engine<T: crate::workload::Value + bitcode::Encode + bitcode::DecodeOwned>(
-) -> crate::study::Engine<T> {
+pub fn derive_engine<T: serprof_api::Value + bitcode::Encode + bitcode::DecodeOwned>(
+) -> serprof_api::Engine<T> {
     super::described("bitcode", version(), "bitcode", || Derived::<T> {
         buffer: bitcode::Buffer::new(),
         value: std::marker::PhantomData,
     })
     .named("bitcode-derive")
     .call("bitcode::Buffer::encode (reused) + copy, bitcode::Buffer::decode")
-    .fields(crate::fields::FieldSplit::Not(super::columns("bitcode")))
+    .fields(serprof_api::fields::FieldSplit::Not(super::columns(
+        "bitcode",
+    )))
 }
 
 // What bitcode cannot do for the Order model: its own derive (`bitcode::Encode`/`Decode`, the

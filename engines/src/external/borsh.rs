@@ -1,7 +1,7 @@
 //! borsh: Binary Object Representation Serializer for Hashing, a deterministic format
 //! (fixed-width little-endian integers, u32 lengths) derived on the model's types.
 
-use crate::codec::{Codec, CodecError};
+use serprof_api::{Codec, CodecError};
 
 /// The version of borsh this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -25,8 +25,8 @@ impl<T: borsh::BorshSerialize + borsh::BorshDeserialize> Codec<T> for Borsh {
 }
 
 /// borsh on any type that derives its traits (`BorshSerialize`, `BorshDeserialize`).
-pub fn engine<T: crate::workload::Value + borsh::BorshSerialize + borsh::BorshDeserialize>(
-) -> crate::study::Engine<T> {
+pub fn engine<T: serprof_api::Value + borsh::BorshSerialize + borsh::BorshDeserialize>(
+) -> serprof_api::Engine<T> {
     super::described("borsh", version(), "borsh", || Borsh)
         .call("borsh::to_writer, borsh::from_slice")
 }

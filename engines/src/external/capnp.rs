@@ -15,11 +15,11 @@ use capnp::message::{Builder, ReaderOptions};
 use capnp::Word;
 
 use self::order_capnp::{address, category, customer, order, order_line, product, Status};
-use crate::codec::{Codec, CodecError};
 use crate::model::{
     Address, Attributes, ByteArray, Category, Customer, Decimal, Order, OrderLine, OrderStatus,
     OrderedMap, OrderedSet, Product, Tags,
 };
+use serprof_api::{Codec, CodecError};
 
 #[allow(
     clippy::all,
@@ -27,9 +27,11 @@ use crate::model::{
     dead_code,
     unused_imports,
     unused_parens,
-    mismatched_lifetime_syntaxes
+    mismatched_lifetime_syntaxes,
+    missing_docs
 )]
 #[rustfmt::skip]
+/// The schema's types, as capnpc-rust generates them (undocumented: generated code).
 pub mod order_capnp;
 
 /// The version of capnp this build compiled, from the lock file that resolved it.
@@ -76,7 +78,7 @@ impl Codec<Order> for Capnp {
 }
 
 /// capnp as a `formats` engine.
-pub fn engine() -> crate::study::Engine<Order> {
+pub fn engine() -> serprof_api::Engine<Order> {
     super::described(
         "capnp",
         version(),

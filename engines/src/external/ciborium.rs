@@ -3,8 +3,8 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
+use serprof_api::{Codec, CodecError};
 
 /// The version of ciborium this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -15,6 +15,7 @@ pub fn version() -> &'static str {
 /// integers; `Native` is a CBOR byte string, major type 2).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Ciborium {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
 }
 
@@ -32,7 +33,7 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Ciborium {
 }
 
 /// ciborium as a study's engine on `T`, byte arrays written as `bytes`.
-pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T> {
     super::described(
         "ciborium",
         version(),

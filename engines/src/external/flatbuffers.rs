@@ -20,11 +20,11 @@ use std::sync::Arc;
 use flatbuffers::{FlatBufferBuilder, ForwardsUOffset, Vector, WIPOffset};
 
 use self::order_generated as fb;
-use crate::codec::{Codec, CodecError};
 use crate::model::{
     Address, Attributes, ByteArray, Category, Customer, Decimal, Order, OrderLine, OrderStatus,
     OrderedMap, OrderedSet, Product, Tags,
 };
+use serprof_api::{Codec, CodecError};
 
 #[allow(
     clippy::all,
@@ -34,9 +34,11 @@ use crate::model::{
     non_camel_case_types,
     non_snake_case,
     unused_imports,
-    mismatched_lifetime_syntaxes
+    mismatched_lifetime_syntaxes,
+    missing_docs
 )]
 #[rustfmt::skip]
+/// The schema's types, as flatc generates them (undocumented: generated code).
 pub mod order_generated;
 
 /// The version of flatbuffers this build compiled, from the lock file that resolved it.
@@ -74,7 +76,7 @@ impl Codec<Order> for Flatbuffers {
 }
 
 /// flatbuffers as a `formats` engine.
-pub fn engine() -> crate::study::Engine<Order> {
+pub fn engine() -> serprof_api::Engine<Order> {
     super::described(
         "flatbuffers",
         version(),

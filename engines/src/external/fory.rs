@@ -8,11 +8,11 @@
 
 use fory::{Error, Fory, ReadContext, Serializer, WriteContext};
 
-use crate::codec::{Codec, CodecError};
 use crate::model::{
     Address, Attributes, ByteArray, Category, Customer, DecimalCents, Order, OrderLine,
     OrderStatus, OrderedMap, OrderedSet, Product, Tags,
 };
+use serprof_api::{Codec, CodecError};
 
 /// The version of fory this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -56,11 +56,11 @@ impl ForyCodec {
 /// fory on any type that derives `ForyObject`, its types registered by `register`
 /// (`|f| f.register::<Reading>(1)`, one call per struct and enum of the graph), configured as
 /// on the Order graph.
-pub fn engine<T: crate::workload::Value + Serializer<Target = T>>(
+pub fn engine<T: serprof_api::Value + Serializer<Target = T>>(
     register: impl Fn(&mut Fory) -> Result<(), Error> + Send + Sync + 'static,
-) -> crate::study::Engine<T> {
+) -> serprof_api::Engine<T> {
     let register: Register = std::sync::Arc::new(register);
-    crate::study::Engine::new("fory", move || {
+    serprof_api::Engine::new("fory", move || {
         Ok(ForyCodec::<T> {
             fory: configured(|f| register(f))?,
             value: std::marker::PhantomData,

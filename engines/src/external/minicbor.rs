@@ -9,11 +9,11 @@ use minicbor::decode::Error as DecodeError;
 use minicbor::encode::{Error as EncodeError, Write};
 use minicbor::{Decode, Decoder, Encode, Encoder};
 
-use crate::codec::{Codec, CodecError};
 use crate::model::{
     Address, Attributes, ByteArray, Category, Customer, Decimal, Order, OrderLine, OrderStatus,
     OrderedMap, OrderedSet, Product, Tags,
 };
+use serprof_api::{Codec, CodecError};
 
 /// The version of minicbor this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -39,8 +39,8 @@ impl<T: Encode<()> + for<'b> Decode<'b, ()>> Codec<T> for Minicbor {
 }
 
 /// minicbor on any type that derives its traits (`Encode`, `Decode`, with the default context `()`).
-pub fn engine<T: crate::workload::Value + Encode<()> + for<'b> Decode<'b, ()>>(
-) -> crate::study::Engine<T> {
+pub fn engine<T: serprof_api::Value + Encode<()> + for<'b> Decode<'b, ()>>(
+) -> serprof_api::Engine<T> {
     super::described("minicbor", version(), "minicbor", || Minicbor)
         .call("minicbor::encode, Decoder::decode")
 }

@@ -38,9 +38,9 @@ macro_rules! mirror_conversions {
         }
 
         impl TryFrom<$order> for crate::model::Order {
-            type Error = crate::codec::CodecError;
+            type Error = serprof_api::CodecError;
 
-            fn try_from(m: $order) -> Result<crate::model::Order, crate::codec::CodecError> {
+            fn try_from(m: $order) -> Result<crate::model::Order, serprof_api::CodecError> {
                 Ok(crate::model::Order {
                     id: m.id,
                     customer: std::sync::Arc::new(
@@ -137,9 +137,9 @@ macro_rules! mirror_conversions {
         }
 
         impl TryFrom<$line> for crate::model::OrderLine {
-            type Error = crate::codec::CodecError;
+            type Error = serprof_api::CodecError;
 
-            fn try_from(m: $line) -> Result<crate::model::OrderLine, crate::codec::CodecError> {
+            fn try_from(m: $line) -> Result<crate::model::OrderLine, serprof_api::CodecError> {
                 let product = ($take)(m.product, concat!(stringify!($line), ".product"))?;
                 Ok(crate::model::OrderLine {
                     product: std::sync::Arc::new(product.try_into()?),
@@ -167,9 +167,9 @@ macro_rules! mirror_conversions {
         }
 
         impl TryFrom<$product> for crate::model::Product {
-            type Error = crate::codec::CodecError;
+            type Error = serprof_api::CodecError;
 
-            fn try_from(m: $product) -> Result<crate::model::Product, crate::codec::CodecError> {
+            fn try_from(m: $product) -> Result<crate::model::Product, serprof_api::CodecError> {
                 let category = ($take)(m.category, concat!(stringify!($product), ".category"))?;
                 Ok(crate::model::Product {
                     sku: m.sku,
@@ -216,9 +216,9 @@ pub(crate) fn status_number(status: crate::model::OrderStatus) -> i32 {
 /// The status of a number in the model's declaration order; any other number is an error.
 pub(crate) fn status_of_number(
     n: i32,
-) -> Result<crate::model::OrderStatus, crate::codec::CodecError> {
+) -> Result<crate::model::OrderStatus, serprof_api::CodecError> {
     usize::try_from(n)
         .ok()
         .and_then(|i| crate::model::OrderStatus::ALL.get(i).copied())
-        .ok_or_else(|| crate::codec::CodecError::decode(format_args!("unknown order status {n}")))
+        .ok_or_else(|| serprof_api::CodecError::decode(format_args!("unknown order status {n}")))
 }

@@ -64,10 +64,10 @@ pub mod wincode;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::fields::{FieldSplit, Sink, Tracked};
 use crate::model::SerdeBytes;
-use crate::study::Engine;
-use crate::workload::Value;
+use serprof_api::fields::{FieldSplit, Sink, Tracked};
+use serprof_api::Engine;
+use serprof_api::Value;
 
 /// A value every serde engine can take.
 pub trait SerdeValue: Value + Serialize + DeserializeOwned {}
@@ -105,7 +105,7 @@ fn recorded<T: SerdeValue, E: std::fmt::Display>(
     write: impl for<'r> Fn(&Tracked<'r, T>, Sink<'r>) -> Result<(), E> + Send + Sync + 'static,
 ) -> FieldSplit<T> {
     FieldSplit::Record(std::sync::Arc::new(move |v: &T| {
-        crate::model::with_serde_bytes(bytes, || crate::fields::record(v, &write))
+        crate::model::with_serde_bytes(bytes, || serprof_api::fields::record(v, &write))
     }))
 }
 
@@ -136,11 +136,11 @@ fn described<T: Value, C: crate::Codec<T> + 'static>(
 /// The error of a decode that stopped before the end of the payload: the bytes after the value
 /// mean the payload is not one value.
 #[allow(dead_code)]
-fn whole(read: usize, len: usize) -> Result<(), crate::codec::CodecError> {
+fn whole(read: usize, len: usize) -> Result<(), serprof_api::CodecError> {
     if read == len {
         Ok(())
     } else {
-        Err(crate::codec::CodecError::decode_at(
+        Err(serprof_api::CodecError::decode_at(
             read,
             format_args!("{} trailing bytes after the value", len - read),
         ))
@@ -150,11 +150,11 @@ fn whole(read: usize, len: usize) -> Result<(), crate::codec::CodecError> {
 /// A nested message a Protobuf-like decode must find (prost, bilrost and rust-protobuf write
 /// every one, and read a missing one as absent): absent, it is a decode error naming `what`.
 #[allow(dead_code)]
-fn required<T>(message: Option<T>, what: &str) -> Result<T, crate::codec::CodecError> {
+fn required<T>(message: Option<T>, what: &str) -> Result<T, serprof_api::CodecError> {
     message.ok_or_else(|| missing(what))
 }
 
 #[cold]
-fn missing(what: &str) -> crate::codec::CodecError {
-    crate::codec::CodecError::decode(format_args!("missing message {what}"))
+fn missing(what: &str) -> serprof_api::CodecError {
+    serprof_api::CodecError::decode(format_args!("missing message {what}"))
 }

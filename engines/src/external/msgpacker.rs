@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use msgpacker::{pack_array, pack_bytes, pack_map, BufMut, Error, Packable, Unpackable};
 
-use crate::codec::{Codec, CodecError};
 use crate::model::{
     Address, Attributes, ByteArray, Category, Customer, Decimal, Order, OrderLine, OrderStatus,
     Product, Tags,
 };
+use serprof_api::{Codec, CodecError};
 
 /// The version of msgpacker this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -38,7 +38,7 @@ impl<T: Packable + Unpackable> Codec<T> for Msgpacker {
 }
 
 /// msgpacker on any type that derives its traits (`MsgPacker`: `Packable`, `Unpackable`).
-pub fn engine<T: crate::workload::Value + Packable + Unpackable>() -> crate::study::Engine<T> {
+pub fn engine<T: serprof_api::Value + Packable + Unpackable>() -> serprof_api::Engine<T> {
     super::described("msgpacker", version(), "msgpacker", || Msgpacker)
         .call("Packable::pack, Unpackable::unpack_with_ofs")
 }

@@ -1,7 +1,7 @@
 //! Müsli: `musli::storage`, its compact format (variable-length integers, fields in declaration
 //! order, no names), through its derives on the model's types.
 
-use crate::codec::{Codec, CodecError};
+use serprof_api::{Codec, CodecError};
 
 /// The version of musli this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -29,10 +29,10 @@ impl<
 
 /// Müsli (`musli::storage`) on any type that derives its traits (`Encode`, `Decode`).
 pub fn engine<
-    T: crate::workload::Value
+    T: serprof_api::Value
         + musli::Encode<musli::mode::Binary>
         + for<'de> musli::Decode<'de, musli::mode::Binary, musli::alloc::Global>,
->() -> crate::study::Engine<T> {
+>() -> serprof_api::Engine<T> {
     super::described("musli", version(), "musli", || Musli)
         .call("musli::storage::encode, musli::storage::from_slice")
 }

@@ -9,7 +9,7 @@
 
 use nanoserde::{DeBin, SerBin};
 
-use crate::codec::{Codec, CodecError};
+use serprof_api::{Codec, CodecError};
 
 /// The version of nanoserde this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -37,7 +37,7 @@ impl<T: SerBin + DeBin> Codec<T> for Nanoserde {
 }
 
 /// nanoserde on any type that derives its binary traits (`SerBin`, `DeBin`).
-pub fn engine<T: crate::workload::Value + SerBin + DeBin>() -> crate::study::Engine<T> {
+pub fn engine<T: serprof_api::Value + SerBin + DeBin>() -> serprof_api::Engine<T> {
     super::described("nanoserde", version(), "nanoserde", || Nanoserde)
         .call("SerBin::ser_bin, DeBin::de_bin")
 }

@@ -3,8 +3,8 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
+use serprof_api::{Codec, CodecError};
 
 /// The version of postcard this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -28,7 +28,9 @@ pub enum Call {
 /// `serde_bytes`), through `call`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Postcard {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
+    /// Which postcard call writes the payload.
     pub call: Call,
 }
 
@@ -75,13 +77,13 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Postcard {
 }
 
 /// postcard as a study's engine on `T`, byte arrays written as `bytes`, through `to_slice`.
-pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T> {
     with_call(bytes, Call::Slice)
 }
 
 /// postcard through `call`: `postcard` for [`Call::Slice`], `postcard-extend` for
 /// [`Call::Extend`].
-pub fn with_call<T: super::SerdeValue>(bytes: SerdeBytes, call: Call) -> crate::study::Engine<T> {
+pub fn with_call<T: super::SerdeValue>(bytes: SerdeBytes, call: Call) -> serprof_api::Engine<T> {
     let (name, text) = match call {
         Call::Slice => ("postcard", "postcard::to_slice, postcard::from_bytes"),
         Call::Extend => (

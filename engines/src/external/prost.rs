@@ -29,8 +29,8 @@
 //! the model keeps.
 
 use super::mirror::{status_number, status_of_number};
-use crate::codec::{Codec, CodecError};
 use crate::model::Order;
+use serprof_api::{Codec, CodecError};
 
 /// The version of prost this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -57,7 +57,7 @@ impl Codec<Order> for Prost {
 
 /// `Order`, as a Protobuf message.
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct OrderMessage {
+struct OrderMessage {
     #[prost(string, tag = "1")]
     pub id: String,
     #[prost(message, optional, tag = "2")]
@@ -78,7 +78,7 @@ pub struct OrderMessage {
 
 /// One attribute entry; the same wire form as an entry of `map<string, string>`.
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct AttributeMessage {
+struct AttributeMessage {
     #[prost(string, tag = "1")]
     pub key: String,
     #[prost(string, tag = "2")]
@@ -86,7 +86,7 @@ pub struct AttributeMessage {
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct CustomerMessage {
+struct CustomerMessage {
     #[prost(int64, tag = "1")]
     pub id: i64,
     #[prost(string, tag = "2")]
@@ -104,7 +104,7 @@ pub struct CustomerMessage {
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct AddressMessage {
+struct AddressMessage {
     #[prost(string, tag = "1")]
     pub street: String,
     #[prost(string, tag = "2")]
@@ -116,7 +116,7 @@ pub struct AddressMessage {
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct OrderLineMessage {
+struct OrderLineMessage {
     #[prost(message, optional, tag = "1")]
     pub product: Option<ProductMessage>,
     #[prost(int32, tag = "2")]
@@ -128,7 +128,7 @@ pub struct OrderLineMessage {
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct ProductMessage {
+struct ProductMessage {
     #[prost(string, tag = "1")]
     pub sku: String,
     #[prost(string, tag = "2")]
@@ -149,7 +149,7 @@ pub struct ProductMessage {
 
 /// A category; the recursive `parent` must be boxed in a Rust struct.
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct CategoryMessage {
+struct CategoryMessage {
     #[prost(int64, tag = "1")]
     pub id: i64,
     #[prost(string, tag = "2")]
@@ -161,7 +161,7 @@ pub struct CategoryMessage {
 /// `OrderStatus`, numbered in declaration order (Java's ordinals); the field holds the number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, prost::Enumeration)]
 #[repr(i32)]
-pub enum StatusMessage {
+enum StatusMessage {
     New = 0,
     Paid = 1,
     Picking = 2,

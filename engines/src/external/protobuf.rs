@@ -14,8 +14,8 @@
 use protobuf::{EnumOrUnknown, Message, MessageField};
 
 use super::mirror::{status_number, status_of_number};
-use crate::codec::{Codec, CodecError};
 use crate::model::Order;
+use serprof_api::{Codec, CodecError};
 
 /// The code protobuf-codegen 3.7.2 generates from `engines/schemas/order.proto`.
 #[path = "protobuf_gen/order.rs"]
@@ -51,7 +51,7 @@ impl Codec<Order> for Protobuf {
 }
 
 /// rust-protobuf as a `formats` engine.
-pub fn engine() -> crate::study::Engine<Order> {
+pub fn engine() -> serprof_api::Engine<Order> {
     super::described("protobuf", version(), "protobuf", || Protobuf)
         .call("protobuf::Message::write_to_vec, parse_from_bytes (through the generated messages)")
 }

@@ -11,13 +11,13 @@ use rkyv::ser::allocator::ArenaHandle;
 use rkyv::util::AlignedVec;
 use rkyv::{Archive, Deserialize};
 
-use crate::codec::{Codec, CodecError};
 use crate::model::digest::status_index;
 use crate::model::order::{
     ArchivedAddress, ArchivedCategory, ArchivedCustomer, ArchivedOrder, ArchivedOrderLine,
     ArchivedOrderStatus, ArchivedProduct,
 };
 use crate::model::{Digest, Order, OrderStatus};
+use serprof_api::{Codec, CodecError};
 
 /// The version of rkyv this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -208,35 +208,35 @@ const RELATIVE: &str = "no field split: rkyv writes an archive of relative point
 
 /// rkyv on any type that derives its traits (`Archive`, `Serialize`, `Deserialize`): serialize,
 /// deserialize and round-trip rows.
-pub fn engine<T: crate::workload::Value + Archived>() -> crate::study::Engine<T> {
+pub fn engine<T: serprof_api::Value + Archived>() -> serprof_api::Engine<T> {
     super::described("rkyv", version(), "rkyv|bytecheck", || Rkyv::<T> {
         aligned: AlignedVec::new(),
         read: None,
     })
     .call("rkyv::api::high::to_bytes_in, rkyv::access + rkyv::deserialize")
-    .fields(crate::fields::FieldSplit::Not(RELATIVE.into()))
+    .fields(serprof_api::fields::FieldSplit::Not(RELATIVE.into()))
 }
 
 /// rkyv with its in-place reads besides: `rkyv.access` and `rkyv.validated-access` read every
 /// field of the archive with `read`, which returns the same digest as the study's digest of the
 /// value (`StudyOf::digest`), so that verification can compare them.
-pub fn engine_with_access<T: crate::workload::Value + Archived>(
+pub fn engine_with_access<T: serprof_api::Value + Archived>(
     read: impl Fn(&T::Archived) -> u64 + Send + Sync + 'static,
-) -> crate::study::Engine<T> {
-    use crate::workload::Operation;
+) -> serprof_api::Engine<T> {
+    use serprof_api::Operation;
     let read: ReadArchived<T> = std::sync::Arc::new(read);
     super::described("rkyv", version(), "rkyv|bytecheck", move || Rkyv::<T> {
         aligned: AlignedVec::new(),
         read: Some(read.clone()),
     })
-    .fields(crate::fields::FieldSplit::Not(RELATIVE.into()))
+    .fields(serprof_api::fields::FieldSplit::Not(RELATIVE.into()))
     .call("rkyv::api::high::to_bytes_in, rkyv::access + rkyv::deserialize")
-    .fields(crate::fields::FieldSplit::Not(RELATIVE.into()))
+    .fields(serprof_api::fields::FieldSplit::Not(RELATIVE.into()))
     .access([Operation::Access, Operation::ValidatedAccess])
 }
 
 /// rkyv on the Order, with its in-place reads (the `formats` study).
-pub fn order_engine() -> crate::study::Engine<Order> {
+pub fn order_engine() -> serprof_api::Engine<Order> {
     engine_with_access(order_digest)
 }
 

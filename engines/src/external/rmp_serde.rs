@@ -3,8 +3,8 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
+use serprof_api::{Codec, CodecError};
 
 /// The version of rmp-serde this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -16,6 +16,7 @@ pub fn version() -> &'static str {
 /// MessagePack `bin`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RmpSerde {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
 }
 
@@ -31,7 +32,7 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for RmpSerde {
 }
 
 /// rmp-serde as a study's engine on `T`, byte arrays written as `bytes`.
-pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T> {
     super::described(
         "rmp-serde",
         version(),

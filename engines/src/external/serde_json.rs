@@ -3,8 +3,8 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
+use serprof_api::{Codec, CodecError};
 
 /// The version of serde_json this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -14,6 +14,7 @@ pub fn version() -> &'static str {
 /// serde_json with byte arrays written as `bytes`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SerdeJson {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
 }
 
@@ -30,7 +31,7 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for SerdeJson {
 
 /// serde_json as a study's engine on `T`, byte arrays written as `bytes`. It gives its study
 /// the JSON view of `serprof decode --json`: the value as serde_json writes it, indented.
-pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T> {
     super::described(
         "serde_json",
         version(),

@@ -4,8 +4,8 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
+use serprof_api::{Codec, CodecError};
 
 /// The version of simd-json this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -19,11 +19,13 @@ pub fn version() -> &'static str {
 /// `from_slice` would allocate them on every call.
 #[derive(Default)]
 pub struct SimdJson {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
     buffers: simd_json::Buffers,
 }
 
 impl SimdJson {
+    /// simd-json writing byte arrays as `bytes`, its buffers empty.
     pub fn new(bytes: SerdeBytes) -> SimdJson {
         SimdJson {
             bytes,
@@ -54,7 +56,7 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for SimdJson {
 }
 
 /// simd-json as a study's engine on `T`, byte arrays written as `bytes`.
-pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T> {
     super::described(
         "simd-json",
         version(),

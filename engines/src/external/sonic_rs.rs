@@ -3,8 +3,8 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::codec::{Codec, CodecError};
 use crate::model::{with_serde_bytes, SerdeBytes};
+use serprof_api::{Codec, CodecError};
 
 /// The version of sonic-rs this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -14,6 +14,7 @@ pub fn version() -> &'static str {
 /// sonic-rs with byte arrays written as `bytes` (the study uses base64, like Jackson).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SonicRs {
+    /// How byte arrays are written.
     pub bytes: SerdeBytes,
 }
 
@@ -30,7 +31,7 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for SonicRs {
 }
 
 /// sonic-rs as a study's engine on `T`, byte arrays written as `bytes`.
-pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> crate::study::Engine<T> {
+pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T> {
     super::described(
         "sonic-rs",
         version(),

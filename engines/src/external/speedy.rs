@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use speedy::{Context, Endianness, Readable, Reader, Writable, Writer};
 
-use crate::codec::{Codec, CodecError};
 use crate::model::{
     Address, Attributes, ByteArray, Category, Customer, Decimal, Order, OrderLine, OrderStatus,
     Product, Tags,
 };
+use serprof_api::{Codec, CodecError};
 
 /// The version of speedy this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -43,9 +43,8 @@ impl<T: Writable<Endianness> + for<'a> Readable<'a, Endianness>> Codec<T> for Sp
 }
 
 /// speedy on any type that derives its traits (`Writable`, `Readable`), little endian.
-pub fn engine<
-    T: crate::workload::Value + Writable<Endianness> + for<'a> Readable<'a, Endianness>,
->() -> crate::study::Engine<T> {
+pub fn engine<T: serprof_api::Value + Writable<Endianness> + for<'a> Readable<'a, Endianness>>(
+) -> serprof_api::Engine<T> {
     super::described("speedy", version(), "speedy", || Speedy).call(
         "Writable::bytes_needed + write_to_buffer_with_ctx, read_with_length_from_buffer_with_ctx",
     )

@@ -1,7 +1,7 @@
 //! wincode: a bincode-compatible format (fixed-width little-endian integers, u64 lengths)
 //! through its own derives on the model's types, writing and reading in place.
 
-use crate::codec::{Codec, CodecError};
+use serprof_api::{Codec, CodecError};
 
 /// The version of wincode this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -30,10 +30,10 @@ impl<
 
 /// wincode on any type that derives its traits (`SchemaWrite`, `SchemaRead`).
 pub fn engine<
-    T: crate::workload::Value
+    T: serprof_api::Value
         + wincode::SchemaWrite<wincode::config::DefaultConfig, Src = T>
         + for<'de> wincode::SchemaRead<'de, wincode::config::DefaultConfig, Dst = T>,
->() -> crate::study::Engine<T> {
+>() -> serprof_api::Engine<T> {
     super::described("wincode", version(), "wincode", || Wincode)
         .call("wincode::serialize_into, wincode::deserialize_exact")
 }

@@ -22,6 +22,7 @@ engine_derives! {
 #[cfg_attr(feature = "musli", musli(transparent))]
 #[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
 pub struct Decimal {
+    /// The value in hundredths.
     pub cents: i64,
 }
 }
@@ -47,15 +48,19 @@ pub(crate) fn digits_before(buf: &mut [u8], end: usize, mut n: u64) -> usize {
 /// Why a number could not be read as a [`Decimal`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecimalError {
+    /// The text is not a decimal number.
     #[error("invalid number syntax")]
     Syntax,
+    /// The number has more than two fraction digits.
     #[error("number is not a whole number of cents")]
     NotCents,
+    /// The number does not fit in an `i64` of cents.
     #[error("number out of range")]
     OutOfRange,
 }
 
 impl Decimal {
+    /// The decimal of `cents` hundredths.
     pub const fn from_cents(cents: i64) -> Decimal {
         Decimal { cents }
     }

@@ -11,6 +11,7 @@ pub mod ordered_map {
     use musli::en::MapEncoder;
     use musli::{Decode, Decoder, Encode, Encoder};
 
+    /// Encodes the map's entries in insertion order.
     pub fn encode<E: Encoder, K: Encode<E::Mode>, V: Encode<E::Mode>, S>(
         map: &IndexMap<K, V, S>,
         encoder: E,
@@ -23,6 +24,7 @@ pub mod ordered_map {
         })
     }
 
+    /// Decodes a map, keeping its entries' order.
     pub fn decode<'de, D, K, V, S>(decoder: D) -> Result<IndexMap<K, V, S>, D::Error>
     where
         D: Decoder<'de>,
@@ -49,6 +51,7 @@ pub mod ordered_set {
     use musli::en::SequenceEncoder;
     use musli::{Decode, Decoder, Encode, Encoder};
 
+    /// Encodes the set's items in insertion order.
     pub fn encode<E: Encoder, T: Encode<E::Mode>, S>(
         set: &IndexSet<T, S>,
         encoder: E,
@@ -61,6 +64,7 @@ pub mod ordered_set {
         })
     }
 
+    /// Decodes a sequence into a set, keeping its order.
     pub fn decode<'de, D, T, S>(decoder: D) -> Result<IndexSet<T, S>, D::Error>
     where
         D: Decoder<'de>,

@@ -18,85 +18,118 @@ use super::nanoserde_with::Unshared;
 use super::{ByteArray, Decimal};
 
 engine_derives! {
+/// An Order: the value of the `orders` dataset.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
 #[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
 pub struct Order {
+    /// Its identifier (`ORD-2026-000001`).
     pub id: String,
+    /// Who placed it (shared among the customer's orders).
     #[cfg_attr(feature = "nanoserde", nserde(proxy = "Unshared<Arc<Customer>>"))]
     pub customer: Arc<Customer>,
+    /// What was ordered.
     pub lines: Vec<OrderLine>,
+    /// Where it is in its life.
     pub status: OrderStatus,
     /// Epoch milliseconds.
     pub created: i64,
+    /// Where it goes (one of the customer's addresses, shared).
     #[cfg_attr(feature = "nanoserde", nserde(proxy = "Unshared<Arc<Address>>"))]
     pub shipping_address: Arc<Address>,
+    /// Free-form key-value pairs, in insertion order.
     pub attributes: Attributes,
+    /// A note, when there is one.
     pub notes: Option<String>,
 }
 
+/// A customer, shared by their orders.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
 #[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
 pub struct Customer {
+    /// Their identifier.
     pub id: i64,
+    /// Their first name.
     pub first_name: String,
+    /// Their last name.
     pub last_name: String,
+    /// Their email address.
     pub email: String,
     /// Epoch milliseconds.
     pub date_of_birth: i64,
+    /// Whether they are a VIP.
     pub vip: bool,
+    /// Their addresses (shared with their orders' shipping addresses).
     #[cfg_attr(feature = "nanoserde", nserde(proxy = "Unshared<Vec<Arc<Address>>>"))]
     pub addresses: Vec<Arc<Address>>,
 }
 
+/// A postal address.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
 #[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
 pub struct Address {
+    /// Street and number.
     pub street: String,
+    /// City.
     pub city: String,
+    /// Postal code.
     pub zip: String,
+    /// Country.
     pub country: String,
 }
 
+/// One line of an order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
 #[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
 pub struct OrderLine {
+    /// The product (shared among the lines that order it).
     #[cfg_attr(feature = "nanoserde", nserde(proxy = "Unshared<Arc<Product>>"))]
     pub product: Arc<Product>,
+    /// How many.
     pub quantity: i32,
     /// The product's price (a shared `BigDecimal` in Java; an immutable value here).
     ///
     /// fory's derive takes any type named `Decimal` for its own; this selects ours.
     #[cfg_attr(feature = "fory", fory(with = super::DecimalCents))]
     pub unit_price: Decimal,
+    /// The discount, a fraction of the price (0 when there is none).
     pub discount: f64,
 }
 
+/// A product of the catalogue, shared by the lines that order it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
 #[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
 #[serde(rename_all = "camelCase")]
 pub struct Product {
+    /// Its stock-keeping unit.
     pub sku: String,
+    /// Its name.
     pub name: String,
+    /// Its description text.
     pub description: String,
+    /// Its category (shared).
     #[cfg_attr(feature = "nanoserde", nserde(proxy = "Unshared<Arc<Category>>"))]
     pub category: Arc<Category>,
     /// fory's derive takes any type named `Decimal` for its own; this selects ours.
     #[cfg_attr(feature = "fory", fory(with = super::DecimalCents))]
     pub price: Decimal,
+    /// Its weight in grams.
     pub weight_grams: i32,
+    /// Its tags, in insertion order.
     pub tags: Tags,
+    /// The thumbnail's bytes.
     pub thumbnail: ByteArray,
 }
 
+/// A product category; a category may have a parent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
 #[cfg_attr(feature = "fory", derive(fory::ForyStruct))]
@@ -121,23 +154,33 @@ pub struct Product {
     )
 )]
 pub struct Category {
+    /// Its identifier.
     pub id: i64,
+    /// Its name.
     pub name: String,
+    /// The category it belongs to, if any (shared).
     #[cfg_attr(feature = "rkyv", rkyv(omit_bounds))]
     #[cfg_attr(feature = "nanoserde", nserde(proxy = "Unshared<Option<Arc<Category>>>"))]
     pub parent: Option<Arc<Category>>,
 }
 
+/// Where an order is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
 #[cfg_attr(feature = "fory", derive(fory::ForyEnum))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum OrderStatus {
+    /// Placed.
     New,
+    /// Paid for.
     Paid,
+    /// Being picked in the warehouse.
     Picking,
+    /// On its way.
     Shipped,
+    /// Delivered.
     Delivered,
+    /// Cancelled.
     Cancelled,
 }
 }

@@ -7,21 +7,32 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The blog post's `Sample` bean.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Sample {
+    /// Whether the account is active.
     pub active: bool,
+    /// Where they live.
     pub address: SampleAddress,
+    /// Their age in years.
     pub age: i32,
+    /// Their email address.
     pub email: String,
+    /// Their identifier.
     pub id: i64,
+    /// Their name.
     pub name: String,
+    /// Their roles.
     pub roles: Vec<String>,
 }
 
+/// A sample's address.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SampleAddress {
+    /// City.
     pub city: String,
+    /// Postal code.
     pub zip_code: String,
 }

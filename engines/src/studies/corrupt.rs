@@ -10,7 +10,7 @@
 //! resumes from. The study hands them to the harness as its [`DAMAGE`]; the harness decodes them
 //! in guarded children and sorts the outcomes.
 
-use serprof_api::study::{Damage, DamagedInput};
+use serprof_api::{Damage, DamagedInput};
 
 use super::{bytes, formats, Format, Study};
 
@@ -89,6 +89,7 @@ pub enum Mutation {
 }
 
 impl Mutation {
+    /// Its name in outcome tables (`bit-flip`).
     pub fn as_str(self) -> &'static str {
         match self {
             Mutation::Truncate => "truncate",
@@ -127,12 +128,15 @@ impl Mutation {
 /// One damaged input.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CorruptInput {
+    /// Its number among the engine's inputs.
     pub index: usize,
     /// The Order (0 to 199) whose payload was damaged.
     pub order: usize,
+    /// The kind of damage.
     pub mutation: Mutation,
     /// What was done, e.g. `truncated to 3 of 6,983 bytes`.
     pub what: String,
+    /// The damaged payload.
     pub bytes: Vec<u8>,
 }
 
@@ -224,6 +228,7 @@ pub fn truncation_length(nth: usize, len: usize, rng: &mut impl RngLike) -> usiz
 
 /// What [`truncation_length`] needs of a random source (so tests can pass their own).
 pub trait RngLike {
+    /// A number below `n`.
     fn below(&mut self, n: usize) -> usize;
 }
 
@@ -491,6 +496,6 @@ mod tests {
         assert!(study
             .configs()
             .iter()
-            .all(|c| c.info.operation == crate::study::Operation::Decode));
+            .all(|c| c.info.operation == serprof_api::Operation::Decode));
     }
 }

@@ -17,10 +17,10 @@ pub mod testkit;
 #[cfg(feature = "testkit")]
 pub mod testkit_types;
 
-pub use crate::study::{
-    Budget, Config, ConfigInfo, DocumentRecord, Engine, Format, FramePattern, Operation, Question,
-    Study, StudyInfo, StudyKind, StudyOf,
+pub use serprof_api::__private::{
+    Config, ConfigInfo, DocumentRecord, FramePattern, Question, StudyInfo, StudyKind,
 };
+pub use serprof_api::{Budget, Engine, Format, Operation, Study, StudyOf};
 
 /// serprof's own studies, in the order `serprof list` prints them: `formats`, `bytes`,
 /// `reflection`, `corrupt`, `corpus` (unavailable until [`corpus::DOCUMENTS_VAR`] names

@@ -4,10 +4,10 @@
 use std::hint::black_box;
 
 use super::{Engine, Operation, Study};
-use crate::codec::{Codec, CodecError};
 use crate::dataset::orders;
 use crate::external::postcard::Postcard;
 use crate::model::{Order, SerdeBytes};
+use serprof_api::{Codec, CodecError};
 
 /// The study: the doubles that round-trip, then the serialize-only ones.
 pub fn study() -> Study {
@@ -187,7 +187,9 @@ impl Codec<Order> for Faulty {
 /// `size` bytes each, dropped before returning. The payload is the Order's id; decode looks the
 /// Order up in the dataset (verification only, never measured).
 pub struct AllocPattern {
+    /// Heap buffers per encode.
     pub buffers: usize,
+    /// Bytes in each buffer.
     pub size: usize,
 }
 

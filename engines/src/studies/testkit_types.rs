@@ -14,26 +14,42 @@ use crate::model::SerdeBytes;
 /// Where a station stands.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Place {
+    /// Latitude in degrees.
     pub lat: f64,
+    /// Longitude in degrees.
     pub lon: f64,
 }
 
 /// What a station reports.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Status {
+    /// Nothing to report.
     Ok,
-    Alarm { code: u16, text: String },
+    /// An alarm.
+    Alarm {
+        /// Its code.
+        code: u16,
+        /// What it says.
+        text: String,
+    },
 }
 
 /// A station's report: one field of each shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Station {
+    /// The station's number.
     pub id: u32,
+    /// Where it stands.
     pub place: Place,
+    /// What it reports.
     pub status: Status,
+    /// A note, when there is one.
     pub note: Option<String>,
+    /// Labels by name.
     pub labels: BTreeMap<String, String>,
+    /// Tags.
     pub tags: Vec<String>,
+    /// A raw reading's bytes.
     pub raw: Vec<u8>,
 }
 

@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
-use serprof_api::study::Operation;
+use serprof_api::Operation;
 
 use super::folded::Folded;
 use super::hotspots::{compute, Hotspots};

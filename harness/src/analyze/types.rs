@@ -20,8 +20,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serprof_api::fields::FieldBytes;
-use serprof_api::verify::Finding;
+use serprof_api::__private::FieldBytes;
+use serprof_api::__private::Finding;
 
 use super::folded::Folded;
 use crate::model::Share;
@@ -327,7 +327,7 @@ pub(crate) fn type_of_frame(frame: &str) -> Option<String> {
 /// A type's short name, or `None` for a reference (`&T` is its referent's code, named below).
 fn named(ty: &str) -> Option<String> {
     let ty = ty.trim();
-    (!ty.starts_with('&') && !ty.starts_with('*')).then(|| serprof_api::fields::short_type(ty))
+    (!ty.starts_with('&') && !ty.starts_with('*')).then(|| serprof_api::__private::short_type(ty))
 }
 
 /// Whether a trait path is one of [`TRAITS`].

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use serprof_api::workload::Workload;
+use serprof_api::__private::Workload;
 
 use crate::error::misuse_err;
 use crate::misuse;

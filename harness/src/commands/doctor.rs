@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use serprof_api::study::Config;
+use serprof_api::__private::Config;
 
 use crate::measure::reference;
 use crate::model::stats::median;

@@ -18,7 +18,7 @@ use crate::render::flame::{flame_svg, Kind};
 fn loop_pattern() -> String {
     format!(
         "^({}|serprof::measure::workload::\\w+_loop)$",
-        serprof_api::workload::LOOP_FRAMES
+        serprof_api::__private::LOOP_FRAMES
     )
 }
 

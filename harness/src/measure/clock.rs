@@ -3,8 +3,8 @@
 
 use std::time::Instant;
 
-use serprof_api::codec::CodecError;
-use serprof_api::workload::Workload;
+use serprof_api::__private::Workload;
+use serprof_api::CodecError;
 
 /// CPU time of the calling thread, in nanoseconds.
 pub(crate) fn thread_cpu_ns() -> f64 {

@@ -11,8 +11,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use serprof_api::study::Config;
-use serprof_api::workload::{Damaged, Workload};
+use serprof_api::__private::Config;
+use serprof_api::__private::{Damaged, Workload};
 
 use crate::layout::{write_atomic, CORRUPT_PAYLOADS, CORRUPT_PROGRESS};
 use crate::model::corrupt::{input_count, CorruptOutcome, InputRecord};

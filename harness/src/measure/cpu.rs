@@ -17,7 +17,7 @@ use crate::analyze::pprof::{cpu_pprof, Timing};
 use crate::analyze::sources::Sources;
 use crate::model::stats::{median, RatioStats};
 use crate::model::Settings;
-use serprof_api::workload::{ops_per_batch, warm_up, Workload};
+use serprof_api::__private::{ops_per_batch, warm_up, Workload};
 
 /// Libraries whose samples pprof-rs drops.
 ///

@@ -19,8 +19,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
-use serprof_api::codec::CodecError;
-use serprof_api::study::Config;
+use serprof_api::__private::Config;
+use serprof_api::CodecError;
 
 pub(crate) mod alloc;
 pub(crate) mod chosen;
@@ -33,7 +33,7 @@ pub(crate) mod reference;
 pub(crate) mod sizes;
 pub(crate) mod timing;
 
-use serprof_api::workload::Workload;
+use serprof_api::__private::Workload;
 
 use crate::layout::{self, write_atomic, write_json};
 use crate::model::{AllocStats, CpuStats, Failure, Program, Recording, Settings};
@@ -249,7 +249,7 @@ fn record_alloc(
     let ns_per_op = match warm_ns_per_op {
         Some(ns) if ns.is_finite() && ns > 0.0 => ns,
         _ => {
-            let (ops, took) = serprof_api::workload::warm_up(
+            let (ops, took) = serprof_api::__private::warm_up(
                 w,
                 Duration::from_millis(settings.warmup_ms.min(200)),
             )?;
@@ -304,8 +304,9 @@ fn record_alloc(
 mod tests {
     use std::sync::Arc;
 
-    use serprof_api::codec::{Codec, CodecError};
-    use serprof_api::workload::{Checks, Data, Operation, Values};
+    use serprof_api::__private::{Checks, Data, Values};
+    use serprof_api::Operation;
+    use serprof_api::{Codec, CodecError};
 
     use super::*;
 

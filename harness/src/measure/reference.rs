@@ -3,13 +3,13 @@
 //! thread CPU time in short batches. `serprof run` uses it to choose a CPU, `serprof doctor` to
 //! measure the machine.
 
-use serprof_api::study::Config;
+use serprof_api::__private::Config;
 
 use crate::model::Program;
 use anyhow::{anyhow, Result};
 
 use super::clock::timed_batch;
-use serprof_api::workload::Workload;
+use serprof_api::__private::Workload;
 
 /// The configuration the reference runs.
 pub(crate) const REFERENCE: &str = "formats/serde_json";
@@ -79,7 +79,7 @@ pub(crate) fn on_cpu<T>(cpu: usize, f: impl FnOnce() -> T) -> Option<T> {
 /// the median thread CPU ns per operation of `batches` batches as JSON on stdout.
 pub(crate) fn probe_process(program: &Program, batches_n: usize) -> Result<()> {
     let mut w = build(&program.reference())?;
-    serprof_api::workload::warm_up(w.as_mut(), std::time::Duration::from_millis(150))
+    serprof_api::__private::warm_up(w.as_mut(), std::time::Duration::from_millis(150))
         .map_err(|e| anyhow!("{REFERENCE}: {e}"))?;
     let b = batches(w.as_mut(), batches_n.max(1))?;
     let reply = crate::protocol::ProbeReply {

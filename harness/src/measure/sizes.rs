@@ -2,8 +2,8 @@
 //! size: each value's payload compressed on its own, zlib and zstd at their usual default
 //! levels, and the mean over the dataset.
 
-use serprof_api::study::Config;
-use serprof_api::workload::Operation;
+use serprof_api::__private::Config;
+use serprof_api::Operation;
 
 #[cfg(feature = "driver")]
 use crate::model::CompressedBytes;

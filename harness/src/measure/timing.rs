@@ -20,8 +20,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
 use anyhow::Result;
-use serprof_api::codec::CodecError;
-use serprof_api::workload::{ops_per_batch, warm_up, Workload};
+use serprof_api::__private::{ops_per_batch, warm_up, Workload};
+use serprof_api::CodecError;
 
 use super::clock::timed_batch;
 use super::parent::ParentPipes;

@@ -1,6 +1,6 @@
 //! What one damaged input did, and the figures of one engine (`result.json`'s `corrupt` field).
 
-use serprof_api::study::Damage;
+use serprof_api::Damage;
 use std::collections::BTreeMap;
 use std::time::Duration;
 

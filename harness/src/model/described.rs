@@ -4,7 +4,8 @@
 //! analyses and renders from this; the program's worker children do every measurement.
 
 use serde::{Deserialize, Serialize};
-use serprof_api::study::{Budget, Config, ConfigInfo, Question, StudyInfo, StudyKind};
+use serprof_api::__private::{Config, ConfigInfo, Question, StudyInfo, StudyKind};
+use serprof_api::Budget;
 use serprof_api::CodecError;
 
 use super::binary::{Binary, BuildInfo};

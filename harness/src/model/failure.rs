@@ -10,8 +10,8 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use serprof_api::codec::CodecError;
-use serprof_api::verify::VerifyError;
+use serprof_api::__private::VerifyError;
+use serprof_api::CodecError;
 
 use super::config_id::ConfigId;
 use super::ending::Ending;

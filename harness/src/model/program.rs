@@ -8,7 +8,8 @@
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
-use serprof_api::study::{Config, Study, StudyInfo, StudyKind};
+use serprof_api::__private::{Config, StudyInfo, StudyKind};
+use serprof_api::Study;
 
 use super::allocator::{self, Allocator};
 use super::binary::{git_rev_of, Binary, BuildInfo};

@@ -5,10 +5,11 @@
 //! `result.json` without it still reads.
 
 use serde::{Deserialize, Serialize};
-use serprof_api::fields::FieldBytes;
-use serprof_api::study::DocumentRecord;
-use serprof_api::study::{ConfigInfo, Format, Operation};
-use serprof_api::verify::Finding;
+use serprof_api::__private::ConfigInfo;
+use serprof_api::__private::DocumentRecord;
+use serprof_api::__private::FieldBytes;
+use serprof_api::__private::Finding;
+use serprof_api::{Format, Operation};
 
 use super::config_id::ConfigId;
 use super::corrupt::CorruptStats;
@@ -218,7 +219,7 @@ pub struct ConfigResult {
     #[serde(
         default,
         skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "serprof_api::verify::findings_or_sentences"
+        deserialize_with = "serprof_api::__private::findings_or_sentences"
     )]
     pub findings: Vec<Finding>,
     /// The payload split by field (`serprof_api::fields`): `{path, bytes, share}` per path,

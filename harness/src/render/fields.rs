@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use serprof_api::fields::FieldBytes;
-use serprof_api::verify::Finding;
+use serprof_api::__private::FieldBytes;
+use serprof_api::__private::Finding;
 
 use crate::model::ConfigResult;
 

@@ -19,7 +19,7 @@ use crate::render::report_page::{self, esc, href};
 use crate::render::report_table::{self, css_color, format_color, format_label};
 use crate::render::table::{format_ns, format_thousands, Reference};
 use anyhow::Result;
-use serprof_api::study::Format;
+use serprof_api::Format;
 
 /// Writes `run_dir/report.html` from the run's files and returns its path.
 pub(crate) fn write(program: &Program, run_dir: &Path) -> Result<PathBuf> {

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde_json::Value;
-use serprof_api::study::StudyInfo;
+use serprof_api::__private::StudyInfo;
 
 use crate::layout::{self, read_json};
 use crate::model::{ConfigResult, Program, RunManifest};

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use serprof_api::fields::FieldBytes;
+use serprof_api::__private::FieldBytes;
 
 use super::fields::{engine_name, finding_lines, one_per_engine, time_text};
 use super::report_page::esc;

@@ -10,7 +10,7 @@
 use std::fmt::Write;
 
 use plotters::style::RGBColor;
-use serprof_api::study::Format;
+use serprof_api::Format;
 
 use crate::analyze::hotspots::short_name;
 use crate::model::ConfigResult;

@@ -3,7 +3,8 @@
 
 use std::fmt::Write;
 
-use serprof_api::study::{Operation, StudyInfo};
+use serprof_api::__private::StudyInfo;
+use serprof_api::Operation;
 
 use crate::analyze::hotspots::short_name;
 use crate::model::stats::RatioStats;
@@ -665,7 +666,8 @@ mod tests {
     #[test]
     fn an_engine_baseline_is_the_engines_row_of_each_rows_operation() {
         use crate::model::stats::TimeStats;
-        use serprof_api::study::{ConfigInfo, Format, FramePattern};
+        use serprof_api::__private::{ConfigInfo, FramePattern};
+        use serprof_api::Format;
         use serprof_api::Operation;
         let row = |config: &str, operation: Operation, ns: f64| {
             let mut r = ConfigResult::new(&ConfigInfo {

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
 use anyhow::{Context, Result};
-use serprof_api::study::Config;
+use serprof_api::__private::Config;
 
 use super::executor::{ChildProcesses, Executor};
 use super::lockstep::LaneKind;

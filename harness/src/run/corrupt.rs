@@ -40,8 +40,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use serde::Serialize;
-use serprof_api::study::Config;
-use serprof_api::study::Damage;
+use serprof_api::__private::Config;
+use serprof_api::Damage;
 
 use super::executor::Executor;
 use super::progress::Progress;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use anyhow::{Context, Result};
-use serprof_api::study::Config;
+use serprof_api::__private::Config;
 
 use super::plan::config_id;
 use super::{compare, placement};

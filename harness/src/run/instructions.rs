@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use serprof_api::study::Config;
+use serprof_api::__private::Config;
 
 use super::executor::{callgrind_dumps, Executor, Outcome};
 use crate::analyze::callgrind::{base_name, Event, FoldOptions, Profile};

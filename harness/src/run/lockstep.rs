@@ -22,7 +22,7 @@
 
 use std::time::{Duration, Instant};
 
-use serprof_api::study::Config;
+use serprof_api::__private::Config;
 
 use super::executor::{Executor, TimingChild};
 use super::progress::Progress;

@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use anyhow::{Context, Result};
-use serprof_api::study::Config;
+use serprof_api::__private::Config;
 
 use crate::layout::{self, config_dir, utc_rfc3339, write_json};
 use crate::misuse;
@@ -532,7 +532,7 @@ mod tests {
     use crate::model::{Ending, Failure, Recording};
     use crate::protocol::WorkerReport;
     use executor::Outcome;
-    use serprof_api::verify::VerifyError;
+    use serprof_api::__private::VerifyError;
 
     /// A stand-in for worker children: canned reports, one configuration crashes its timing
     /// child, and every recording and timing child is remembered.

@@ -8,7 +8,7 @@
 
 use anyhow::Result;
 
-use serprof_api::study::Config;
+use serprof_api::__private::Config;
 
 use crate::measure::reference;
 use crate::misuse;

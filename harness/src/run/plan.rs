@@ -7,7 +7,7 @@
 //! lists the valid ones. Hidden studies (test doubles) run only when named with `--study`.
 
 use anyhow::Result;
-use serprof_api::study::Config;
+use serprof_api::__private::Config;
 
 use crate::model::allocator::{self, Allocator};
 use crate::model::{ConfigId, Program, Settings};

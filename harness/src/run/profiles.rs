@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use serprof_api::study::Config;
+use serprof_api::__private::Config;
 
 use super::executor::{Executor, Outcome};
 use super::plan::config_id;

@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use anyhow::Result;
-use serprof_api::study::Config;
+use serprof_api::__private::Config;
 
 use super::sides::{self, BuildTarget, Checkout, KeptLink, LayoutMode, SideSpec};
 use crate::analyze::before_after::Side;

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serprof_api::study::Config;
+use serprof_api::__private::Config;
 
 use super::executor::{Executor, Outcome};
 use super::lockstep::{self, Job, Lane, LaneKind};

@@ -49,12 +49,13 @@ pub use self::read::read_order;
 pub use self::strings::parse_escape;
 pub use self::write::write_order;
 
-use crate::codec::{Codec, CodecError};
 use crate::model::Order;
+use serprof_api::{Codec, CodecError};
 
 /// The engine behind the `bytes` study's `json-*` configurations.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BytesJson {
+    /// How it writes byte arrays, numbers and maps.
     pub options: Options,
 }
 

@@ -14,8 +14,8 @@ use super::reflect::{Class, Reflect, ReflectError, Type, Value};
 use super::variant::Variant;
 use super::write::{write_bool, write_integer, write_string};
 use crate::casestudy::json_text::Sink;
-use crate::codec::{Codec, CodecError};
 use crate::model::Sample;
+use serprof_api::{Codec, CodecError};
 
 /// The reflective serializer. Like the article's serializers it may be shared between threads
 /// (its caches are concurrent); one instance keeps its caches for its whole life.
@@ -30,6 +30,7 @@ pub struct ReflectJson {
 }
 
 impl ReflectJson {
+    /// The engine of `variant`, its caches empty.
     pub fn new(variant: Variant) -> ReflectJson {
         ReflectJson {
             variant,
@@ -39,6 +40,7 @@ impl ReflectJson {
         }
     }
 
+    /// Which of the article's serializers it is.
     pub fn variant(&self) -> Variant {
         self.variant
     }

@@ -15,7 +15,9 @@ use super::reflect::{Call, Class, Declarer, Method, Type};
 /// `Property(String name, Method getter)`).
 #[derive(Debug, Clone)]
 pub struct Property {
+    /// Its name in the JSON object.
     pub name: String,
+    /// The method that reads it.
     pub getter: Method,
 }
 

@@ -38,10 +38,10 @@ pub use self::variant::Variant;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::Codec;
     use crate::dataset::fixed_sample;
     use crate::dataset::samples::sample;
     use crate::model::Sample;
+    use serprof_api::Codec;
 
     const FIXED: &str = r#"{"active":true,"address":{"city":"Seoul","zipCode":"04524"},"age":33,"email":"kim@example.com","id":7,"name":"kim","roles":["ADMIN","USER"]}"#;
 

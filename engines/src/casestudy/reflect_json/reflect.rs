@@ -15,16 +15,24 @@ pub enum ReflectError {
     /// The receiver is not an instance of the class that declares the method.
     #[error("{method}: receiver is not a {class}")]
     WrongReceiver {
+        /// The method invoked.
         method: &'static str,
+        /// The class that declares it.
         class: &'static str,
     },
     /// The number or the types of the arguments do not match the method's parameters.
     #[error("{method}: wrong arguments")]
-    WrongArguments { method: &'static str },
+    WrongArguments {
+        /// The method invoked.
+        method: &'static str,
+    },
     /// The method changes its receiver and was invoked through a shared reference, or the other
     /// way round.
     #[error("{method}: wrong receiver kind")]
-    WrongReceiverKind { method: &'static str },
+    WrongReceiverKind {
+        /// The method invoked.
+        method: &'static str,
+    },
 }
 
 /// What a method invocation returns: the Rust counterpart of the `Object` that Java's
@@ -42,8 +50,11 @@ pub enum ReflectError {
 pub enum Value<'a> {
     /// Java's `null`.
     Null,
+    /// A `boolean`.
     Bool(bool),
+    /// An `int`.
     Int(i32),
+    /// A `long`.
     Long(i64),
     /// A string the receiver owns.
     Str(&'a str),
@@ -72,9 +83,11 @@ impl fmt::Debug for Value<'_> {
 
 /// A list read through dynamic dispatch, element by element: `java.util.List` of `Object`.
 pub trait List {
+    /// Its number of elements: `List.size()`.
     fn len(&self) -> usize;
     /// Element `index`, which must be below [`List::len`].
     fn get(&self, index: usize) -> Value<'_>;
+    /// Whether it has no elements.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -112,9 +125,13 @@ pub trait Reflect: Any {
 pub enum Type {
     /// `void`.
     Unit,
+    /// `boolean`.
     Bool,
+    /// `int`.
     Int,
+    /// `long`.
     Long,
+    /// `String`.
     Str,
     /// A list of elements of the given type.
     List(&'static Type),
@@ -145,17 +162,24 @@ pub type ExclusiveFn = fn(&mut dyn Any, &[Value<'_>]) -> Result<Value<'static>, 
 /// receiver exclusively, and the serializer only ever holds a shared reference.
 #[derive(Clone, Copy)]
 pub enum Call {
+    /// Through a shared reference to the receiver.
     Shared(SharedFn),
+    /// Through an exclusive reference to the receiver.
     Exclusive(ExclusiveFn),
 }
 
 /// A method of a class: `java.lang.reflect.Method`.
 #[derive(Clone, Copy)]
 pub struct Method {
+    /// Its name (`getId`).
     pub name: &'static str,
+    /// Its parameters' types.
     pub params: &'static [Type],
+    /// Its return type.
     pub returns: Type,
+    /// The class that declares it.
     pub declarer: Declarer,
+    /// How it is invoked.
     pub call: Call,
 }
 
@@ -226,9 +250,11 @@ impl Method {
 /// A class: its name, its `TypeId` and its public methods, inherited ones included, in no
 /// particular order (Java's `getMethods()` promises none either).
 pub struct Class {
+    /// The class's name.
     pub name: &'static str,
     /// `TypeId::of::<T>` (not callable in a `static` on stable Rust).
     pub type_id: fn() -> TypeId,
+    /// Its public methods.
     pub methods: &'static [Method],
 }
 

@@ -11,11 +11,12 @@ use super::engines::{
 };
 use super::typed::{self, Standard};
 use super::{sha256_hex, standard_of, DocumentRecord, NAME};
-use crate::codec::CodecError;
 use crate::external;
-use crate::study::{Config, ConfigInfo, Format, FramePattern, Operation};
-use crate::verify::Finding;
-use crate::workload::{DocumentCodec, Documents, Workload};
+use serprof_api::__private::Finding;
+use serprof_api::__private::{Config, ConfigInfo, FramePattern};
+use serprof_api::__private::{DocumentCodec, Documents, Workload};
+use serprof_api::CodecError;
+use serprof_api::{Format, Operation};
 
 /// Which engine, on which value, in a configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,7 +187,7 @@ pub(super) fn configs(doc: &DocumentRecord) -> Vec<Config> {
                 document: Some((*doc).clone()),
                 // The corpus feature builds every engine the study's variants use.
                 feature: Some("corpus".into()),
-                loop_function: crate::workload::documents_loop(operation).into(),
+                loop_function: serprof_api::__private::documents_loop(operation).into(),
                 // The study's, given when the study takes the configuration.
                 budget: None,
             };

@@ -1,7 +1,7 @@
 //! The corpus study's engines: each parses a document into its own value and serialises it back,
 //! behind one type-erased seam ([`DocumentCodec`]) that holds the value it serialises.
 //!
-//! Why not [`crate::codec::Codec<T>`]: its `decode` returns a `T` that cannot borrow the input,
+//! Why not [`serprof_api::Codec<T>`]: its `decode` returns a `T` that cannot borrow the input,
 //! and a configuration has one `T` for every value of a fixed dataset. A document's engines each
 //! have their own value type (typed structs, three DOMs), and simd-json's borrowed value
 //! borrows the very buffer it parses. Here `parse` drops the value before it returns, so the
@@ -12,20 +12,23 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::reference;
-use crate::codec::CodecError;
-use crate::verify::{DocumentStep, DuplicateKeys, Finding, Stage, VerifyError};
+use serprof_api::__private::{DocumentStep, DuplicateKeys, Finding, Stage, VerifyError};
+use serprof_api::CodecError;
 
-pub use crate::workload::DocumentCodec;
+pub use serprof_api::__private::DocumentCodec;
 
 /// One engine: its value type, how it parses and serialises.
 pub trait Engine: Send + 'static {
+    /// The value the engine parses a document into.
     type Value: Serialize + Send + 'static;
     /// Whether the payload is JSON (else a binary transcoding of a serde_json DOM).
     const JSON: bool = true;
     /// Whether `parse` rewrites its input (simd-json does): the timed parse then copies the
     /// payload before each parse, and only then.
     const IN_PLACE: bool = false;
+    /// Parses a document (or its transcoding) into a value.
     fn parse(&mut self, input: &mut [u8]) -> Result<Self::Value, CodecError>;
+    /// Writes a value out in the engine's format.
     fn serialize(&mut self, value: &Self::Value, out: &mut Vec<u8>) -> Result<(), CodecError>;
     /// The held value and the payload, from the document's JSON.
     fn prepare(&mut self, json: &[u8]) -> Result<(Self::Value, Vec<u8>), CodecError> {
@@ -185,6 +188,7 @@ fn duplicate_finding(written: Result<Vec<u8>, CodecError>) -> Finding {
 /// The typed model of the duplicate-key probe.
 #[derive(Debug, serde::Deserialize, serde::Serialize)]
 pub struct Probe {
+    /// The key given twice.
     pub k: u64,
 }
 
@@ -374,6 +378,7 @@ impl Engine for BorrowedOwnedCopy {
 }
 
 impl BorrowedCodec {
+    /// The borrowed value of `json`, with the payload it writes.
     pub fn new(json: &[u8]) -> Result<BorrowedCodec, CodecError> {
         // The borrowed value itself, written by its own writer (an owned copy would be a map
         // built anew).

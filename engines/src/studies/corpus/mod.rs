@@ -25,7 +25,7 @@ use sha2::{Digest, Sha256};
 
 pub use super::DocumentRecord;
 use super::{Budget, Study};
-pub use crate::workload::DocumentCodec;
+pub use serprof_api::__private::DocumentCodec;
 use typed::Standard;
 
 /// The study's name.

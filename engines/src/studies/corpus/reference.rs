@@ -8,17 +8,21 @@
 
 use std::fmt;
 
-pub use crate::verify::NumberChange;
-use crate::verify::{Finding, Mismatch, Stage};
+pub use serprof_api::__private::NumberChange;
+use serprof_api::__private::{Finding, Mismatch, Stage};
 
 /// A JSON value with its numbers as written.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RefValue {
+    /// `null`.
     Null,
+    /// `true` or `false`.
     Bool(bool),
     /// The number's text, exactly as in the input.
     Number(String),
+    /// A string, unescaped.
     String(String),
+    /// An array's elements.
     Array(Vec<RefValue>),
     /// Members in input order, duplicates kept.
     Object(Vec<(String, RefValue)>),
@@ -27,7 +31,9 @@ pub enum RefValue {
 /// Why a text is not JSON, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyntaxError {
+    /// The byte where parsing stopped.
     pub offset: usize,
+    /// What is wrong there.
     pub message: String,
 }
 

@@ -3,6 +3,12 @@
 //! always null). Serialised, each gives back a value equal to its document: fields that some
 //! objects lack are skipped when absent, fields that are always present are always written
 //! (`null` included). A test (engines/tests/corpus_typed.rs) holds this for each document.
+//!
+//! Each type says which object of its document it models; their fields are that object's keys,
+//! named and typed as the document has them, and documented only where the name does not say
+//! (a field always null, a renamed key).
+
+#![allow(missing_docs)]
 
 use std::collections::BTreeMap;
 
@@ -10,12 +16,14 @@ use serde::{Deserialize, Serialize};
 
 // ---- twitter.json: a search result of 100 statuses, 73 of them retweets. ----
 
+/// twitter.json: a search result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Twitter {
     pub statuses: Vec<Status>,
     pub search_metadata: SearchMetadata,
 }
 
+/// The search's `search_metadata`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchMetadata {
     pub completed_in: f64,
@@ -29,6 +37,7 @@ pub struct SearchMetadata {
     pub since_id_str: String,
 }
 
+/// A status (a tweet), maybe a retweet of another.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Status {
     pub metadata: StatusMetadata,
@@ -64,12 +73,14 @@ pub struct Status {
     pub lang: String,
 }
 
+/// A status's `metadata`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatusMetadata {
     pub result_type: String,
     pub iso_language_code: String,
 }
 
+/// The user who posted a status.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct User {
     pub id: u64,
@@ -115,6 +126,7 @@ pub struct User {
     pub notifications: bool,
 }
 
+/// A user's `entities`: the URLs of their profile.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UserEntities {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -122,11 +134,13 @@ pub struct UserEntities {
     pub description: UrlList,
 }
 
+/// A list of URLs (`urls`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UrlList {
     pub urls: Vec<Url>,
 }
 
+/// A URL as a status or profile holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Url {
     pub url: String,
@@ -135,6 +149,7 @@ pub struct Url {
     pub indices: [u32; 2],
 }
 
+/// A status's `entities`: hashtags, URLs, mentions, media.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatusEntities {
     pub hashtags: Vec<Hashtag>,
@@ -146,12 +161,14 @@ pub struct StatusEntities {
     pub media: Option<Vec<Media>>,
 }
 
+/// A hashtag of a status.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hashtag {
     pub text: String,
     pub indices: [u32; 2],
 }
 
+/// A user mentioned in a status.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UserMention {
     pub screen_name: String,
@@ -161,6 +178,7 @@ pub struct UserMention {
     pub indices: [u32; 2],
 }
 
+/// A picture attached to a status.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Media {
     pub id: u64,
@@ -180,6 +198,7 @@ pub struct Media {
     pub source_status_id_str: Option<String>,
 }
 
+/// A picture's sizes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MediaSizes {
     pub medium: MediaSize,
@@ -188,6 +207,7 @@ pub struct MediaSizes {
     pub large: MediaSize,
 }
 
+/// One size of a picture.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MediaSize {
     pub w: u32,
@@ -201,6 +221,7 @@ pub struct MediaSize {
 /// serde_json `Value` ignores when it compares.
 pub type IdMap<T> = BTreeMap<String, T>;
 
+/// citm_catalog.json: a ticketing catalogue.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CitmCatalog {
@@ -217,6 +238,7 @@ pub struct CitmCatalog {
     pub venue_names: IdMap<String>,
 }
 
+/// An event of the catalogue.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
@@ -233,6 +255,7 @@ pub struct Event {
     pub topic_ids: Vec<u64>,
 }
 
+/// A performance of an event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Performance {
@@ -249,6 +272,7 @@ pub struct Performance {
     pub venue_code: String,
 }
 
+/// A price of a seat category at a performance.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Price {
@@ -257,6 +281,7 @@ pub struct Price {
     pub seat_category_id: u64,
 }
 
+/// A seat category of a performance, and its areas.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SeatCategory {
@@ -264,6 +289,7 @@ pub struct SeatCategory {
     pub seat_category_id: u64,
 }
 
+/// An area of a seat category.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Area {
@@ -274,6 +300,7 @@ pub struct Area {
 
 // ---- canada.json: one GeoJSON feature, a polygon of 480 rings of coordinate pairs. ----
 
+/// canada.json: one GeoJSON feature collection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Canada {
     #[serde(rename = "type")]
@@ -281,6 +308,7 @@ pub struct Canada {
     pub features: Vec<Feature>,
 }
 
+/// The GeoJSON feature: Canada's outline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Feature {
     #[serde(rename = "type")]
@@ -289,11 +317,13 @@ pub struct Feature {
     pub geometry: Geometry,
 }
 
+/// The feature's properties.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Properties {
     pub name: String,
 }
 
+/// The feature's polygon.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Geometry {
     #[serde(rename = "type")]
@@ -305,8 +335,11 @@ pub struct Geometry {
 /// The standard documents that have a typed model, by their file name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Standard {
+    /// `twitter.json`.
     Twitter,
+    /// `citm_catalog.json`.
     Citm,
+    /// `canada.json`.
     Canada,
 }
 

@@ -89,7 +89,7 @@ impl BuildTarget {
     pub(crate) fn of(
         binary: &crate::model::Binary,
         repo: &Path,
-        configs: &[serprof_api::study::Config],
+        configs: &[serprof_api::__private::Config],
     ) -> Result<BuildTarget> {
         let dir = package_dir(repo, binary)?;
         // serprof's own binary needs its `driver` feature (its binary target requires it).
