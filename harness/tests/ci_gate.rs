@@ -345,6 +345,8 @@ fn lay_out(scratch: &Path) -> Layout {
     let krate = ws.join(at(ours));
     let serprof = ws.join(at(theirs));
 
+    std::fs::create_dir_all(serprof.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(workspace(), &serprof).unwrap();
     let flags = std::fs::read_to_string(workspace().join(".cargo/config.toml")).unwrap();
     write_crate(
         &krate,
@@ -358,12 +360,30 @@ fn lay_out(scratch: &Path) -> Layout {
     );
     std::fs::write(krate.join("src/main.rs"), MAIN).unwrap();
     std::fs::write(krate.join(".gitignore"), "/target\n/snapshots\n/ci-gate\n").unwrap();
+    // The lock file as cargo writes it for this crate (the workspace's, pruned), as a crate's
+    // repository holds it: else every build of a fresh checkout would write it again.
+    let o = StdCommand::new("cargo")
+        .args(["tree", "--offline", "--edges", "normal"])
+        .current_dir(&krate)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     git(&krate, &["init", "-q"]);
-    git(&krate, &["add", "-A"]);
+    // The crate's files only: a checkout of serprof inside the crate's (a layout that
+    // disagrees with the docs) is not the crate's.
+    git(
+        &krate,
+        &[
+            "add",
+            "Cargo.toml",
+            "Cargo.lock",
+            ".cargo",
+            ".gitignore",
+            "src",
+        ],
+    );
     git(&krate, &["commit", "-qm", "points"]);
     git(&krate, &["update-ref", "refs/remotes/origin/main", "HEAD"]);
-    std::fs::create_dir_all(serprof.parent().unwrap()).unwrap();
-    std::os::unix::fs::symlink(workspace(), &serprof).unwrap();
     Layout {
         workspace: ws,
         krate,
@@ -448,6 +468,7 @@ impl Layout {
                 .join(step.working_directory.as_deref().unwrap_or("."));
             let github_output = self.workspace.join("../github-output");
             std::fs::write(&github_output, "").unwrap();
+            let started = std::time::Instant::now();
             let out = StdCommand::new("bash")
                 .args(["--noprofile", "--norc", "-e", "-c", &script])
                 .current_dir(&dir)
@@ -457,6 +478,12 @@ impl Layout {
                 .env("CARGO_TARGET_DIR", workspace().join("target"))
                 .output()
                 .unwrap();
+            eprintln!(
+                "ci_gate: {}: exit {:?} after {:.0?}",
+                step.name,
+                out.status.code(),
+                started.elapsed()
+            );
             text += &format!(
                 "--- {} (exit {:?})\n{}{}",
                 step.name,
@@ -499,8 +526,21 @@ fn the_workflow_as_copied_passes_a_no_op_and_fails_a_slowdown_and_an_allocation(
     if !have_valgrind() {
         return;
     }
-    let scratch = tempfile::tempdir().unwrap();
-    let layout = lay_out(scratch.path());
+    // At one path from run to run (one per checkout of serprof), so that the builds of
+    // serprof's crates, whose path is part of their identity, stay fresh between runs as a CI
+    // cache of `target` keeps them; outside serprof's checkout, where the driver would measure
+    // its own studies.
+    let checkout = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        workspace().hash(&mut h);
+        h.finish()
+    };
+    let scratch = std::env::temp_dir().join(format!("serprof-ci-gate-{checkout:016x}"));
+    if scratch.exists() {
+        std::fs::remove_dir_all(&scratch).unwrap();
+    }
+    let layout = lay_out(&scratch);
 
     layout.pull_request(&format!("// a comment\n{MAIN}"), "a comment");
     let o = layout.run();
@@ -579,4 +619,5 @@ fn the_workflow_as_copied_passes_a_no_op_and_fails_a_slowdown_and_an_allocation(
     let grew = allocations["current"].as_f64().unwrap() - allocations["baseline"].as_f64().unwrap();
     assert_eq!(grew, 1.0, "{check}");
     assert!(regression(&check, "bytes-allocated").is_some(), "{check}");
+    std::fs::remove_dir_all(&scratch).unwrap();
 }
