@@ -96,12 +96,15 @@ pub(crate) fn run(
             .collect();
         let _ = writeln!(
             s,
-            "{} figures of {} configurations compared; {} changed",
+            "{} figures of {} compared; {} changed",
             changes.len(),
             {
                 let mut names: Vec<&str> = changes.iter().map(|c| c.config.as_str()).collect();
                 names.dedup();
-                names.len()
+                match names.len() {
+                    1 => "1 configuration".to_string(),
+                    n => format!("{n} configurations"),
+                }
             },
             moved.len()
         );
