@@ -367,7 +367,14 @@ fn lay_out(scratch: &Path) -> Layout {
         .current_dir(&krate)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "the crate's dependencies do not resolve in the workflow's layout (the crate at {}, serprof at {}, path = \"{}\" from your-crate.md): {}",
+        krate.display(),
+        serprof.display(),
+        documented_path(),
+        String::from_utf8_lossy(&o.stderr)
+    );
     git(&krate, &["init", "-q"]);
     // The crate's files only: a checkout of serprof inside the crate's (a layout that
     // disagrees with the docs) is not the crate's.
