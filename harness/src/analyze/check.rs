@@ -1,6 +1,7 @@
 //! The regression gate (`serprof check`): per configuration, the exact figures of two runs
 //! (instructions, allocations and bytes allocated per operation, payload bytes), each change in
-//! percent, and which ones pass the threshold. Times are not gated: they are not exact.
+//! percent, and which ones pass the threshold; what one run has and the other has not is named,
+//! not skipped. Times are not gated: they are not exact.
 
 use serde::{Deserialize, Serialize};
 
@@ -45,10 +46,10 @@ impl Metric {
     }
 }
 
-/// What happened to one figure.
+/// What happened to one figure (its word in `check`'s text and JSON alike).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum Verdict {
+pub(crate) enum Change {
     Same,
     /// Changed by no more than the threshold.
     Within,
@@ -56,34 +57,103 @@ pub(crate) enum Verdict {
     Improvement,
 }
 
+impl Change {
+    /// The word `check` prints (the JSON spelling too).
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            Change::Same => "same",
+            Change::Within => "within",
+            Change::Regression => "regression",
+            Change::Improvement => "improvement",
+        }
+    }
+}
+
 /// One figure of one configuration in both runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Change {
+pub(crate) struct Compared {
     pub config: String,
     pub metric: Metric,
     pub baseline: f64,
     pub current: f64,
     /// (current - baseline) / baseline, in percent.
     pub percent: f64,
-    pub verdict: Verdict,
+    pub verdict: Change,
 }
 
-/// Every figure both runs have, of every configuration both have (in `current`'s order). A
-/// larger figure is worse for every metric (a larger payload too).
+/// Which of the two runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum Side {
+    Baseline,
+    Current,
+}
+
+impl Side {
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            Side::Baseline => "baseline",
+            Side::Current => "current",
+        }
+    }
+}
+
+/// What one run has and the other has not, so that nothing is compared: a figure of a
+/// configuration both have (`metric`), or a whole configuration (`metric` none).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Absent {
+    pub config: String,
+    pub metric: Option<Metric>,
+    /// The run that lacks it.
+    pub from: Side,
+}
+
+/// What `check` found: every figure both runs have, what only one has, and the metrics neither
+/// run has for any configuration they share (not gated).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct Checked {
+    pub compared: Vec<Compared>,
+    pub absent: Vec<Absent>,
+    pub unmeasured: Vec<Metric>,
+}
+
+/// Every figure both runs have, of every configuration both have (in `current`'s order), and
+/// what one run has without the other. A larger figure is worse for every metric (a larger
+/// payload too).
 pub(crate) fn check(
     baseline: &[ConfigResult],
     current: &[ConfigResult],
     max_regression_percent: f64,
-) -> Vec<Change> {
-    let mut out = Vec::new();
+) -> Checked {
+    let mut out = Checked::default();
+    let mut seen = [false; Metric::ALL.len()];
     for c in current {
         let Some(b) = baseline.iter().find(|b| b.name() == c.name()) else {
+            out.absent.push(Absent {
+                config: c.name(),
+                metric: None,
+                from: Side::Baseline,
+            });
             continue;
         };
-        for metric in Metric::ALL {
-            let (Some(base), Some(cur)) = (metric.of(b), metric.of(c)) else {
-                continue;
+        for (i, metric) in Metric::ALL.into_iter().enumerate() {
+            let (base, cur) = match (metric.of(b), metric.of(c)) {
+                (Some(base), Some(cur)) => (base, cur),
+                (None, None) => continue,
+                (base, _) => {
+                    seen[i] = true;
+                    out.absent.push(Absent {
+                        config: c.name(),
+                        metric: Some(metric),
+                        from: match base {
+                            None => Side::Baseline,
+                            Some(_) => Side::Current,
+                        },
+                    });
+                    continue;
+                }
             };
+            seen[i] = true;
             let percent = if base == cur {
                 0.0
             } else if base == 0.0 {
@@ -92,15 +162,15 @@ pub(crate) fn check(
                 100.0 * (cur - base) / base
             };
             let verdict = if base == cur {
-                Verdict::Same
+                Change::Same
             } else if percent > max_regression_percent {
-                Verdict::Regression
+                Change::Regression
             } else if percent < -max_regression_percent {
-                Verdict::Improvement
+                Change::Improvement
             } else {
-                Verdict::Within
+                Change::Within
             };
-            out.push(Change {
+            out.compared.push(Compared {
                 config: c.name(),
                 metric,
                 baseline: base,
@@ -109,6 +179,26 @@ pub(crate) fn check(
                 verdict,
             });
         }
+    }
+    for b in baseline {
+        if !current.iter().any(|c| c.name() == b.name()) {
+            out.absent.push(Absent {
+                config: b.name(),
+                metric: None,
+                from: Side::Current,
+            });
+        }
+    }
+    let shared = baseline
+        .iter()
+        .any(|b| current.iter().any(|c| c.name() == b.name()));
+    if shared {
+        out.unmeasured = Metric::ALL
+            .into_iter()
+            .zip(seen)
+            .filter(|(_, seen)| !seen)
+            .map(|(m, _)| m)
+            .collect();
     }
     out
 }
@@ -168,13 +258,19 @@ mod tests {
             result("bincode", 2000.0, 80.0),
         ];
         let same = check(&base, &base, 1.0);
-        assert_eq!(same.len(), 4);
-        assert!(same.iter().all(|c| c.verdict == Verdict::Same));
+        assert_eq!(same.compared.len(), 4);
+        assert!(same.compared.iter().all(|c| c.verdict == Change::Same));
+        assert!(same.absent.is_empty());
+        // Neither run counted allocations: said once, not per configuration.
+        assert_eq!(
+            same.unmeasured,
+            [Metric::Allocations, Metric::BytesAllocated]
+        );
         let cur = vec![
             result("postcard", 1020.0, 70.0),
             result("bincode", 2010.0, 79.0),
         ];
-        let changes = check(&base, &cur, 1.0);
+        let changes = check(&base, &cur, 1.0).compared;
         let verdict = |config: &str, m: Metric| {
             changes
                 .iter()
@@ -184,18 +280,53 @@ mod tests {
         };
         assert_eq!(
             verdict("postcard", Metric::Instructions),
-            Verdict::Regression
+            Change::Regression
         );
-        assert_eq!(verdict("bincode", Metric::Instructions), Verdict::Within);
+        assert_eq!(verdict("bincode", Metric::Instructions), Change::Within);
         assert_eq!(
             verdict("bincode", Metric::PayloadBytes),
-            Verdict::Improvement
+            Change::Improvement
         );
-        assert_eq!(verdict("postcard", Metric::PayloadBytes), Verdict::Same);
-        // Only configurations both runs have are compared.
-        assert!(check(&base[..1], &cur, 1.0)
-            .iter()
-            .all(|c| c.config == "formats/postcard"));
+        assert_eq!(verdict("postcard", Metric::PayloadBytes), Change::Same);
+        // Only configurations both runs have are compared; the others are named.
+        let one = check(&base[..1], &cur, 1.0);
+        assert!(one.compared.iter().all(|c| c.config == "formats/postcard"));
+        assert_eq!(
+            one.absent,
+            [Absent {
+                config: "formats/bincode".into(),
+                metric: None,
+                from: Side::Baseline
+            }]
+        );
+    }
+
+    #[test]
+    fn a_figure_one_run_lacks_is_named_with_the_run() {
+        let base = vec![result("postcard", 1000.0, 70.0)];
+        let mut cur = base.clone();
+        cur[0].alloc = Some(crate::model::AllocStats {
+            allocs_per_op: 1.0,
+            reallocs_per_op: 0.0,
+            bytes_per_op: 8.0,
+            peak_live_bytes: 8,
+            ops: 400,
+            stack_samples: 0,
+            sample_bytes: 0,
+        });
+        cur[0].instructions = None;
+        let checked = check(&base, &cur, 1.0);
+        let absent: Vec<_> = checked.absent.iter().map(|a| (a.metric, a.from)).collect();
+        assert_eq!(
+            absent,
+            [
+                (Some(Metric::Instructions), Side::Current),
+                (Some(Metric::Allocations), Side::Baseline),
+                (Some(Metric::BytesAllocated), Side::Baseline),
+            ]
+        );
+        assert_eq!(checked.compared.len(), 1);
+        assert!(checked.unmeasured.is_empty());
     }
 
     #[test]

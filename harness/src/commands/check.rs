@@ -2,6 +2,8 @@
 //! engine author puts in CI. Compares the exact figures of two run folders per configuration
 //! (instructions, allocations and bytes allocated per operation, payload bytes; see
 //! [`crate::analyze::check`]), exits 1 naming every regression past the threshold, 0 otherwise.
+//! A figure or a configuration one run has and the other has not is named (`absent`), and so is
+//! a metric neither run has (`unmeasured`): what is not compared is never passed in silence.
 //!
 //! The default threshold is 1%: instruction and allocation counts are exact, so any change is
 //! real, and the threshold says how large a change the gate should stop a merge for. A larger
@@ -13,7 +15,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::analyze::check::{bmf, check, Verdict};
+use crate::analyze::check::{bmf, check, Change, Metric};
 use crate::error::misuse_err;
 use crate::layout::{self, read_json};
 use crate::misuse;
@@ -50,7 +52,8 @@ pub(crate) fn run(
         misuse!("--max-regression {threshold}: give a percentage of 0 or more");
     }
     let (base, cur) = (results_of(baseline)?, results_of(current)?);
-    let changes = check(&base, &cur, threshold);
+    let checked = check(&base, &cur, threshold);
+    let changes = &checked.compared;
     if changes.is_empty() {
         misuse!(
             "{} and {} have no figure of any configuration in common (check compares instructions, allocations and payloads: run with --instructions)",
@@ -65,7 +68,7 @@ pub(crate) fn run(
     }
     let regressions: Vec<_> = changes
         .iter()
-        .filter(|c| c.verdict == Verdict::Regression)
+        .filter(|c| c.verdict == Change::Regression)
         .collect();
     if json {
         println!(
@@ -76,6 +79,8 @@ pub(crate) fn run(
                 "max_regression_percent": threshold,
                 "changes": changes,
                 "regressions": regressions,
+                "absent": checked.absent,
+                "unmeasured": checked.unmeasured,
                 "passed": regressions.is_empty(),
             }))?
         );
@@ -87,29 +92,50 @@ pub(crate) fn run(
         );
         let moved: Vec<_> = changes
             .iter()
-            .filter(|c| c.verdict != Verdict::Same)
+            .filter(|c| c.verdict != Change::Same)
             .collect();
         let _ = writeln!(
             s,
-            "{} figures of {} configurations compared; {} changed",
+            "{} figures of {} compared; {} changed",
             changes.len(),
             {
                 let mut names: Vec<&str> = changes.iter().map(|c| c.config.as_str()).collect();
                 names.dedup();
-                names.len()
+                match names.len() {
+                    1 => "1 configuration".to_string(),
+                    n => format!("{n} configurations"),
+                }
             },
             moved.len()
         );
         for c in moved {
             let _ = writeln!(
                 s,
-                "  {:<36} {:<16} {:>14} -> {:>14} {:>+8.2}%  {:?}",
+                "  {:<36} {:<16} {:>14} -> {:>14} {:>+8.2}%  {}",
                 c.config,
                 c.metric.name(),
                 format_thousands(c.baseline, 1),
                 format_thousands(c.current, 1),
                 c.percent,
-                c.verdict
+                c.verdict.word()
+            );
+        }
+        for a in &checked.absent {
+            let what = a.metric.map_or("(configuration)", Metric::name);
+            let _ = writeln!(
+                s,
+                "  {:<36} {:<16} absent from the {} run: not compared",
+                a.config,
+                what,
+                a.from.word()
+            );
+        }
+        if !checked.unmeasured.is_empty() {
+            let names: Vec<_> = checked.unmeasured.iter().map(|m| m.name()).collect();
+            let _ = writeln!(
+                s,
+                "not measured in either run, not compared: {}",
+                names.join(", ")
             );
         }
         print!("{s}");
