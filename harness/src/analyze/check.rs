@@ -71,7 +71,7 @@ impl Change {
 
 /// One figure of one configuration in both runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Compared {
+pub(crate) struct MetricChange {
     pub config: String,
     pub metric: Metric,
     pub baseline: f64,
@@ -84,16 +84,16 @@ pub(crate) struct Compared {
 /// Which of the two runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum Side {
+pub(crate) enum CheckedRun {
     Baseline,
     Current,
 }
 
-impl Side {
+impl CheckedRun {
     pub(crate) fn word(self) -> &'static str {
         match self {
-            Side::Baseline => "baseline",
-            Side::Current => "current",
+            CheckedRun::Baseline => "baseline",
+            CheckedRun::Current => "current",
         }
     }
 }
@@ -105,14 +105,14 @@ pub(crate) struct Absent {
     pub config: String,
     pub metric: Option<Metric>,
     /// The run that lacks it.
-    pub from: Side,
+    pub from: CheckedRun,
 }
 
 /// What `check` found: every figure both runs have, what only one has, and the metrics neither
 /// run has for any configuration they share (not gated).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct Checked {
-    pub compared: Vec<Compared>,
+    pub compared: Vec<MetricChange>,
     pub absent: Vec<Absent>,
     pub unmeasured: Vec<Metric>,
 }
@@ -132,7 +132,7 @@ pub(crate) fn check(
             out.absent.push(Absent {
                 config: c.name(),
                 metric: None,
-                from: Side::Baseline,
+                from: CheckedRun::Baseline,
             });
             continue;
         };
@@ -146,8 +146,8 @@ pub(crate) fn check(
                         config: c.name(),
                         metric: Some(metric),
                         from: match base {
-                            None => Side::Baseline,
-                            Some(_) => Side::Current,
+                            None => CheckedRun::Baseline,
+                            Some(_) => CheckedRun::Current,
                         },
                     });
                     continue;
@@ -170,7 +170,7 @@ pub(crate) fn check(
             } else {
                 Change::Within
             };
-            out.compared.push(Compared {
+            out.compared.push(MetricChange {
                 config: c.name(),
                 metric,
                 baseline: base,
@@ -185,7 +185,7 @@ pub(crate) fn check(
             out.absent.push(Absent {
                 config: b.name(),
                 metric: None,
-                from: Side::Current,
+                from: CheckedRun::Current,
             });
         }
     }
@@ -296,7 +296,7 @@ mod tests {
             [Absent {
                 config: "formats/bincode".into(),
                 metric: None,
-                from: Side::Baseline
+                from: CheckedRun::Baseline
             }]
         );
     }
@@ -320,9 +320,9 @@ mod tests {
         assert_eq!(
             absent,
             [
-                (Some(Metric::Instructions), Side::Current),
-                (Some(Metric::Allocations), Side::Baseline),
-                (Some(Metric::BytesAllocated), Side::Baseline),
+                (Some(Metric::Instructions), CheckedRun::Current),
+                (Some(Metric::Allocations), CheckedRun::Baseline),
+                (Some(Metric::BytesAllocated), CheckedRun::Baseline),
             ]
         );
         assert_eq!(checked.compared.len(), 1);
