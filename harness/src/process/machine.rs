@@ -66,9 +66,10 @@ pub(crate) fn lock_path() -> PathBuf {
 }
 
 impl Exclusive {
-    /// Takes the machine's measuring lock, waiting for its holder (one line on stderr says who,
-    /// once). Ctrl-C while waiting is [`LockError::Interrupted`].
-    pub(crate) fn acquire() -> Result<Exclusive, LockError> {
+    /// Takes the machine's measuring lock, waiting for its holder (unless `quiet`, one line on
+    /// stderr says who, and one when the wait is over). Ctrl-C while waiting is
+    /// [`LockError::Interrupted`].
+    pub(crate) fn acquire(quiet: bool) -> Result<Exclusive, LockError> {
         let path = lock_path();
         let asked = SystemTime::now();
         // Read-write where this user may write it (to leave the holder's name), else read only:
@@ -99,11 +100,13 @@ impl Exclusive {
             }
             if waited_for.is_none() {
                 let holder = holder(&file);
-                eprintln!(
+                if !quiet {
+                    eprintln!(
                     "serprof: waiting for another measurement on this machine to finish ({}; lock {})",
                     holder.as_deref().unwrap_or("holder unknown"),
                     path.display()
-                );
+                    );
+                }
                 waited_for = Some(holder.unwrap_or_else(|| "unknown".into()));
             }
             if interrupt::interrupted() {
@@ -117,7 +120,7 @@ impl Exclusive {
             acquired: SystemTime::now(),
             waited_for,
         };
-        if lock.waited_for.is_some() {
+        if lock.waited_for.is_some() && !quiet {
             eprintln!(
                 "serprof: the machine is ours after {:.1} s",
                 started.elapsed().as_secs_f64()
@@ -191,7 +194,7 @@ mod tests {
         // SAFETY (environment): this test module's tests are the only users of the variable,
         // and this is the only test that sets it.
         std::env::set_var(LOCK_VAR, &path);
-        let first = Exclusive::acquire().unwrap();
+        let first = Exclusive::acquire(true).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(
             text.starts_with(&format!("pid {}:", std::process::id())),
@@ -201,7 +204,7 @@ mod tests {
         let second = std::thread::spawn(move || {
             // flock locks belong to the open file description: a second open in this process
             // conflicts with the first like another process's would.
-            let lock = Exclusive::acquire().unwrap();
+            let lock = Exclusive::acquire(true).unwrap();
             tx.send(()).unwrap();
             lock.release()
         });

@@ -32,7 +32,7 @@ use std::time::{Instant, SystemTime};
 use anyhow::{Context, Result};
 
 use super::executor::{ChildProcesses, Executor};
-use super::lockstep::LaneKind;
+use super::lane::LaneKind;
 use super::placement::{self, CpuChoice};
 use super::plan as select;
 use super::timing::TimedLane;
@@ -114,7 +114,7 @@ pub(crate) fn measure(program: &Program, req: &AbRequest) -> Result<AbOutcome> {
     let exec = ChildProcesses::this(program)?;
     // The machine is this run's from the CPU probe that places its children to its last
     // sample.
-    let lock = exec.exclusive()?;
+    let lock = exec.exclusive(false)?;
     let placed = placement::place(program, &req.cpu)?;
     let mut settings = Settings::defaults();
     settings.pin_cpu = placed.cpu;

@@ -26,7 +26,7 @@ use anyhow::{Context, Result};
 use serprof_api::__private::Config;
 
 use super::executor::{ChildProcesses, Executor};
-use super::lockstep::LaneKind;
+use super::lane::LaneKind;
 use super::timing::TimedLane;
 use super::{placement, plan, progress, sides, Unit};
 use crate::analyze::before_after::{
@@ -168,7 +168,7 @@ pub(crate) fn measure(
     // The machine is this before-after's from the CPU probe that places its children (in
     // `Folder::open`) to its last recording; the links above and the comparison below overlap
     // others.
-    let opened = execs.before.exclusive().and_then(|lock| {
+    let opened = execs.before.exclusive(req.quiet).and_then(|lock| {
         let folder = Folder::open(program, req, &sides, &configs, &mut settings)?;
         Ok((lock, folder))
     });

@@ -67,7 +67,8 @@ pub(crate) trait Executor {
 
     /// The machine's measuring lock ([`crate::process::machine`]), for a session whose
     /// children time and record on this machine; `None` for a stand-in that starts no process.
-    fn exclusive(&self) -> Result<Option<Exclusive>> {
+    /// `quiet`: wait without a word.
+    fn exclusive(&self, _quiet: bool) -> Result<Option<Exclusive>> {
         Ok(None)
     }
 }
@@ -652,8 +653,8 @@ impl Executor for ChildProcesses {
         Some(self)
     }
 
-    fn exclusive(&self) -> Result<Option<Exclusive>> {
-        Ok(Some(Exclusive::acquire()?))
+    fn exclusive(&self, quiet: bool) -> Result<Option<Exclusive>> {
+        Ok(Some(Exclusive::acquire(quiet)?))
     }
 
     fn timing_child(

@@ -1,7 +1,7 @@
 //! Lock-step timing: the configurations of a run (or the two builds of a before-after, or the
 //! two sides of `ab`) measured sample by sample, moments apart, by children that hold them all.
 //!
-//! A *lane* is one build (one [`Executor`]); a schedule has one lane for a run and for `ab`,
+//! A *lane* is one build (one [`super::executor::Executor`]); a schedule has one lane for a run and for `ab`,
 //! two for a before-after. The schedule starts `settings.processes` sets of children one after
 //! another, a set being one child per lane, each holding every configuration still standing.
 //! The parent drives them: round after round it walks the configurations in a shuffled order
@@ -24,53 +24,15 @@ use std::time::{Duration, Instant};
 
 use serprof_api::__private::Config;
 
-use super::executor::{Executor, TimingChild};
+use super::executor::TimingChild;
+use super::lane::Lane;
 use super::progress::Progress;
-use crate::analyze::before_after::Side;
-use crate::model::allocator::Allocator;
 use crate::model::lockstep::{self, Pair, Placement, Sample, Schedule};
 use crate::model::stats::{median, ProcessTiming, SplitMix64, TimingMethod};
 use crate::model::{ConfigId, Failure, Settings, TimeStats};
 use crate::process::interrupt;
 use crate::process::pipes::Lost;
 use crate::protocol::{TimingCommand, TimingReply};
-
-/// What a lane is: whose children it starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum LaneKind {
-    /// The program measured (a run, `ab`).
-    This,
-    /// One side of a before-after: that build's binary.
-    Side(Side),
-    /// The program, its children allocating with this allocator (`run --allocators`).
-    Allocator(Allocator),
-}
-
-impl LaneKind {
-    /// Its name in the schedule (`this`, `before`, `after`, or the allocator's).
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            LaneKind::This => "this",
-            LaneKind::Side(side) => side.as_str(),
-            LaneKind::Allocator(a) => a.name(),
-        }
-    }
-}
-
-/// One build taking part.
-pub(crate) struct Lane<'a> {
-    /// The binaries the lane's children are of: set `k` of children runs `execs[k % len]` (one
-    /// binary, or one per layout of a before-after side).
-    pub execs: Vec<&'a dyn Executor>,
-    pub kind: LaneKind,
-}
-
-impl Lane<'_> {
-    /// The binary of set `k`'s child.
-    fn exec(&self, k: usize) -> &dyn Executor {
-        self.execs[k % self.execs.len()]
-    }
-}
 
 /// What to time.
 pub(crate) struct Job<'a> {

@@ -11,6 +11,7 @@ pub(crate) mod corrupt;
 pub(crate) mod executor;
 pub(crate) mod folder;
 pub(crate) mod instructions;
+pub(crate) mod lane;
 pub(crate) mod lockstep;
 pub(crate) mod placement;
 pub(crate) mod plan;
@@ -39,6 +40,7 @@ use crate::model::lockstep::Schedule;
 use crate::model::manifest::{PhaseSeconds, Session};
 use crate::model::{ConfigId, ConfigResult, Program, RunManifest, Settings};
 use crate::process::interrupt;
+use crate::process::machine::Exclusive;
 use executor::Executor;
 use slots::in_slots;
 
@@ -100,10 +102,7 @@ pub(crate) fn run_with(
         req.settings.processes = r.layouts.len();
     }
     let req = &req;
-    // The machine is this run's from the CPU probe that places its children (in `open_run`)
-    // to its last recording; builds (the layouts above) and the report below overlap others.
-    let lock = exec.exclusive()?;
-    let (run_dir, mut manifest, configs) = open_run(program, req)?;
+    let (run_dir, mut manifest, configs, lock) = open_run(program, req, exec)?;
     let layout_execs: Vec<executor::ChildProcesses> = match &relinked {
         Some((_, r)) => {
             manifest.layouts = r.layouts.clone();
@@ -136,7 +135,7 @@ pub(crate) fn run_with(
     drop(relinked);
     session.corrupt(exec)?;
     let (results, mut record, schedule) = session.finish(session_start);
-    record.machine_lock = lock.map(crate::process::machine::Exclusive::release);
+    record.machine_lock = lock.map(Exclusive::release);
     manifest.sessions.push(record);
     manifest.schedules.extend(schedule);
     let finished = results.len() == configs.len() && !interrupt::interrupted();
@@ -164,10 +163,18 @@ fn relink(program: &Program, req: &RunRequest) -> Result<Option<(u64, relinked::
     Ok(Some((seed, r)))
 }
 
-/// The run folder, its manifest and its configurations: a new run's, or the resumed one's.
-fn open_run(program: &Program, req: &RunRequest) -> Result<(PathBuf, RunManifest, Vec<Config>)> {
+/// The run folder, its manifest and its configurations (a new run's, or the resumed one's), and
+/// the machine's measuring lock: taken once the selection is known to be good, before the CPU
+/// probe that places the children, and held until the last recording; builds (the layouts) and
+/// the report overlap other measurements.
+fn open_run(
+    program: &Program,
+    req: &RunRequest,
+    exec: &dyn Executor,
+) -> Result<(PathBuf, RunManifest, Vec<Config>, Option<Exclusive>)> {
     if let Some(dir) = &req.resume {
         let (run_dir, mut manifest, configs) = folder::resume(program, dir)?;
+        let lock = exec.exclusive(req.quiet)?;
         // The measurement settings are the run's own (results stay comparable); only the
         // guards may be changed for the rest of the run.
         if let Some(t) = req.resume_child_timeout {
@@ -176,7 +183,7 @@ fn open_run(program: &Program, req: &RunRequest) -> Result<(PathBuf, RunManifest
         if let Some(m) = req.resume_memory_cap {
             manifest.settings.memory_cap_mib = m;
         }
-        return Ok((run_dir, manifest, configs));
+        return Ok((run_dir, manifest, configs, lock));
     }
     let configs = plan::select(program, &req.studies, &req.configs)?;
     if configs.is_empty() {
@@ -188,6 +195,7 @@ fn open_run(program: &Program, req: &RunRequest) -> Result<(PathBuf, RunManifest
             eprintln!("serprof: {note}");
         }
     }
+    let lock = exec.exclusive(req.quiet)?;
     let run_dir = layout::create_run_dir(&req.out, program.git_rev())?;
     let mut settings = req.settings.clone();
     settings.studies = program.stamp();
@@ -197,7 +205,7 @@ fn open_run(program: &Program, req: &RunRequest) -> Result<(PathBuf, RunManifest
     let placed = placement::place(program, &req.cpu)?;
     settings.pin_cpu = placed.cpu;
     let manifest = new_manifest(program, &configs, settings, placed);
-    Ok((run_dir, manifest, configs))
+    Ok((run_dir, manifest, configs, lock))
 }
 
 /// One session of measuring a run's configurations: those a resumed run already finished are

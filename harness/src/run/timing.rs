@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use serprof_api::__private::Config;
 
 use super::executor::{Executor, Outcome};
-use super::lockstep::{self, Job, Lane, LaneKind};
+use super::lane::{Lane, LaneKind};
+use super::lockstep::{self, Job};
 use super::plan::config_id;
 use super::progress;
 use crate::layout::config_dir;
