@@ -49,6 +49,10 @@ pub(crate) enum Command {
     /// tree, or an engine crate patched with a local checkout), time them in lock-step (one
     /// child per build, taking turns sample by sample), count their instructions, and compare:
     /// verdicts, moved functions, flame graphs.
+    // It shares run's flags, but its sets of timing children are its layouts.
+    #[command(mut_arg("processes", |a| a.help(
+        "Sets of timing children when layouts are not sampled (--layouts 0 or 1; default 12, --quick 5); with layouts sampled the sets are --layouts, and --processes is refused"
+    )))]
     BeforeAfter(Box<commands::before_after::BeforeAfterArgs>),
     /// Hot spots of a profile: self and total share per function.
     Hotspots {
@@ -370,12 +374,7 @@ fn program_flag(args: &[std::ffi::OsString]) -> Option<PathBuf> {
 /// The command line of `program`: serprof's own `dataset` command and the Order wording of
 /// `encode` only where its studies include the Order dataset.
 pub(crate) fn command_of(program: &crate::model::Program) -> clap::Command {
-    // before-after shares run's flags, but its sets of timing children are its layouts.
-    let command = Cli::command().mut_subcommand("before-after", |c| {
-        c.mut_arg("processes", |a| {
-            a.help("Sets of timing children when layouts are not sampled (--layouts 0 or 1; default 12, --quick 5); with layouts sampled the sets are --layouts, and --processes is refused")
-        })
-    });
+    let command = Cli::command();
     if program.has_dataset() {
         return command;
     }
