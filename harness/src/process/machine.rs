@@ -52,6 +52,7 @@ pub(crate) enum LockError {
 #[derive(Debug)]
 pub(crate) struct Exclusive {
     file: File,
+    path: PathBuf,
     asked: SystemTime,
     acquired: SystemTime,
     waited_for: Option<String>,
@@ -116,6 +117,7 @@ impl Exclusive {
         }
         let mut lock = Exclusive {
             file,
+            path,
             asked,
             acquired: SystemTime::now(),
             waited_for,
@@ -151,7 +153,7 @@ impl Exclusive {
             .unwrap_or_default()
             .as_secs_f64();
         let record = MachineLock {
-            path: lock_path().display().to_string(),
+            path: self.path.display().to_string(),
             asked: utc_rfc3339_ms(self.asked),
             acquired: utc_rfc3339_ms(self.acquired),
             released: utc_rfc3339_ms(released),

@@ -220,11 +220,11 @@ impl LayoutMode {
 
     /// `self`, or `shift` when it is `both` and a link's linker cannot shuffle sections (the
     /// note says so).
-    pub(crate) fn linkable(self, kept: &[KeptLink], notes: &mut Vec<String>) -> LayoutMode {
+    pub(crate) fn linkable(self, kept: &[&KeptLink], notes: &mut Vec<String>) -> LayoutMode {
         if self != LayoutMode::Both {
             return self;
         }
-        match kept.iter().map(KeptLink::shuffle).find_map(Result::err) {
+        match kept.iter().map(|k| k.shuffle()).find_map(Result::err) {
             Some(cannot) => {
                 notes.push(format!(
                     "layouts shift code and data but keep the order of functions: {cannot}"
