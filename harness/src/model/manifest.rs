@@ -80,7 +80,7 @@ pub struct RunManifest {
     /// `--resume`, with the configurations each measured and kept. Figures of configurations
     /// measured in different sessions were not interleaved with each other.
     #[serde(default)]
-    pub sessions: Vec<Session>,
+    pub sessions: Vec<SessionRecord>,
     /// Where the timing and CPU children ran.
     #[serde(default)]
     pub placement: Option<CpuPlacement>,
@@ -104,7 +104,7 @@ pub struct RunManifest {
 
 /// One `serprof run` or `--resume` of a run folder.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Session {
+pub struct SessionRecord {
     /// When the run started (RFC 3339, UTC).
     pub start: String,
     pub end: String,

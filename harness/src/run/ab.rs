@@ -33,10 +33,11 @@ use anyhow::{Context, Result};
 
 use super::executor::{ChildProcesses, Executor};
 use super::lane::LaneKind;
-use super::placement::{self, CpuChoice};
+use super::placement::CpuChoice;
 use super::plan as select;
+use super::session::{Opening, Session};
 use super::timing::TimedLane;
-use super::{progress::Progress, time_lanes, Unit};
+use super::Unit;
 use crate::layout::{self, utc_rfc3339, write_json};
 use crate::misuse;
 use crate::model::ab::AbRecord;
@@ -108,18 +109,12 @@ pub(crate) fn measure(program: &Program, req: &AbRequest) -> Result<AbOutcome> {
             cb.dataset.as_str()
         );
     }
-    interrupt::install();
     let started = SystemTime::now();
     let clock = Instant::now();
     let exec = ChildProcesses::this(program)?;
-    // The machine is this run's from the CPU probe that places its children to its last
-    // sample.
-    let lock = exec.exclusive(false)?;
-    let placed = placement::place(program, &req.cpu)?;
     let mut settings = Settings::defaults();
-    settings.pin_cpu = placed.cpu;
     settings.processes = processes;
-    settings.seed = placement::clock_seed();
+    settings.seed = 0;
     settings.studies = program.stamp();
     match req.rounds {
         Some(rounds) => {
@@ -134,6 +129,16 @@ pub(crate) fn measure(program: &Program, req: &AbRequest) -> Result<AbOutcome> {
             req.out.display()
         ))
     })?;
+    // The machine is this run's from the CPU probe that places its children to its last
+    // sample.
+    let opening = Opening {
+        exec: &exec,
+        cpu: Some(&req.cpu),
+        settings,
+        quiet: false,
+        units: None,
+    };
+    let mut session = Session::open(program, opening)?;
     let tmp = req.out.join(format!(".ab-{}.partial", std::process::id()));
     let _ = fs::remove_dir_all(&tmp);
     let lane = TimedLane {
@@ -148,17 +153,20 @@ pub(crate) fn measure(program: &Program, req: &AbRequest) -> Result<AbOutcome> {
             })
             .into(),
     };
+    let pinned = session.pinned_cpu();
     eprintln!(
         "serprof ab: {processes} lock-step children of {a} (A) and {b} (B), samples of ~{} ms, {}",
-        settings.sample_ms,
-        placed
-            .cpu
-            .map_or("not pinned".to_string(), |c| format!("pinned to CPU {c}"))
+        session.settings.sample_ms,
+        pinned.map_or("not pinned".to_string(), |c| format!("pinned to CPU {c}"))
     );
-    let progress = Progress::new(2, false, true);
-    let mut timings = time_lanes(&[lane], None, &settings, &progress);
-    let (mut results, schedule) = (timings.take(LaneKind::This), timings.schedule);
-    let machine_lock = lock.map(crate::process::machine::Exclusive::release);
+    let mut timings = session.time(&[lane], None);
+    let settings = session.settings.clone();
+    let ended = session.end();
+    let (mut results, schedule, machine_lock) = (
+        timings.take(LaneKind::This),
+        ended.schedules.into_iter().next(),
+        ended.machine_lock,
+    );
     if interrupt::interrupted() {
         let _ = fs::remove_dir_all(&tmp);
         anyhow::bail!("interrupted; nothing written");
@@ -209,7 +217,7 @@ pub(crate) fn measure(program: &Program, req: &AbRequest) -> Result<AbOutcome> {
         process_ratios,
         coverage: across.coverage,
         pooled_ci95: pooled.ci95,
-        pinned_cpu: placed.cpu,
+        pinned_cpu: pinned,
         schedule: Some(schedule),
         machine_lock,
     };

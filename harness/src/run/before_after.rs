@@ -27,18 +27,16 @@ use serprof_api::__private::Config;
 
 use super::executor::{ChildProcesses, Executor};
 use super::lane::LaneKind;
+use super::session::{Ended, Opening, RunFolder, Session};
 use super::timing::TimedLane;
-use super::{placement, plan, progress, sides, Unit};
+use super::{placement, plan, sides, Unit};
 use crate::analyze::before_after::{
     cpu_alarm_rule, BeforeAfterRecord, BySide, Layout, Row, Side, SideRecord, INSTRUCTION_MOVE_RULE,
 };
-use crate::layout::{self, config_dir, utc_rfc3339, write_atomic, write_json};
+use crate::layout::{self, write_atomic, write_json};
 use crate::misuse;
-use crate::model::lockstep::{Placement, Schedule};
-use crate::model::manifest::{MachineLock, PhaseSeconds, Session};
-use crate::model::Program;
-use crate::model::{ConfigResult, RunManifest, Settings};
-use crate::process::interrupt;
+use crate::model::lockstep::Placement;
+use crate::model::{ConfigResult, Program, Settings};
 
 /// Layouts per side of a before-after, one set of timing children each. With a layout spread
 /// `s` (the relative standard deviation of one layout's time against another's) the interval's
@@ -131,31 +129,23 @@ pub(crate) fn measure(
         after: driver(program, after)?,
     };
     let mut settings = req.settings.clone();
-    let valgrind = valgrind_or_note(&mut settings, &mut notes);
-    interrupt::install();
+    no_valgrind_note(&mut settings, &mut notes);
     let started = Instant::now();
     let mut sides = BySide {
         before: before.clone(),
         after: after.clone(),
     };
-    if settings.seed == 0 {
-        settings.seed = placement::clock_seed();
-    }
-    let mut clock = PhaseSeconds::default();
+    settings.seed = placement::seed_or_clock(settings.seed);
     let wanted = req.layouts;
-    clock.time(
-        |c| &mut c.layouts,
-        || {
-            let seeds = (wanted, settings.seed);
-            link_both_sides(
-                sides.as_mut(),
-                req.layout_mode,
-                seeds,
-                &mut notes,
-                req.quiet,
-            )
-        },
+    let linking = Instant::now();
+    link_both_sides(
+        sides.as_mut(),
+        req.layout_mode,
+        (wanted, settings.seed),
+        &mut notes,
+        req.quiet,
     );
+    let linking = linking.elapsed().as_secs_f64();
     let layout_execs: BySide<Vec<ChildProcesses>> = sides
         .as_ref()
         .map(|_, side| {
@@ -165,35 +155,40 @@ pub(crate) fn measure(
                 .collect::<Result<Vec<_>>>()
         })
         .transpose()?;
-    // The machine is this before-after's from the CPU probe that places its children (in
-    // `Folder::open`) to its last recording; the links above and the comparison below overlap
-    // others.
-    let opened = execs.before.exclusive(req.quiet).and_then(|lock| {
-        let folder = Folder::open(program, req, &sides, &configs, &mut settings)?;
-        Ok((lock, folder))
+    if wanted >= 2 {
+        // One set of timing children per layout: each set is an independent pair of layouts,
+        // which the interval over layouts needs.
+        settings.processes = wanted;
+    }
+    // The machine is this before-after's from the CPU probe that places its children to its
+    // last recording; the links above and the comparison below overlap others.
+    let opening = Opening {
+        exec: &execs.before,
+        cpu: Some(&req.cpu),
+        settings,
+        quiet: req.quiet,
+        units: Some(2 * configs.len() as u64),
+    };
+    let opened = Session::open(program, opening).and_then(|session| {
+        let folder = Folder::open(&session, req, &sides, &configs)?;
+        Ok((session, folder))
     });
-    let (lock, mut folder) = match opened {
+    let (mut session, mut folder) = match opened {
         Ok(opened) => opened,
         Err(e) => {
             remove_layouts(&sides);
             return Err(e);
         }
     };
-    if wanted >= 2 {
-        // One set of timing children per layout: each set is an independent pair of layouts,
-        // which the interval over layouts needs.
-        settings.processes = wanted;
-    }
+    session.clock.layouts = linking;
     let sampled = layout_execs.iter().all(|(_, l)| l.len() > 1);
-    let session_start = utc_rfc3339(SystemTime::now());
-    let show_bars = !req.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let progress = progress::Progress::new(2 * configs.len() as u64, show_bars, req.quiet);
 
     // Timing: one lane per side, its children taking turns with the other side's.
     let lanes: Vec<TimedLane> = Side::BOTH
         .into_iter()
         .map(|side| {
             let exec: &dyn Executor = execs.get(side);
+            let run_dir = &folder.runs.get(side).dir;
             TimedLane {
                 kind: LaneKind::Side(side),
                 layouts: layout_execs
@@ -204,58 +199,33 @@ pub(crate) fn measure(
                 units: configs
                     .iter()
                     .map(|config| Unit {
-                        exec,
-                        config,
-                        dir: config_dir(
-                            folder.runs.get(side),
-                            &config.info.study,
-                            &config.info.config,
-                        ),
                         label: format!("{side} {}", config.info.name()),
+                        ..Unit::in_run(exec, config, run_dir)
                     })
                     .collect(),
             }
         })
         .collect();
-    let timing_start = Instant::now();
     let placement = match req.split {
-        true => Some(split_placement(settings.pin_cpu)?),
+        true => Some(split_placement(session.pinned_cpu())?),
         false => None,
     };
-    let mut timings = super::time_lanes(&lanes, placement, &settings, &progress);
-    let schedule = timings.schedule.take();
-    clock.timing = schedule.as_ref().map_or(0.0, |s| s.seconds);
-    clock.verify = timing_start.elapsed().as_secs_f64() - clock.timing;
+    let mut timings = session.time(&lanes, placement);
     let mut measured: BySide<Measured> = BySide::new(|side| Measured {
         units: Vec::new(),
         results: timings.take(LaneKind::Side(side)),
+        finished: Vec::new(),
     });
     for (lane, (_, m)) in lanes.into_iter().zip(measured.iter_mut()) {
         m.units = lane.units;
     }
     // The layouts' timing children are gone: their binaries are not needed again.
     remove_layouts(&sides);
-    let profiling = super::Profiling {
-        exec: &execs.before,
-        program,
-        settings: &settings,
-        valgrind: valgrind.as_deref(),
-        progress: &progress,
-    };
-    profile_units(&mut measured, &profiling, &mut clock)?;
-    progress.done();
-    let machine_lock = lock.map(crate::process::machine::Exclusive::release);
-    let finished = !interrupt::interrupted();
-    let closing = Closing {
-        program,
-        session_start: &session_start,
-        finished,
-        clock: &clock,
-        schedule: schedule.as_ref(),
-        machine_lock: machine_lock.as_ref(),
-    };
-    folder.finish(&measured, &closing, &mut notes)?;
-    if !finished {
+    record_both(&mut session, &mut measured)?;
+    let settings = session.settings.clone();
+    let ended = session.end();
+    folder.close(program, &ended, &measured, &mut notes)?;
+    if ended.interrupted {
         notes.push("interrupted: the configurations not finished are not compared".into());
     }
     let (rows, not_compared) = compare_sides(&folder, &configs, &measured, sampled)?;
@@ -277,22 +247,26 @@ pub(crate) fn measure(
             }
         }
     };
+    let runs = folder
+        .runs
+        .as_ref()
+        .map(|_, run| run.dir.display().to_string());
     let record = BeforeAfterRecord {
         before: before.clone(),
         after: after.clone(),
         out_dir: folder.dir.display().to_string(),
-        before_run: folder.runs.before.display().to_string(),
-        after_run: folder.runs.after.display().to_string(),
+        before_run: runs.before,
+        after_run: runs.after,
         settings,
         rows,
         not_compared,
         cpu_alarm_rule: cpu_alarm_rule(),
         instruction_move_rule: INSTRUCTION_MOVE_RULE.into(),
         measure_seconds: started.elapsed().as_secs_f64(),
-        seconds: clock,
+        seconds: ended.clock,
         binary_diff,
-        schedule,
-        machine_lock,
+        schedule: ended.schedules.into_iter().next(),
+        machine_lock: ended.machine_lock,
         notes,
     };
     write_json(&folder.dir.join(layout::BEFORE_AFTER_JSON), &record)?;
@@ -411,58 +385,36 @@ fn split_placement(chosen: Option<usize>) -> Result<Placement> {
     }
 }
 
-/// `valgrind --version` when instructions are to be counted; without valgrind, no counts and a
-/// note saying so.
-fn valgrind_or_note(settings: &mut Settings, notes: &mut Vec<String>) -> Option<String> {
-    if !settings.instructions {
-        return None;
-    }
-    match super::executor::valgrind_version() {
-        Ok(v) => Some(v),
-        Err(_) => {
-            settings.instructions = false;
-            notes.push("no instruction counts: valgrind is not installed (apt-get install valgrind); the moved list then has only CPU-share alarms".into());
-            None
-        }
+/// Without valgrind, no instruction counts and a note saying so.
+fn no_valgrind_note(settings: &mut Settings, notes: &mut Vec<String>) {
+    if settings.instructions && super::executor::valgrind_version().is_err() {
+        settings.instructions = false;
+        notes.push("no instruction counts: valgrind is not installed (apt-get install valgrind); the moved list then has only CPU-share alarms".into());
     }
 }
 
-/// How the measuring ended, for both sides' manifests.
-struct Closing<'a> {
-    /// The studies (the sides' reports describe them).
-    program: &'a Program,
-    session_start: &'a str,
-    /// Not interrupted.
-    finished: bool,
-    clock: &'a PhaseSeconds,
-    schedule: Option<&'a Schedule>,
-    /// The machine's measuring lock as the session held it.
-    machine_lock: Option<&'a MachineLock>,
-}
-
-/// The before-after folder and its two run folders with their manifests.
+/// The before-after folder and its two run folders.
 struct Folder {
     dir: PathBuf,
     /// `before/` and `after/`.
-    runs: BySide<PathBuf>,
-    manifests: BySide<RunManifest>,
+    runs: BySide<RunFolder>,
 }
 
-/// One side as measured: its units (one per configuration) and their results, in one order.
+/// One side as measured: its units (one per configuration), their results, and whether each
+/// one's recordings finished, in one order.
 struct Measured<'a> {
     units: Vec<Unit<'a>>,
     results: Vec<ConfigResult>,
+    finished: Vec<bool>,
 }
 
 impl Folder {
-    /// Reserves the folder, places the children (the CPU, into `settings`) and writes each
-    /// side's first `run.json`.
+    /// Reserves the folder and starts each side's run folder with the session's settings.
     fn open(
-        program: &Program,
+        session: &Session,
         req: &BeforeAfterRequest,
         sides: &BySide<SideRecord>,
         configs: &[Config],
-        settings: &mut Settings,
     ) -> Result<Folder> {
         std::fs::create_dir_all(&req.out)
             .with_context(|| format!("cannot create {}", req.out.display()))?;
@@ -473,40 +425,25 @@ impl Folder {
             sides.after.git_rev.replace('+', "-")
         );
         let dir = layout::reserve_dir(&req.out, &name)?;
-        let placed = placement::place(program, &req.cpu)?;
-        settings.pin_cpu = placed.cpu;
-        let runs = BySide::new(|s| dir.join(s.as_str()));
-        let manifests = BySide::new(|side| {
-            let run_dir = runs.get(side);
-            std::fs::create_dir_all(run_dir)
-                .with_context(|| format!("cannot create {}", run_dir.display()))?;
-            let mut m = super::new_manifest(program, configs, settings.clone(), placed.clone());
-            m.git_rev = sides.get(side).git_rev.clone();
-            write_json(&run_dir.join(layout::RUN_JSON), &m)?;
-            Ok::<_, anyhow::Error>(m)
+        let runs = BySide::new(|side| {
+            let rev = Some(sides.get(side).git_rev.as_str());
+            session.run_folder(dir.join(side.as_str()), configs, rev)
         })
         .transpose()?;
-        Ok(Folder {
-            dir,
-            runs,
-            manifests,
-        })
+        Ok(Folder { dir, runs })
     }
 
-    /// Closes both sides' manifests and writes their reports.
-    fn finish(
+    /// Closes both sides' manifests after `ended` and writes their reports.
+    fn close(
         &mut self,
+        program: &Program,
+        ended: &Ended,
         measured: &BySide<Measured>,
-        closing: &Closing,
         notes: &mut Vec<String>,
     ) -> Result<()> {
-        for (side, m) in self.manifests.iter_mut() {
+        for (side, run) in self.runs.iter_mut() {
             let mine: Vec<&ConfigResult> = measured.get(side).results.iter().collect();
-            finish_manifest(m, &mine, closing);
-            m.schedules.extend(closing.schedule.cloned());
-            let run = self.runs.get(side);
-            write_json(&run.join(layout::RUN_JSON), m)?;
-            if let Err(e) = crate::render::report::write(closing.program, run) {
+            if let Some(e) = run.close(program, ended, Vec::new(), &mine)? {
                 notes.push(format!(
                     "the {side} side's report.html was not written: {}",
                     crate::error::one_line(&e)
@@ -517,16 +454,9 @@ impl Folder {
     }
 }
 
-/// Each unit's CPU, allocation and instructions recordings (each by its own side's binary),
-/// and its `result.json`, the two sides of a configuration one after the other; in
-/// `settings.jobs` slots side by side when both sides' executors may be shared
-/// ([`super::slots::in_slots`]), else one after another.
-fn profile_units(
-    measured: &mut BySide<Measured>,
-    profiling: &super::Profiling,
-    clock: &mut PhaseSeconds,
-) -> Result<()> {
-    let started = Instant::now();
+/// Each unit's recordings (each by its own side's binary) and its `result.json`, the two sides
+/// of a configuration one after the other.
+fn record_both(session: &mut Session, measured: &mut BySide<Measured>) -> Result<()> {
     let BySide { before, after } = measured;
     let pairs: Vec<(&Unit, &mut ConfigResult)> = before
         .units
@@ -535,72 +465,12 @@ fn profile_units(
         .zip(after.units.iter().zip(after.results.iter_mut()))
         .flat_map(|(b, a)| [b, a])
         .collect();
-    let shared: Option<Vec<&(dyn super::Executor + Sync)>> =
-        pairs.iter().map(|(unit, _)| unit.exec.shared()).collect();
-    let outcome = match shared.filter(|_| profiling.settings.jobs > 1 && pairs.len() > 1) {
-        Some(execs) => {
-            let items: Vec<_> = pairs
-                .into_iter()
-                .map(|(unit, result)| ((unit.config, unit.dir.as_path()), result))
-                .zip(execs)
-                .collect();
-            // Only what may be shared goes into the slots (not `profiling`'s own executor).
-            let (valgrind, progress, program) =
-                (profiling.valgrind, profiling.progress, profiling.program);
-            let (slots, _, outcome) = super::slots::in_slots(
-                profiling.settings,
-                items.into_iter(),
-                |settings, (((config, dir), result), exec), slot| {
-                    let side = super::Profiling {
-                        exec,
-                        program,
-                        settings,
-                        valgrind,
-                        progress,
-                    };
-                    profile_unit(&side, config, dir, result, slot)
-                },
-            );
-            clock.add_recordings(&slots);
-            outcome
-        }
-        None => (|| {
-            for (unit, result) in pairs {
-                let side = super::Profiling {
-                    exec: unit.exec,
-                    ..*profiling
-                };
-                if profile_unit(&side, unit.config, &unit.dir, result, clock)?.is_none() {
-                    break;
-                }
-            }
-            Ok(())
-        })(),
-    };
-    clock.recordings += started.elapsed().as_secs_f64();
-    outcome
-}
-
-/// One unit's recordings by `side`'s executor and its `result.json`; `None` when the run was
-/// interrupted.
-fn profile_unit(
-    side: &super::Profiling,
-    config: &Config,
-    dir: &Path,
-    result: &mut ConfigResult,
-    clock: &mut PhaseSeconds,
-) -> Result<Option<()>> {
-    if interrupt::interrupted() {
-        return Ok(None);
+    let mut finished = session.record(pairs)?.into_iter();
+    for _ in 0..before.units.len() {
+        before.finished.push(finished.next().unwrap_or(false));
+        after.finished.push(finished.next().unwrap_or(false));
     }
-    side.profile(config, dir, result, clock);
-    if interrupt::interrupted() {
-        return Ok(None);
-    }
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    write_json(&dir.join(layout::RESULT_JSON), &*result)?;
-    side.progress.finish_config(result);
-    Ok(Some(()))
+    Ok(())
 }
 
 /// The rows of the configurations both sides finished (compared with `compare_runs`), and why
@@ -611,28 +481,30 @@ fn compare_sides(
     measured: &BySide<Measured>,
     layouts: bool,
 ) -> Result<(Vec<Row>, Vec<String>)> {
-    let finished = |unit: &Unit, result: &ConfigResult| {
-        unit.dir.join(layout::RESULT_JSON).is_file() && result.time_ns.is_some()
-    };
     let mut not_compared = Vec::new();
-    let mut both = Vec::new();
-    for (c, config) in configs.iter().enumerate() {
-        let of = |side: Side| {
-            let m = measured.get(side);
-            m.units.get(c).zip(m.results.get(c))
-        };
-        let per_side = BySide::new(of);
+    let mut both: BySide<Vec<ConfigResult>> = BySide::new(|_| Vec::new());
+    let side = |m: &Measured| {
+        let finished = m.finished.iter().copied();
+        m.results.iter().cloned().zip(finished).collect::<Vec<_>>()
+    };
+    let per_config = configs
+        .iter()
+        .zip(side(&measured.before))
+        .zip(side(&measured.after));
+    for ((config, before), after) in per_config {
+        let per_side = BySide { before, after };
         let complete = per_side
             .iter()
-            .all(|(_, x)| x.is_some_and(|(unit, result)| finished(unit, result)));
+            .all(|(_, (result, finished))| *finished && result.time_ns.is_some());
         if complete {
-            both.push(config.info.name());
+            let BySide { before, after } = per_side;
+            both.before.push(before.0);
+            both.after.push(after.0);
             continue;
         }
         let why: Vec<String> = per_side
             .iter()
-            .filter_map(|(side, x)| {
-                let (_, result) = (*x)?;
+            .filter_map(|(side, (result, _))| {
                 let error = result.error.as_ref()?;
                 Some(format!("{side} side: {error}"))
             })
@@ -643,19 +515,18 @@ fn compare_sides(
         };
         not_compared.push(format!("{}: {why}", config.info.name()));
     }
-    if both.is_empty() {
+    if both.before.is_empty() {
         return Ok((Vec::new(), not_compared));
     }
-    let report = super::compare::compare_runs(
-        (folder.runs.before.clone(), &folder.manifests.before),
-        (folder.runs.after.clone(), &folder.manifests.after),
+    let report = super::compare::compare_measured(
+        (folder.runs.before.dir.clone(), &both.before),
+        (folder.runs.after.dir.clone(), &both.after),
         Some(&folder.dir),
     )?;
     let rows = report
         .comparisons
         .into_iter()
         .map(|c| Row::new(c, layouts))
-        .filter(|r| both.contains(&r.config))
         .collect();
     Ok((rows, not_compared))
 }
@@ -673,24 +544,4 @@ pub(crate) fn write_views(record: &BeforeAfterRecord, dir: &Path) -> Result<Path
         crate::render::before_after::page(record, dir).as_bytes(),
     )?;
     Ok(page)
-}
-
-/// Closes a side's manifest: its session, failures, warnings, end.
-fn finish_manifest(m: &mut RunManifest, results: &[&ConfigResult], closing: &Closing) {
-    let now = utc_rfc3339(SystemTime::now());
-    m.sessions.push(Session {
-        start: closing.session_start.to_string(),
-        end: now.clone(),
-        git_rev: m.git_rev.clone(),
-        kept: Vec::new(),
-        measured: results
-            .iter()
-            .map(|r| crate::model::ConfigId::new(&r.study, &r.config))
-            .collect(),
-        seconds: closing.clock.clone(),
-        machine_lock: closing.machine_lock.cloned(),
-    });
-    super::record_outcomes(m, results);
-    m.end = Some(now);
-    m.complete = closing.finished && results.len() == m.configs.len();
 }

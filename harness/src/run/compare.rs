@@ -41,7 +41,7 @@ use crate::error::misuse_err;
 use crate::layout::{self, read_json, write_atomic, write_json};
 use crate::misuse;
 use crate::model::ab::AbRecord;
-use crate::model::{ConfigResult, InstructionStats, RunManifest};
+use crate::model::{ConfigId, ConfigResult, InstructionStats, RunManifest};
 use crate::render::flame::{diff_svg, diff_svg_of};
 use crate::render::table::format_thousands;
 
@@ -327,8 +327,8 @@ fn write_instructions_diff(
     Ok(())
 }
 
-/// `STUDY/CONFIG` names of a run whose `result.json` exists, in the manifest's order.
-fn present(dir: &Path, manifest: &RunManifest) -> Vec<String> {
+/// The configurations of a run whose `result.json` exists, in the manifest's order.
+fn present<'m>(dir: &Path, manifest: &'m RunManifest) -> Vec<&'m ConfigId> {
     manifest
         .configs
         .iter()
@@ -337,7 +337,6 @@ fn present(dir: &Path, manifest: &RunManifest) -> Vec<String> {
                 .join(layout::RESULT_JSON)
                 .is_file()
         })
-        .map(|id| id.to_string())
         .collect()
 }
 
@@ -397,14 +396,39 @@ pub(crate) fn compare_configs(
     })
 }
 
-/// Compares every configuration two run folders have in common.
+/// Compares every configuration two run folders have in common, their results read from the
+/// folders.
 pub(crate) fn compare_runs(
     (bd, bm): (PathBuf, &RunManifest),
     (ad, am): (PathBuf, &RunManifest),
     out: Option<&Path>,
 ) -> Result<Report> {
-    let (pb, pa) = (present(&bd, bm), present(&ad, am));
-    let common: Vec<&String> = pa.iter().filter(|n| pb.contains(n)).collect();
+    let read = |dir: &Path, manifest: &RunManifest| -> Result<Vec<ConfigResult>> {
+        present(dir, manifest)
+            .iter()
+            .map(|id| {
+                read_json(&layout::config_dir(dir, &id.study, &id.config).join(layout::RESULT_JSON))
+            })
+            .collect()
+    };
+    let (rb, ra) = (read(&bd, bm)?, read(&ad, am)?);
+    compare_measured((bd, &rb), (ad, &ra), out)
+}
+
+/// Compares every configuration two measured runs have in common, from their results as
+/// measured (each run's folder holds their profiles), into `out` (default: the after run's
+/// `compare/<before run's name>/`); writes the summary `compare.json` there.
+pub(crate) fn compare_measured(
+    (bd, rb): (PathBuf, &[ConfigResult]),
+    (ad, ra): (PathBuf, &[ConfigResult]),
+    out: Option<&Path>,
+) -> Result<Report> {
+    let names = |rs: &[ConfigResult]| rs.iter().map(ConfigResult::name).collect::<Vec<_>>();
+    let (pb, pa) = (names(rb), names(ra));
+    let common: Vec<(&ConfigResult, &ConfigResult)> = ra
+        .iter()
+        .filter_map(|a| Some((rb.iter().find(|b| b.id() == a.id())?, a)))
+        .collect();
     if common.is_empty() {
         misuse!(
             "{} and {} have no configuration in common: before has [{}], after has [{}]",
@@ -418,11 +442,11 @@ pub(crate) fn compare_runs(
         .map(Path::to_path_buf)
         .unwrap_or_else(|| ad.join(layout::COMPARE_DIR).join(name_of(&bd)));
     let mut comparisons = Vec::new();
-    for name in common {
-        let (cb, ca) = (bd.join(name), ad.join(name));
-        let rb: ConfigResult = read_json(&cb.join(layout::RESULT_JSON))?;
-        let ra: ConfigResult = read_json(&ca.join(layout::RESULT_JSON))?;
-        comparisons.push(compare_dirs(&cb, &rb, &ca, &ra, &out_dir.join(name))?);
+    for (b, a) in common {
+        let cb = layout::config_dir(&bd, &b.study, &b.config);
+        let ca = layout::config_dir(&ad, &a.study, &a.config);
+        let into = layout::config_dir(&out_dir, &a.study, &a.config);
+        comparisons.push(compare_dirs(&cb, b, &ca, a, &into)?);
     }
     let only = |x: &[String], y: &[String]| -> Vec<String> {
         x.iter().filter(|n| !y.contains(n)).cloned().collect()

@@ -51,7 +51,7 @@ pub(crate) fn new_manifest(
     program: &Program,
     configs: &[Config],
     settings: Settings,
-    placed: crate::model::manifest::CpuPlacement,
+    placed: Option<crate::model::manifest::CpuPlacement>,
 ) -> RunManifest {
     RunManifest {
         serprof_version: env!("CARGO_PKG_VERSION").into(),
@@ -71,7 +71,7 @@ pub(crate) fn new_manifest(
         failed: Vec::new(),
         warnings: Vec::new(),
         sessions: Vec::new(),
-        placement: Some(placed),
+        placement: placed,
         health: Some(placement::health()),
         binary: Some(BinaryRecord {
             package: program.binary().package.into(),

@@ -18,31 +18,24 @@ pub(crate) mod plan;
 pub(crate) mod profiles;
 pub(crate) mod progress;
 pub(crate) mod relinked;
+pub(crate) mod session;
 pub(crate) mod sides;
 pub(crate) mod slots;
 pub(crate) mod timing;
 
-pub(crate) use folder::{new_manifest, record_outcomes};
 pub(crate) use plan::{budgeted, config_id};
-pub(crate) use profiles::Profiling;
-pub(crate) use timing::{time_configs, time_lanes, Unit};
+pub(crate) use timing::{time_configs, Unit};
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serprof_api::__private::Config;
 
-use crate::layout::{self, config_dir, utc_rfc3339, write_json};
+use crate::layout::{self, config_dir};
 use crate::misuse;
-use crate::model::lockstep::Schedule;
-use crate::model::manifest::{PhaseSeconds, Session};
 use crate::model::{ConfigId, ConfigResult, Program, RunManifest, Settings};
-use crate::process::interrupt;
-use crate::process::machine::Exclusive;
 use executor::Executor;
-use slots::in_slots;
+use session::{Opening, RunFolder, Session};
 
 /// What `serprof run` was asked to do.
 #[derive(Debug, Clone)]
@@ -92,7 +85,6 @@ pub(crate) fn run_with(
         // Before any folder is made: a missing valgrind is a one-line misuse, nothing left.
         executor::valgrind_version()?;
     }
-    interrupt::install();
     let linking = std::time::Instant::now();
     let relinked = relink(program, req)?;
     let linking = linking.elapsed().as_secs_f64();
@@ -102,11 +94,11 @@ pub(crate) fn run_with(
         req.settings.processes = r.layouts.len();
     }
     let req = &req;
-    let (run_dir, mut manifest, configs, lock) = open_run(program, req, exec)?;
+    let (mut folder, configs, mut session) = open_run(program, req, exec)?;
     let layout_execs: Vec<executor::ChildProcesses> = match &relinked {
         Some((_, r)) => {
-            manifest.layouts = r.layouts.clone();
-            manifest.layouts_notes = r.notes.clone();
+            folder.manifest.layouts = r.layouts.clone();
+            folder.manifest.layouts_notes = r.notes.clone();
             if !req.quiet {
                 r.notes.iter().for_each(|n| eprintln!("serprof: {n}"));
             }
@@ -123,26 +115,33 @@ pub(crate) fn run_with(
             eprintln!("serprof: warning: this binary was {s}");
         }
     }
-    write_json(&run_dir.join(layout::RUN_JSON), &manifest)?;
-    tracing::info!(run_dir = %run_dir.display(), configs = configs.len(), "run started");
-    let session_start = utc_rfc3339(SystemTime::now());
-    let mut session = Measuring::new(program, req, &run_dir, &manifest.settings, &configs)?;
+    folder.save()?;
+    tracing::info!(run_dir = %folder.dir.display(), configs = configs.len(), "run started");
     if relinked.is_some() {
         session.clock.layouts = linking;
     }
-    session.timed(exec, &layouts)?;
+    let mut measuring = Measuring::new(program, &folder.dir, &configs, &session.progress);
+    measuring.timed(&mut session, exec, &layouts)?;
     // A layout is a link of the kept inputs with its seed (in run.json): not worth its disk.
     drop(relinked);
-    session.corrupt(exec)?;
-    let (results, mut record, schedule) = session.finish(session_start);
-    record.machine_lock = lock.map(Exclusive::release);
-    manifest.sessions.push(record);
-    manifest.schedules.extend(schedule);
-    let finished = results.len() == configs.len() && !interrupt::interrupted();
-    finish_run(program, &run_dir, &mut manifest, &results, finished)?;
+    measuring.corrupt(&mut session, exec)?;
+    let ended = session.end();
+    let (results, kept) = measuring.finish();
+    folder::compare_steps(program, &folder.dir, &results);
+    let refs: Vec<&ConfigResult> = results.iter().collect();
+    if let Some(e) = folder.close(program, &ended, kept, &refs)? {
+        tracing::warn!(
+            "could not write report.html: {}",
+            crate::error::one_line(&e)
+        );
+    }
+    if folder.manifest.complete {
+        let out = folder.dir.parent().unwrap_or(Path::new("."));
+        layout::update_latest(out, &folder.dir)?;
+    }
     Ok(RunOutcome {
-        run_dir,
-        manifest,
+        run_dir: folder.dir,
+        manifest: folder.manifest,
         results,
     })
 }
@@ -155,35 +154,40 @@ fn relink(program: &Program, req: &RunRequest) -> Result<Option<(u64, relinked::
         return Ok(None);
     }
     let configs = plan::select(program, &req.studies, &req.configs)?;
-    let seed = match req.settings.seed {
-        0 => placement::clock_seed(),
-        s => s,
-    };
+    let seed = placement::seed_or_clock(req.settings.seed);
     let r = relinked::link(program, &configs, (n, mode, seed), req.quiet)?;
     Ok(Some((seed, r)))
 }
 
-/// The run folder, its manifest and its configurations (a new run's, or the resumed one's), and
-/// the machine's measuring lock: taken once the selection is known to be good, before the CPU
-/// probe that places the children, and held until the last recording; builds (the layouts) and
-/// the report overlap other measurements.
-fn open_run(
-    program: &Program,
+/// The run folder (a new run's, or the resumed one's) with its configurations, and the session
+/// that measures them, opened once the selection is known to be good.
+fn open_run<'a>(
+    program: &'a Program,
     req: &RunRequest,
     exec: &dyn Executor,
-) -> Result<(PathBuf, RunManifest, Vec<Config>, Option<Exclusive>)> {
+) -> Result<(RunFolder, Vec<Config>, Session<'a>)> {
     if let Some(dir) = &req.resume {
-        let (run_dir, mut manifest, configs) = folder::resume(program, dir)?;
-        let lock = exec.exclusive(req.quiet)?;
-        // The measurement settings are the run's own (results stay comparable); only the
-        // guards may be changed for the rest of the run.
+        let (mut folder, configs) = RunFolder::resume(program, dir)?;
+        // The measurement settings are the run's own (results stay comparable), and so is
+        // its CPU; only the guards may be changed for the rest of the run.
+        let settings = &mut folder.manifest.settings;
         if let Some(t) = req.resume_child_timeout {
-            manifest.settings.child_time_cap_s = t;
+            settings.child_time_cap_s = t;
         }
         if let Some(m) = req.resume_memory_cap {
-            manifest.settings.memory_cap_mib = m;
+            settings.memory_cap_mib = m;
         }
-        return Ok((run_dir, manifest, configs, lock));
+        let session = Session::open(
+            program,
+            Opening {
+                exec,
+                cpu: None,
+                settings: settings.clone(),
+                quiet: req.quiet,
+                units: Some(configs.len() as u64),
+            },
+        )?;
+        return Ok((folder, configs, session));
     }
     let configs = plan::select(program, &req.studies, &req.configs)?;
     if configs.is_empty() {
@@ -195,339 +199,120 @@ fn open_run(
             eprintln!("serprof: {note}");
         }
     }
-    let lock = exec.exclusive(req.quiet)?;
-    let run_dir = layout::create_run_dir(&req.out, program.git_rev())?;
     let mut settings = req.settings.clone();
     settings.studies = program.stamp();
-    if settings.seed == 0 {
-        settings.seed = placement::clock_seed();
-    }
-    let placed = placement::place(program, &req.cpu)?;
-    settings.pin_cpu = placed.cpu;
-    let manifest = new_manifest(program, &configs, settings, placed);
-    Ok((run_dir, manifest, configs, lock))
+    let session = Session::open(
+        program,
+        Opening {
+            exec,
+            cpu: Some(&req.cpu),
+            settings,
+            quiet: req.quiet,
+            units: Some(configs.len() as u64),
+        },
+    )?;
+    let run_dir = layout::create_run_dir(&req.out, program.git_rev())?;
+    let folder = session.run_folder(run_dir, &configs, None)?;
+    Ok((folder, configs, session))
 }
 
-/// One session of measuring a run's configurations: those a resumed run already finished are
-/// kept, the others measured, each `result.json` written as soon as it is complete.
+/// What `run` hands its session: the configurations a resumed run already finished are kept,
+/// the others measured.
 struct Measuring<'a> {
     program: &'a Program,
     run_dir: &'a Path,
-    settings: &'a Settings,
     configs: &'a [Config],
-    progress: progress::Progress,
-    /// `valgrind --version` when instructions are counted.
-    valgrind: Option<String>,
     results: Vec<Option<ConfigResult>>,
     kept: Vec<ConfigId>,
-    /// Indexes of the configurations this session measures.
-    pending: Vec<usize>,
-    /// The session's timing schedules (one, or one per allocator when they could not be timed
-    /// in one).
-    schedules: Vec<crate::model::lockstep::Schedule>,
-    clock: PhaseSeconds,
 }
 
 impl<'a> Measuring<'a> {
     fn new(
         program: &'a Program,
-        req: &RunRequest,
         run_dir: &'a Path,
-        settings: &'a Settings,
         configs: &'a [Config],
-    ) -> Result<Measuring<'a>> {
-        let show_bars = !req.quiet && std::io::stderr().is_terminal();
-        let progress = progress::Progress::new(configs.len() as u64, show_bars, req.quiet);
-        // The instructions recording needs valgrind: a one-line misuse before anything runs.
-        let valgrind = match settings.instructions {
-            true => Some(executor::valgrind_version()?),
-            false => None,
-        };
-        let mut results = Vec::new();
+        progress: &progress::Progress,
+    ) -> Measuring<'a> {
         let mut kept = Vec::new();
-        for config in configs {
-            let done = folder::finished_result(&Self::dir_of(run_dir, config));
-            if done.is_some() {
-                progress.skip(&config.info.name());
-                kept.push(config_id(config));
-            }
-            results.push(done);
-        }
-        let pending = (0..configs.len())
-            .filter(|&i| results[i].is_none())
+        let results = configs
+            .iter()
+            .map(|config| {
+                let dir = config_dir(run_dir, &config.info.study, &config.info.config);
+                let done = folder::finished_result(&dir);
+                if done.is_some() {
+                    progress.skip(&config.info.name());
+                    kept.push(config_id(config));
+                }
+                done
+            })
             .collect();
-        Ok(Measuring {
+        Measuring {
             program,
             run_dir,
-            settings,
             configs,
-            progress,
-            valgrind,
             results,
             kept,
-            pending,
-            schedules: Vec::new(),
-            clock: PhaseSeconds::default(),
-        })
+        }
     }
 
-    fn dir_of(run_dir: &Path, config: &Config) -> PathBuf {
-        config_dir(run_dir, &config.info.study, &config.info.config)
-    }
-
-    /// The pending configurations of the timed studies (`corrupt`: false) or of the corrupt
-    /// study (true).
-    fn pending_of(&self, corrupt: bool) -> Vec<usize> {
-        self.pending
+    /// The configurations not finished yet, of the timed studies (`corrupt`: false) or of the
+    /// corrupt study (true), each with its result's place.
+    fn pending(&mut self, corrupt: bool) -> Vec<(&'a Config, &mut Option<ConfigResult>)> {
+        let program = self.program;
+        self.configs
             .iter()
-            .copied()
-            .filter(|&i| self.program.is_corrupt(&self.configs[i].info.study) == corrupt)
+            .zip(self.results.iter_mut())
+            .filter(|(c, r)| r.is_none() && program.is_corrupt(&c.info.study) == corrupt)
             .collect()
     }
 
-    /// The lock-step timing of every pending configuration, then each one's profiles and
-    /// instruction count.
-    /// `layouts`: the binaries set `k` of timing children runs (`layouts[k]`), or none.
-    fn timed(&mut self, exec: &dyn Executor, layouts: &[&dyn Executor]) -> Result<()> {
-        let timed = self.pending_of(false);
-        let configs: Vec<&Config> = timed.iter().map(|&i| &self.configs[i]).collect();
-        let start = std::time::Instant::now();
+    /// The lock-step timing of every pending configuration (set `k` of its children in
+    /// `layouts[k]` when there are layouts), then each one's recordings.
+    fn timed(
+        &mut self,
+        session: &mut Session,
+        exec: &dyn Executor,
+        layouts: &[&dyn Executor],
+    ) -> Result<()> {
+        let run_dir = self.run_dir;
+        let pending = self.pending(false);
+        let configs: Vec<&Config> = pending.iter().map(|(c, _)| *c).collect();
         let under_allocators = configs
             .iter()
             .any(|c| crate::model::allocator::split(&c.info.config).1.is_some());
-        let (timings, schedules) = match under_allocators {
-            true => {
-                timing::time_allocators(exec, &configs, self.run_dir, self.settings, &self.progress)
-            }
-            false => {
-                let (timings, schedule) = time_configs(
-                    (exec, layouts),
-                    &configs,
-                    self.run_dir,
-                    self.settings,
-                    &self.progress,
-                );
-                (timings, schedule.into_iter().collect())
-            }
+        let mut timings = match under_allocators {
+            true => timing::time_allocators(session, exec, &configs, run_dir),
+            false => time_configs(session, (exec, layouts), &configs, run_dir),
         };
-        let timing = schedules.iter().map(|s| s.seconds).sum::<f64>();
-        self.clock.timing += timing;
-        self.clock.verify += start.elapsed().as_secs_f64() - timing;
-        self.schedules = schedules;
-        let started = std::time::Instant::now();
-        let shared = exec
-            .shared()
-            .filter(|_| self.settings.jobs > 1 && timed.len() > 1);
-        match shared {
-            Some(exec) => self.profile_side_by_side(exec, &timed, timings)?,
-            None => {
-                let profiling = Profiling {
-                    exec,
-                    program: self.program,
-                    settings: self.settings,
-                    valgrind: self.valgrind.as_deref(),
-                    progress: &self.progress,
-                };
-                let mut clock = PhaseSeconds::default();
-                for (&i, result) in timed.iter().zip(timings) {
-                    match self.profile_one(&profiling, i, result, &mut clock)? {
-                        Some(result) => self.results[i] = Some(result),
-                        None => break,
-                    }
-                }
-                self.clock.add_recordings(&clock);
-            }
-        }
-        self.clock.recordings += started.elapsed().as_secs_f64();
-        Ok(())
-    }
-
-    /// The recordings of configuration `i` after its timing `result`, written as its
-    /// `result.json`; `None` when the run was interrupted (its configuration is not finished).
-    fn profile_one(
-        &self,
-        profiling: &Profiling,
-        i: usize,
-        mut result: ConfigResult,
-        clock: &mut PhaseSeconds,
-    ) -> Result<Option<ConfigResult>> {
-        if interrupt::interrupted() {
-            return Ok(None);
-        }
-        let config = &self.configs[i];
-        let dir = Self::dir_of(self.run_dir, config);
-        let _span = tracing::info_span!("config", name = %config.info.name()).entered();
-        profiling.profile(config, &dir, &mut result, clock);
-        if interrupt::interrupted() {
-            // The recording in flight was cut short.
-            return Ok(None);
-        }
-        self.write_result(&dir, &result)?;
-        Ok(Some(result))
-    }
-
-    /// The recordings of the timed configurations in `settings.jobs` slots side by side
-    /// ([`slots::in_slots`]).
-    fn profile_side_by_side(
-        &mut self,
-        exec: &(dyn Executor + Sync),
-        timed: &[usize],
-        timings: Vec<ConfigResult>,
-    ) -> Result<()> {
-        let this = &*self;
-        let items = timed.iter().copied().zip(timings);
-        let (clock, done, outcome) =
-            in_slots(self.settings, items, |settings, (i, result), clock| {
-                let profiling = Profiling {
-                    exec,
-                    program: this.program,
-                    settings,
-                    valgrind: this.valgrind.as_deref(),
-                    progress: &this.progress,
-                };
-                Ok(this
-                    .profile_one(&profiling, i, result, clock)?
-                    .map(|r| (i, r)))
-            });
-        self.clock.add_recordings(&clock);
-        for (i, result) in done {
-            self.results[i] = Some(result);
-        }
-        outcome
-    }
-
-    /// The corrupt study's configurations, after every timed one: in `settings.jobs` slots side
-    /// by side when the executor may be shared (its figures are outcomes and a generous
-    /// per-input time cap, which a neighbour on another CPU does not change), else one after
-    /// another; the phase's wall time goes into the clock.
-    fn corrupt(&mut self, exec: &dyn Executor) -> Result<()> {
-        let pending = self.pending_of(true);
-        let started = std::time::Instant::now();
-        let shared = exec
-            .shared()
-            .filter(|_| self.settings.jobs > 1 && pending.len() > 1);
-        let outcome = match shared {
-            Some(exec) => {
-                let this = &*self;
-                let (_, done, outcome) =
-                    in_slots(self.settings, pending.into_iter(), |settings, i, _| {
-                        if interrupt::interrupted() {
-                            return Ok(None);
-                        }
-                        let (dir, result) = this.corrupt_one(exec, i, settings)?;
-                        if interrupt::interrupted() {
-                            return Ok(None);
-                        }
-                        this.write_result(&dir, &result)?;
-                        Ok(Some((i, result)))
-                    });
-                for (i, result) in done {
-                    self.results[i] = Some(result);
-                }
-                outcome
-            }
-            None => pending.into_iter().try_for_each(|i| {
-                if interrupt::interrupted() {
-                    return Ok(());
-                }
-                let (dir, result) = self.corrupt_one(exec, i, self.settings)?;
-                if !interrupt::interrupted() {
-                    self.keep(i, &dir, result)?;
-                }
-                Ok(())
-            }),
-        };
-        self.clock.corrupt += started.elapsed().as_secs_f64();
-        outcome
-    }
-
-    /// Decodes configuration `i`'s damaged inputs (its children pinned as `settings` say):
-    /// its folder and result.
-    fn corrupt_one(
-        &self,
-        exec: &dyn Executor,
-        i: usize,
-        settings: &Settings,
-    ) -> Result<(PathBuf, ConfigResult)> {
-        let config = &self.configs[i];
-        let dir = Self::dir_of(self.run_dir, config);
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
-        let damage = self
-            .program
-            .find_info(&config.info.study)
-            .and_then(|s| s.damage)
-            .with_context(|| format!("{}: the study has no damage", config.info.name()))?;
-        let result = corrupt::measure_config(exec, &damage, config, &dir, settings, &self.progress);
-        Ok((dir, result))
-    }
-
-    /// Writes a finished result and says so.
-    fn write_result(&self, dir: &Path, result: &ConfigResult) -> Result<()> {
-        write_json(&dir.join(layout::RESULT_JSON), result)?;
-        self.progress.finish_config(result);
-        Ok(())
-    }
-
-    /// Writes configuration `i`'s finished result.
-    fn keep(&mut self, i: usize, dir: &Path, result: ConfigResult) -> Result<()> {
-        self.write_result(dir, &result)?;
-        self.results[i] = Some(result);
-        Ok(())
-    }
-
-    /// The results there are, and the session's record (the configurations it kept and those
-    /// it measured, where its time went) with its schedules.
-    fn finish(self, start: String) -> (Vec<ConfigResult>, Session, Vec<Schedule>) {
-        let measured = self
-            .pending
+        let units: Vec<Unit> = configs
             .iter()
-            .filter(|&&i| self.results[i].is_some())
-            .map(|&i| config_id(&self.configs[i]))
+            .map(|&config| Unit::in_run(exec, config, run_dir))
             .collect();
-        self.progress.done();
-        let results = self.results.into_iter().flatten().collect();
-        let session = Session {
-            start,
-            end: utc_rfc3339(SystemTime::now()),
-            git_rev: self.program.git_rev().into(),
-            kept: self.kept,
-            measured,
-            seconds: self.clock,
-            machine_lock: None,
-        };
-        (results, session, self.schedules)
-    }
-}
-
-/// The end of a run: its manifest complete (or not), its step comparisons, its report, and
-/// `latest` pointing at it when it finished.
-fn finish_run(
-    program: &Program,
-    run_dir: &Path,
-    manifest: &mut RunManifest,
-    results: &[ConfigResult],
-    finished: bool,
-) -> Result<()> {
-    record_outcomes(manifest, &results.iter().collect::<Vec<_>>());
-    manifest.end = Some(utc_rfc3339(SystemTime::now()));
-    manifest.complete = finished;
-    write_json(&run_dir.join(layout::RUN_JSON), manifest)?;
-    folder::compare_steps(program, run_dir, results);
-    {
-        let _span = tracing::info_span!("render").entered();
-        if let Err(e) = crate::render::report::write(program, run_dir) {
-            tracing::warn!(
-                "could not write report.html: {}",
-                crate::error::one_line(&e)
-            );
+        let finished = session.record(units.iter().zip(timings.iter_mut()).collect())?;
+        for (((_, slot), result), finished) in pending.into_iter().zip(timings).zip(finished) {
+            if finished {
+                *slot = Some(result);
+            }
         }
+        Ok(())
     }
-    if finished {
-        let out = run_dir.parent().unwrap_or(Path::new("."));
-        layout::update_latest(out, run_dir)?;
+
+    /// The corrupt study's configurations, after every timed one.
+    fn corrupt(&mut self, session: &mut Session, exec: &dyn Executor) -> Result<()> {
+        let run_dir = self.run_dir;
+        let pending = self.pending(true);
+        let configs: Vec<&Config> = pending.iter().map(|(c, _)| *c).collect();
+        let decoded = session.corrupt(exec, &configs, run_dir)?;
+        for ((_, slot), result) in pending.into_iter().zip(decoded) {
+            *slot = result;
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// The results there are, and the configurations kept from an earlier session.
+    fn finish(self) -> (Vec<ConfigResult>, Vec<ConfigId>) {
+        (self.results.into_iter().flatten().collect(), self.kept)
+    }
 }
 
 #[cfg(test)]
@@ -541,6 +326,7 @@ mod tests {
     use crate::protocol::WorkerReport;
     use executor::Outcome;
     use serprof_api::__private::VerifyError;
+    use slots::in_slots;
 
     /// A stand-in for worker children: canned reports, one configuration crashes its timing
     /// child, and every recording and timing child is remembered.

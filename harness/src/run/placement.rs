@@ -110,6 +110,14 @@ pub(crate) fn place(program: &Program, choice: &CpuChoice) -> Result<CpuPlacemen
     }
 }
 
+/// `seed`, or one from the clock when it is 0 (the settings' "choose one").
+pub(crate) fn seed_or_clock(seed: u64) -> u64 {
+    match seed {
+        0 => clock_seed(),
+        s => s,
+    }
+}
+
 /// A seed from the clock, for the schedule of a run that was given none.
 pub(crate) fn clock_seed() -> u64 {
     let nanos = std::time::SystemTime::now()

@@ -10,6 +10,7 @@ use super::lane::{Lane, LaneKind};
 use super::lockstep::{self, Job};
 use super::plan::config_id;
 use super::progress;
+use super::session::Session;
 use crate::layout::config_dir;
 use crate::model::allocator::{self, Allocator};
 use crate::model::lockstep::{Placement, Schedule};
@@ -19,15 +20,13 @@ use crate::protocol::WorkerReport;
 
 /// The timing phase of one build: every configuration verified, then the verified ones timed
 /// in one lock-step schedule, set `k` of children in `layouts[k]` when there are layouts.
-/// Returns one result per configuration (with `time_ns`, or the reason it has none) and the
-/// schedule (`None` when nothing was timed).
+/// Returns one result per configuration (with `time_ns`, or the reason it has none).
 pub(crate) fn time_configs(
+    session: &mut Session,
     (exec, layouts): (&dyn Executor, &[&dyn Executor]),
     configs: &[&Config],
     run_dir: &Path,
-    settings: &Settings,
-    progress: &progress::Progress,
-) -> (Vec<ConfigResult>, Option<Schedule>) {
+) -> Vec<ConfigResult> {
     let lane = TimedLane {
         kind: LaneKind::This,
         layouts: layouts.to_vec(),
@@ -36,10 +35,8 @@ pub(crate) fn time_configs(
             .map(|&config| Unit::in_run(exec, config, run_dir))
             .collect(),
     };
-    let timings = time_lanes(&[lane], None, settings, progress);
-    let schedule = timings.schedule;
-    let results = timings.lanes.into_iter().flat_map(|l| l.results).collect();
-    (results, schedule)
+    let mut timings = session.time(&[lane], None);
+    timings.take(LaneKind::This)
 }
 
 /// The timing phase of a run whose configurations are measured under allocators
@@ -47,14 +44,14 @@ pub(crate) fn time_configs(
 /// configuration's allocators are sampled moments apart by children of the same set, each child
 /// allocating with its lane's allocator ([`AllocLane`]). When the configurations do not form
 /// that rectangle (a resumed run that finished some of them) or the executor cannot be shared,
-/// each allocator's configurations are timed in a schedule of their own instead.
+/// each allocator's configurations are timed in a schedule of their own instead. Returns one
+/// result per configuration, in their order.
 pub(crate) fn time_allocators(
+    session: &mut Session,
     exec: &dyn Executor,
     configs: &[&Config],
     run_dir: &Path,
-    settings: &Settings,
-    progress: &progress::Progress,
-) -> (Vec<ConfigResult>, Vec<Schedule>) {
+) -> Vec<ConfigResult> {
     fn named(c: &Config) -> (&str, Option<Allocator>) {
         allocator::split(&c.info.config)
     }
@@ -107,29 +104,13 @@ pub(crate) fn time_allocators(
                     .collect(),
             })
             .collect();
-        let timings = time_lanes(&timed_lanes, None, settings, progress);
-        let schedules = timings.schedule.iter().cloned().collect();
-        return (timings.in_order_of(configs), schedules);
+        return session.time(&timed_lanes, None).in_order_of(configs);
     }
-    let mut results: Vec<Option<ConfigResult>> = vec![None; configs.len()];
-    let mut schedules = Vec::new();
+    let mut timed = Vec::new();
     for lane in lanes {
-        let idx: Vec<usize> = (0..configs.len())
-            .filter(|&i| named(configs[i]).1 == lane)
-            .collect();
-        let group: Vec<&Config> = idx.iter().map(|&i| configs[i]).collect();
-        let (timed, schedule) = time_configs((exec, &[]), &group, run_dir, settings, progress);
-        schedules.extend(schedule);
-        for (i, r) in idx.into_iter().zip(timed) {
-            results[i] = Some(r);
-        }
+        timed.extend(time_configs(session, (exec, &[]), &of_lane(lane), run_dir));
     }
-    let results = results
-        .into_iter()
-        .zip(configs)
-        .map(|(r, c)| r.unwrap_or_else(|| ConfigResult::new(&c.info)))
-        .collect();
-    (results, schedules)
+    in_order(timed, configs)
 }
 
 /// A lane of [`time_allocators`]: its timing children hold the configurations under its own
@@ -229,20 +210,25 @@ impl Timings {
 
     /// Every lane's results, as `configs` lists their configurations (by name).
     fn in_order_of(self, configs: &[&Config]) -> Vec<ConfigResult> {
-        let mut all: std::collections::HashMap<ConfigId, ConfigResult> = self
-            .lanes
-            .into_iter()
-            .flat_map(|l| l.results)
-            .map(|r| (ConfigId::new(&r.study, &r.config), r))
-            .collect();
-        configs
-            .iter()
-            .map(|c| {
-                all.remove(&config_id(c))
-                    .unwrap_or_else(|| ConfigResult::new(&c.info))
-            })
-            .collect()
+        in_order(self.lanes.into_iter().flat_map(|l| l.results), configs)
     }
+}
+
+/// `results` as `configs` lists their configurations (by name; one without a result gets an
+/// empty one).
+fn in_order(
+    results: impl IntoIterator<Item = ConfigResult>,
+    configs: &[&Config],
+) -> Vec<ConfigResult> {
+    let mut all: std::collections::HashMap<ConfigId, ConfigResult> =
+        results.into_iter().map(|r| (r.id(), r)).collect();
+    configs
+        .iter()
+        .map(|c| {
+            all.remove(&config_id(c))
+                .unwrap_or_else(|| ConfigResult::new(&c.info))
+        })
+        .collect()
 }
 
 /// Verifies and times the units of `lanes` (every lane's units are of the same configurations,
@@ -512,6 +498,26 @@ mod tests {
     use crate::run::executor::TimingChild;
     use anyhow::Result;
 
+    /// `time_configs` in a session of its own: the results and the schedule.
+    fn time_in_session(
+        (exec, layouts): (&dyn Executor, &[&dyn Executor]),
+        configs: &[&Config],
+        dir: &Path,
+        settings: &Settings,
+    ) -> (Vec<ConfigResult>, Option<Schedule>) {
+        let program = crate::model::program::builtin();
+        let opening = crate::run::session::Opening {
+            exec,
+            cpu: None,
+            settings: settings.clone(),
+            quiet: true,
+            units: Some(configs.len() as u64),
+        };
+        let mut session = Session::open(&program, opening).unwrap();
+        let results = time_configs(&mut session, (exec, layouts), configs, dir);
+        (results, session.end().schedules.into_iter().next())
+    }
+
     /// Verifies everything; its timing children sample from `sampler`.
     struct Fake {
         sampler: Sampler,
@@ -574,9 +580,7 @@ mod tests {
         settings.rounds = 20;
         settings.child_ms = 0;
         let dir = tempfile::tempdir().unwrap();
-        let progress = progress::Progress::new(3, false, true);
-        let (results, schedule) =
-            time_configs((&exec, &[]), &refs, dir.path(), &settings, &progress);
+        let (results, schedule) = time_in_session((&exec, &[]), &refs, dir.path(), &settings);
         let schedule = schedule.unwrap();
         assert_eq!(exec.started.get(), 4, "one child per set");
         assert_eq!(
@@ -626,8 +630,7 @@ mod tests {
         settings.rounds = 6;
         settings.child_ms = 0;
         let dir = tempfile::tempdir().unwrap();
-        let progress = progress::Progress::new(3, false, true);
-        let (results, _) = time_configs((&this, &refs), &chosen, dir.path(), &settings, &progress);
+        let (results, _) = time_in_session((&this, &refs), &chosen, dir.path(), &settings);
         assert!(layouts.iter().all(|l| l.started.get() == 1), "a set each");
         assert_eq!(this.started.get(), 0, "this binary only verifies");
         let spread = |i: usize| results[i].time_ns.as_ref().unwrap().layout_spread.unwrap();
@@ -645,7 +648,7 @@ mod tests {
             spread(2)
         );
         // Without layouts, no spread.
-        let (plain, _) = time_configs((&this, &[]), &chosen, dir.path(), &settings, &progress);
+        let (plain, _) = time_in_session((&this, &[]), &chosen, dir.path(), &settings);
         assert!(plain[0].time_ns.as_ref().unwrap().layout_spread.is_none());
     }
 
@@ -675,9 +678,7 @@ mod tests {
         settings.rounds = 5;
         settings.child_ms = 0;
         let dir = tempfile::tempdir().unwrap();
-        let progress = progress::Progress::new(2, false, true);
-        let (results, schedule) =
-            time_configs((&exec, &[]), &refs, dir.path(), &settings, &progress);
+        let (results, schedule) = time_in_session((&exec, &[]), &refs, dir.path(), &settings);
         let schedule = schedule.unwrap();
         assert_eq!(
             exec.started.get(),
