@@ -24,8 +24,24 @@ use serprof_api::Format;
 /// Writes `run_dir/report.html` from the run's files and returns its path.
 pub(crate) fn write(program: &Program, run_dir: &Path) -> Result<PathBuf> {
     write_views_pages(run_dir)?;
-    let data = report_data::load(program, run_dir)?;
-    let html = render(&data)?;
+    write_data(run_dir, &report_data::load(program, run_dir)?)
+}
+
+/// `report.html` of a run just measured, from its manifest and results in memory.
+pub(crate) fn write_measured<'r>(
+    program: &Program,
+    run_dir: &Path,
+    manifest: &crate::model::RunManifest,
+    results: impl IntoIterator<Item = &'r crate::model::ConfigResult>,
+) -> Result<PathBuf> {
+    write_views_pages(run_dir)?;
+    let data = report_data::measured(program, run_dir, manifest.clone(), results);
+    write_data(run_dir, &data)
+}
+
+/// Renders `data` into the run folder's `report.html`.
+fn write_data(run_dir: &Path, data: &report_data::RunData) -> Result<PathBuf> {
+    let html = render(data)?;
     let path = run_dir.join(crate::layout::REPORT_HTML);
     crate::layout::write_atomic(&path, html.as_bytes())?;
     Ok(path)

@@ -72,38 +72,22 @@ impl ReportRow {
     }
 }
 
-/// Reads the run folder `run_dir`.
+/// Reads the run folder `run_dir`: its manifest and every `result.json` in it.
 pub(crate) fn load(program: &Program, run_dir: &Path) -> Result<RunData> {
     let manifest: RunManifest = read_json(&run_dir.join(layout::RUN_JSON))?;
-    let run_id = run_dir
-        .canonicalize()
-        .unwrap_or_else(|_| run_dir.to_path_buf())
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-
-    // Study order: as the run selected its configurations, then any other folder with results.
-    let mut names: Vec<String> = Vec::new();
-    for c in &manifest.configs {
-        if !names.contains(&c.study) {
-            names.push(c.study.clone());
-        }
-    }
+    // Every study folder with results: the run's studies, then any other, by name.
+    let mut names: Vec<String> = studies_of(&manifest);
     for dir in sorted_subdirs(run_dir) {
         let name = file_name(&dir);
         if !names.contains(&name) && sorted_subdirs(&dir).iter().any(|c| has_result(c)) {
             names.push(name);
         }
     }
-
-    let mut studies_out = Vec::new();
+    let mut rows = Vec::new();
     let mut problems = Vec::new();
     for name in names {
-        let mut rows = Vec::new();
-        let mut seen = BTreeSet::new();
         for dir in sorted_subdirs(&run_dir.join(&name)) {
             if has_result(&dir) {
-                seen.insert(file_name(&dir));
                 match read_row(program, run_dir, &name, &dir) {
                     Ok(row) => rows.push(row),
                     Err(e) => {
@@ -112,40 +96,96 @@ pub(crate) fn load(program: &Program, run_dir: &Path) -> Result<RunData> {
                 }
             }
         }
+    }
+    Ok(assemble(program, run_dir, manifest, rows, problems))
+}
+
+/// The report's data from a run's results as just measured (its folder holds their files).
+pub(crate) fn measured<'r>(
+    program: &Program,
+    run_dir: &Path,
+    manifest: RunManifest,
+    results: impl IntoIterator<Item = &'r ConfigResult>,
+) -> RunData {
+    let rows = results
+        .into_iter()
+        .map(|r| {
+            let dir = layout::config_dir(run_dir, &r.study, &r.config);
+            row_of(run_dir, &dir, r.clone())
+        })
+        .collect();
+    assemble(program, run_dir, manifest, rows, Vec::new())
+}
+
+/// The studies of a manifest's configurations, in its order.
+fn studies_of(manifest: &RunManifest) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for c in &manifest.configs {
+        if !names.contains(&c.study) {
+            names.push(c.study.clone());
+        }
+    }
+    names
+}
+
+/// The report's data: `rows` by study (the manifest's studies first, in its order), with a
+/// row for each configuration of the manifest that has none.
+fn assemble(
+    program: &Program,
+    run_dir: &Path,
+    manifest: RunManifest,
+    rows: Vec<ReportRow>,
+    mut problems: Vec<String>,
+) -> RunData {
+    let run_id = run_dir
+        .canonicalize()
+        .unwrap_or_else(|_| run_dir.to_path_buf())
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut names = studies_of(&manifest);
+    for row in &rows {
+        if !names.contains(&row.result.study) {
+            names.push(row.result.study.clone());
+        }
+    }
+    let mut rows = rows;
+    let mut studies_out = Vec::new();
+    for name in names {
+        let (mut mine, rest): (Vec<ReportRow>, Vec<ReportRow>) =
+            rows.into_iter().partition(|r| r.result.study == name);
+        rows = rest;
+        let seen: BTreeSet<String> = mine.iter().map(|r| r.result.config.clone()).collect();
         for c in manifest.configs.iter().filter(|c| c.study == name) {
-            let config = c.config.as_str();
-            {
-                if !seen.contains(config) {
-                    match placeholder(
-                        program,
-                        &name,
-                        config,
-                        "not measured: the run ended before this configuration finished",
-                    ) {
-                        Ok(row) => rows.push(row),
-                        Err(e) => problems.push(format!("{c}: {}", crate::error::one_line(&e))),
-                    }
+            if !seen.contains(c.config.as_str()) {
+                match placeholder(
+                    program,
+                    &name,
+                    &c.config,
+                    "not measured: the run ended before this configuration finished",
+                ) {
+                    Ok(row) => mine.push(row),
+                    Err(e) => problems.push(format!("{c}: {}", crate::error::one_line(&e))),
                 }
             }
         }
-        sort_rows(&mut rows);
+        sort_rows(&mut mine);
         studies_out.push(StudyData {
             info: program.find_info(&name),
             name,
-            rows,
+            rows: mine,
         });
     }
-
     let mut diffs = Vec::new();
     find_diffs(run_dir, run_dir, 0, &mut diffs);
     diffs.sort();
-    Ok(RunData {
+    RunData {
         run_id,
         manifest,
         studies: studies_out,
         diffs,
         problems,
-    })
+    }
 }
 
 /// Fastest first; unmeasured and failed rows last, by name.
@@ -263,6 +303,11 @@ fn read_row(
             );
         }
     };
+    Ok(row_of(run_dir, dir, result))
+}
+
+/// The row of `result`, whose folder `dir` (in the run folder `run_dir`) holds its files.
+fn row_of(run_dir: &Path, dir: &Path, result: ConfigResult) -> ReportRow {
     let files = LINKED_FILES
         .iter()
         .filter(|(f, _)| dir.join(f).is_file())
@@ -272,12 +317,12 @@ fn read_row(
             Some((relative(rel), *text))
         })
         .collect();
-    Ok(ReportRow {
+    ReportRow {
         extra: extra_figures(&result),
         result,
         missing: None,
         files,
-    })
+    }
 }
 
 /// A study's own figures (the corrupt study's `corrupt` field) as `key: value` pairs:

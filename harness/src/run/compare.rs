@@ -356,22 +356,17 @@ pub(crate) struct Report {
     pub only_after: Vec<String>,
 }
 
-/// Compares two configuration folders of one run, writing into the default place under the run
+/// Compares two configurations of one run as measured (their folders hold their profiles),
+/// writing into the default place under the run
 /// (`<RUN>/compare/<RUN_NAME>/<study>/<before>__vs__<after>/`). The runner calls this for the
 /// before/after steps of a study (its `StudyInfo::steps`), so the report links each
 /// step's differential flame graph.
-pub(crate) fn compare_config_dirs(before: &Path, after: &Path) -> Result<ConfigComparison> {
-    match (open(before)?, open(after)?) {
-        (Compared::Config(bd, br), Compared::Config(ad, ar)) => {
-            let out = config_out(&bd, &ad);
-            compare_dirs(&bd, &br, &ad, &ar, &out)
-        }
-        _ => misuse!(
-            "{} and {} are not both configuration folders",
-            before.display(),
-            after.display()
-        ),
-    }
+pub(crate) fn compare_step(
+    (before_dir, before): (&Path, &ConfigResult),
+    (after_dir, after): (&Path, &ConfigResult),
+) -> Result<ConfigComparison> {
+    let out = config_out(before_dir, after_dir);
+    compare_dirs(before_dir, before, after_dir, after, &out)
 }
 
 /// Compares two configuration folders.

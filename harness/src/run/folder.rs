@@ -101,22 +101,23 @@ pub(crate) fn compare_steps(program: &Program, run_dir: &Path, results: &[Config
             .find_info(study)
             .map(|s| s.steps)
             .unwrap_or_default();
-        let measured: Vec<&String> = steps
+        let measured: Vec<&ConfigResult> = steps
             .iter()
-            .filter(|step| {
-                results.iter().any(|r| {
-                    r.study == study && &r.config == *step && r.error.is_none() && r.cpu.is_some()
+            .filter_map(|step| {
+                results.iter().find(|r| {
+                    r.study == study && &r.config == step && r.error.is_none() && r.cpu.is_some()
                 })
             })
             .collect();
         for pair in measured.windows(2) {
-            let before = config_dir(run_dir, study, pair[0]);
-            let after = config_dir(run_dir, study, pair[1]);
-            if let Err(e) = compare::compare_config_dirs(&before, &after) {
+            let [before, after] =
+                [pair[0], pair[1]].map(|r| (config_dir(run_dir, study, &r.config), r));
+            let compared = compare::compare_step((&before.0, before.1), (&after.0, after.1));
+            if let Err(e) = compared {
                 tracing::warn!(
                     "cannot compare {study}/{} with {study}/{}: {}",
-                    pair[0],
-                    pair[1],
+                    before.1.config,
+                    after.1.config,
                     crate::error::one_line(&e)
                 );
             }

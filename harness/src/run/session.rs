@@ -391,6 +391,12 @@ impl RunFolder {
         m.complete = !ended.interrupted && results.len() == m.configs.len();
         self.save()?;
         let _span = tracing::info_span!("render").entered();
-        Ok(crate::render::report::write(program, &self.dir).err())
+        let report = crate::render::report::write_measured(
+            program,
+            &self.dir,
+            &self.manifest,
+            results.iter().copied(),
+        );
+        Ok(report.err())
     }
 }
