@@ -490,9 +490,9 @@ pub(crate) enum ByArg {
     Type,
 }
 
-impl From<ByArg> for crate::analyze::sources::By {
+impl From<ByArg> for crate::profile::sources::By {
     fn from(b: ByArg) -> Self {
-        use crate::analyze::sources::By;
+        use crate::profile::sources::By;
         match b {
             ByArg::Function => By::Function,
             ByArg::Module => By::Module,
@@ -613,19 +613,21 @@ fn dispatch(cli: Cli, program: &crate::model::Program) -> Result<ExitCode> {
         Command::Dataset { order, stats, json } if !program.is_local() => {
             crate::driver::serve(program, &Serve::Dataset { order, stats, json })
         }
-        Command::Dataset { order, stats, json } => commands::dataset::run(
+        Command::Dataset { order, stats, json } => crate::serve::dataset::run(
             program,
             &crate::model::program::DatasetArgs { order, stats, json },
         ),
         Command::Encode { config, value } if !program.is_local() => {
             crate::driver::serve(program, &Serve::Encode { config, value })
         }
-        Command::Encode { config, value } => commands::codec_io::encode(program, &config, value),
+        Command::Encode { config, value } => {
+            crate::serve::codec_io::encode(program, &config, value)
+        }
         Command::Decode { config, file, json } if !program.is_local() => {
             crate::driver::serve(program, &Serve::Decode { config, file, json })
         }
         Command::Decode { config, file, json } => {
-            commands::codec_io::decode(program, &config, file.as_deref(), json)
+            crate::serve::codec_io::decode(program, &config, file.as_deref(), json)
         }
         Command::Report { run_dir } => commands::report::run(program, &run_dir),
         Command::Compare {

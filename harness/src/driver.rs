@@ -1,6 +1,26 @@
-//! The driver's side of the seam with a measured program: which program a command measures
-//! (`--program EXE`, the crate in the working folder, or this binary's own studies), reading
-//! what that program says of itself, and the commands it serves on its own values.
+//! The driver: everything `serprof` (the command line) runs and a measured program does not.
+//! `lib.rs` gates this one module on the `driver` feature; the measured program's part (the
+//! API, the worker children, the sampler, the counting allocator, the protocol, the profile
+//! formats) is outside it and compiles without it.
+//!
+//! Its layers keep their folders under `src/` (`#[path]` below): the command line ([`cli`]),
+//! the subcommands ([`commands`]), planning and measuring ([`run`]), analysis ([`analyze`]) and
+//! rendering ([`render`]); the crate root re-exports them, so they are `crate::run` and so on.
+//! This file itself is the driver's side of the seam with a measured program: which program a
+//! command measures (`--program EXE`, the crate in the working folder, or this binary's own
+//! studies), reading what that program says of itself, and the commands it serves on its own
+//! values.
+
+#[path = "analyze/mod.rs"]
+pub(crate) mod analyze;
+#[path = "cli.rs"]
+pub(crate) mod cli;
+#[path = "commands/mod.rs"]
+pub(crate) mod commands;
+#[path = "render/mod.rs"]
+pub(crate) mod render;
+#[path = "run/mod.rs"]
+pub(crate) mod run;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, ExitCode, Stdio};

@@ -36,7 +36,7 @@ pub(crate) const CPU_FOLDED: &str = "cpu.folded";
 pub(crate) const CPU_SVG: &str = "cpu.svg";
 pub(crate) const CPU_PB: &str = "cpu.pb";
 /// Where each function of a profile is: `function<TAB>source file<TAB>library` per line, next to
-/// its folded stacks (`analyze::sources`).
+/// its folded stacks (`profile::sources`).
 pub(crate) const CPU_SOURCES: &str = "cpu.sources";
 pub(crate) const ALLOC_SOURCES: &str = "alloc.sources";
 pub(crate) const INSTRUCTIONS_SOURCES: &str = "instructions.sources";

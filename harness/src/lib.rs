@@ -63,23 +63,20 @@
 // driver's planning, analysis and rendering is compiled out, and items both share may go unused.
 #![cfg_attr(not(feature = "driver"), allow(dead_code, unused_imports))]
 
-mod analyze;
-#[cfg(feature = "driver")]
-mod cli;
-mod commands;
+// The driver, gated once: its layers are `crate::cli`, `commands`, `run`, `render` and `analyze`.
 #[cfg(feature = "driver")]
 mod driver;
+#[cfg(feature = "driver")]
+use driver::{analyze, cli, commands, render, run};
 mod entry;
 mod error;
 mod layout;
 mod measure;
 mod model;
 mod process;
+mod profile;
 mod protocol;
-#[cfg(feature = "driver")]
-mod render;
-#[cfg(feature = "driver")]
-mod run;
+mod serve;
 
 pub use measure::alloc::CountingAlloc;
 pub use measure::chosen::ChosenAlloc;
@@ -197,11 +194,11 @@ pub mod testing {
     pub use crate::model::result::ConfigResult;
     pub use crate::model::settings::Settings;
     #[cfg(feature = "driver")]
-    pub use crate::render::corrupt_table::render_table as corrupt_table;
-    #[cfg(feature = "driver")]
-    pub use crate::render::flame::{flame_svg, Kind};
-    #[cfg(feature = "driver")]
-    pub use crate::render::table::render as table;
+    pub use crate::render::{
+        corrupt_table::render_table as corrupt_table,
+        flame::{flame_svg, Kind},
+        table::render as table,
+    };
 }
 
 /// What [`main!`] expands to; not for direct use.

@@ -19,15 +19,17 @@ use std::path::{Path, PathBuf};
 
 /// Layers of the harness, top first. A module may import modules of lower layers only
 /// (`error` is used by every layer).
-const HARNESS_LAYERS: [(&str, u32); 13] = [
-    ("entry", 11),
-    ("cli", 10),
-    ("driver", 9),
-    ("commands", 8),
+const HARNESS_LAYERS: [(&str, u32); 15] = [
+    ("entry", 12),
+    ("cli", 11),
+    ("driver", 10),
+    ("commands", 9),
+    ("serve", 8),
     ("run", 7),
     ("render", 6),
     ("measure", 5),
-    ("analyze", 4),
+    ("analyze", 5),
+    ("profile", 4),
     ("process", 3),
     ("protocol", 3),
     ("layout", 2),

@@ -15,10 +15,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use serprof_api::Operation;
 
-use super::folded::Folded;
 use super::hotspots::{compute, Hotspots};
 use crate::model::stats::{ratio_of_medians, RatioMethod, RatioStats, TimeStats};
 use crate::model::ConfigResult;
+use crate::profile::folded::Folded;
 
 /// A share must move by at least this many percentage points to be listed. From
 /// `scripts/aa-shares.py --runs 5`: of 80 A/A comparisons (8 configurations of `bytes` and

@@ -8,8 +8,8 @@ use std::collections::{HashMap, HashSet};
 use regex::Regex;
 use serde::Serialize;
 
-use super::folded::Folded;
 use crate::model::{ProfileSummary, Share};
+use crate::profile::folded::Folded;
 
 /// One function's row.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -1,22 +1,11 @@
-//! Reading profiles: folded stacks, hotspot tables, findings.
+//! Reading profiles: hotspot tables, findings, comparisons, types, investigation views (the
+//! driver's; the profile formats themselves are in `crate::profile`).
 
-#[cfg(feature = "driver")]
 pub(crate) mod before_after;
-#[cfg(feature = "driver")]
 pub(crate) mod callgrind;
-#[cfg(feature = "driver")]
 pub(crate) mod check;
-#[cfg(feature = "driver")]
 pub(crate) mod compare;
-pub(crate) mod folded;
-#[cfg(feature = "driver")]
 pub(crate) mod hotspots;
-pub(crate) mod parse_error;
-pub(crate) mod pprof;
-#[cfg(feature = "driver")]
 pub(crate) mod sections;
-pub(crate) mod sources;
-#[cfg(feature = "driver")]
 pub(crate) mod types;
-#[cfg(feature = "driver")]
 pub(crate) mod views;

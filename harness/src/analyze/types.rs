@@ -23,8 +23,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serprof_api::__private::FieldBytes;
 use serprof_api::__private::Finding;
 
-use super::folded::Folded;
 use crate::model::Share;
+use crate::profile::folded::Folded;
 
 /// The group of a sample in no type's serialization code.
 pub(crate) const NO_TYPE: &str = "(untyped)";

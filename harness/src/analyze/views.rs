@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use regex::Regex;
 use serde::Serialize;
 
-use super::folded::Folded;
-use super::sources::{crate_of_name, By, Grouping, Sources};
+use crate::profile::folded::Folded;
+use crate::profile::sources::{crate_of_name, By, Grouping, Sources};
 
 /// The same stacks with every frame (but the root, the configuration's name) replaced by its
 /// group; consecutive frames of one group become one (a crate calling itself is one frame).

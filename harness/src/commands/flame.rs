@@ -38,7 +38,7 @@ pub(crate) fn run(
     };
     let from_re = regex_arg("--match", pattern.as_deref())?;
     let folded = match &from_re {
-        Some(re) => folded.starting_at(re),
+        Some(re) => folded.starting_at(|frame| re.is_match(frame)),
         None => folded,
     };
     let (flame_kind, unit) = match kind {

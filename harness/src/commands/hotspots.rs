@@ -7,15 +7,15 @@ use anyhow::Result;
 use regex::Regex;
 
 use crate::analyze::callgrind::Event;
-use crate::analyze::folded::Folded;
 use crate::analyze::hotspots::{compute, Hotspots};
-use crate::analyze::sources::{By, Sources};
 use crate::analyze::types::{by_type, TypeHints};
 use crate::analyze::views::{allocation_sites, backtraces, regroup, Backtraces, ViewLimits};
 use crate::error::misuse_err;
 use crate::layout;
 use crate::misuse;
 use crate::model::ConfigResult;
+use crate::profile::folded::Folded;
+use crate::profile::sources::{By, Sources};
 use crate::render::table::format_thousands;
 use crate::render::tree::{tree_text, Chain};
 
@@ -173,7 +173,7 @@ pub(crate) struct Opened {
 }
 
 /// Opens the profile PATH names (cut at the allocating sites with `sites`), its frames grouped `by` function, module or crate (from the
-/// side table of source files next to it, see `analyze::sources`).
+/// side table of source files next to it, see `profile::sources`).
 pub(crate) fn open(path: &Path, kind: ProfileKind, by: By, sites: bool) -> Result<Opened> {
     let (file, dir) = resolve(path, kind)?;
     let mut folded = load(&file)?;

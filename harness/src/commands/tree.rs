@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use super::hotspots::{open, regex_arg, ProfileKind};
-use crate::analyze::sources::By;
 use crate::analyze::views::{call_tree, CallTree, ViewLimits};
+use crate::profile::sources::By;
 use crate::render::table::format_thousands;
 use crate::render::tree::{tree_text, Chain};
 

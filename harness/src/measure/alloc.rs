@@ -17,8 +17,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::cpu::library_of;
-use crate::analyze::folded::Folded;
-use crate::analyze::sources::Sources;
+use crate::profile::folded::Folded;
+use crate::profile::sources::Sources;
 
 /// The counting allocator: wraps a global allocator (the system's by default) and counts the
 /// allocations of the threads that asked for it (`start`). `serprof::main!` installs it with

@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use super::clock::timed_batch;
-use crate::analyze::folded::Folded;
-use crate::analyze::pprof::{cpu_pprof, Timing};
-use crate::analyze::sources::Sources;
 use crate::model::stats::{median, RatioStats};
 use crate::model::Settings;
+use crate::profile::folded::Folded;
+use crate::profile::pprof::{cpu_pprof, Timing};
+use crate::profile::sources::Sources;
 use serprof_api::__private::{ops_per_batch, warm_up, Workload};
 
 /// Libraries whose samples pprof-rs drops.

@@ -8,10 +8,10 @@ use anyhow::Result;
 
 use super::flame::{flame_svg, Kind};
 use super::speedscope::{speedscope_json, WeightUnit};
-use crate::analyze::folded::Folded;
-use crate::analyze::sources::Sources;
 use crate::layout::{self, write_atomic};
 use crate::model::{AllocStats, CpuStats};
+use crate::profile::folded::Folded;
+use crate::profile::sources::Sources;
 
 /// The folded stacks in `folded` (a file of `dir`), written as the speedscope profile
 /// `speedscope` titled `title`, with the side table `sources`; returns the stacks' text.

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::analyze::folded::Folded;
-use crate::analyze::sources::Sources;
+use crate::profile::folded::Folded;
+use crate::profile::sources::Sources;
 
 pub(crate) const SCHEMA: &str = "https://www.speedscope.app/file-format-schema.json";
 

@@ -9,11 +9,11 @@ use std::path::Path;
 use anyhow::Result;
 use regex::Regex;
 
-use crate::analyze::folded::Folded;
 use crate::analyze::hotspots::compute;
-use crate::analyze::sources::{By, Sources};
 use crate::analyze::views::{backtraces, call_tree, regroup, ViewLimits};
 use crate::layout::{self, write_atomic};
+use crate::profile::folded::Folded;
+use crate::profile::sources::{By, Sources};
 use crate::render::report_page::{esc, href, CSP};
 use crate::render::tree::{tree_text, Chain};
 

@@ -36,12 +36,12 @@ use serde::Serialize;
 use crate::analyze::compare::{
     compare_results, incompatibility, moved_rule, with_root, ConfigComparison,
 };
-use crate::analyze::folded::Folded;
 use crate::error::misuse_err;
 use crate::layout::{self, read_json, write_atomic, write_json};
 use crate::misuse;
 use crate::model::ab::AbRecord;
 use crate::model::{ConfigId, ConfigResult, InstructionStats, RunManifest};
+use crate::profile::folded::Folded;
 use crate::render::flame::{diff_svg, diff_svg_of};
 use crate::render::table::format_thousands;
 

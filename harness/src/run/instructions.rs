@@ -12,11 +12,11 @@ use serprof_api::__private::Config;
 
 use super::executor::{callgrind_dumps, Executor, Outcome};
 use crate::analyze::callgrind::{base_name, Event, FoldOptions, Profile};
-use crate::analyze::folded::Folded;
-use crate::analyze::sources::Sources;
 use crate::layout::{self, write_atomic};
 use crate::model::Recording;
 use crate::model::{Failure, InstructionStats, InstructionsFailure, Settings};
+use crate::profile::folded::Folded;
+use crate::profile::sources::Sources;
 use crate::render::flame::{flame_svg, Kind};
 use crate::render::speedscope::{speedscope_json, WeightUnit};
 

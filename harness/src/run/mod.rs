@@ -7,6 +7,7 @@
 pub(crate) mod ab;
 pub(crate) mod before_after;
 pub(crate) mod compare;
+pub(crate) mod compression;
 pub(crate) mod corrupt;
 pub(crate) mod executor;
 pub(crate) mod folder;
@@ -21,10 +22,12 @@ pub(crate) mod relinked;
 pub(crate) mod session;
 pub(crate) mod sides;
 pub(crate) mod slots;
+pub(crate) mod timed;
 pub(crate) mod timing;
 
 pub(crate) use plan::{budgeted, config_id};
-pub(crate) use timing::{time_configs, Unit};
+pub(crate) use timed::time_configs;
+pub(crate) use timing::Unit;
 
 use std::path::{Path, PathBuf};
 
@@ -281,7 +284,7 @@ impl<'a> Measuring<'a> {
             .iter()
             .any(|c| crate::model::allocator::split(&c.info.config).1.is_some());
         let mut timings = match under_allocators {
-            true => timing::time_allocators(session, exec, &configs, run_dir),
+            true => timed::time_allocators(session, exec, &configs, run_dir),
             false => time_configs(session, (exec, layouts), &configs, run_dir),
         };
         let units: Vec<Unit> = configs

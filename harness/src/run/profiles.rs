@@ -8,12 +8,12 @@ use serprof_api::__private::Config;
 use super::executor::{Executor, Outcome};
 use super::plan::config_id;
 use super::progress;
-use crate::analyze::folded::Folded;
 use crate::analyze::hotspots;
 use crate::analyze::types::{self, TypeHints};
 use crate::layout;
 use crate::model::manifest::PhaseSeconds;
 use crate::model::{ConfigResult, Failure, Program, Recording, Settings};
+use crate::profile::folded::Folded;
 
 /// What the recordings after timing need.
 pub(crate) struct Profiling<'a> {

@@ -10,149 +10,11 @@ use super::lane::{Lane, LaneKind};
 use super::lockstep::{self, Job};
 use super::plan::config_id;
 use super::progress;
-use super::session::Session;
 use crate::layout::config_dir;
-use crate::model::allocator::{self, Allocator};
 use crate::model::lockstep::{Placement, Schedule};
 use crate::model::{ConfigId, ConfigResult, Failure, Recording, Settings};
 use crate::process::interrupt;
 use crate::protocol::WorkerReport;
-
-/// The timing phase of one build: every configuration verified, then the verified ones timed
-/// in one lock-step schedule, set `k` of children in `layouts[k]` when there are layouts.
-/// Returns one result per configuration (with `time_ns`, or the reason it has none).
-pub(crate) fn time_configs(
-    session: &mut Session,
-    (exec, layouts): (&dyn Executor, &[&dyn Executor]),
-    configs: &[&Config],
-    run_dir: &Path,
-) -> Vec<ConfigResult> {
-    let lane = TimedLane {
-        kind: LaneKind::This,
-        layouts: layouts.to_vec(),
-        units: configs
-            .iter()
-            .map(|&config| Unit::in_run(exec, config, run_dir))
-            .collect(),
-    };
-    let mut timings = session.time(&[lane], None);
-    timings.take(LaneKind::This)
-}
-
-/// The timing phase of a run whose configurations are measured under allocators
-/// (`run --allocators`; every name ends in `@ALLOCATOR`): one lane per allocator, so that each
-/// configuration's allocators are sampled moments apart by children of the same set, each child
-/// allocating with its lane's allocator ([`AllocLane`]). When the configurations do not form
-/// that rectangle (a resumed run that finished some of them) or the executor cannot be shared,
-/// each allocator's configurations are timed in a schedule of their own instead. Returns one
-/// result per configuration, in their order.
-pub(crate) fn time_allocators(
-    session: &mut Session,
-    exec: &dyn Executor,
-    configs: &[&Config],
-    run_dir: &Path,
-) -> Vec<ConfigResult> {
-    fn named(c: &Config) -> (&str, Option<Allocator>) {
-        allocator::split(&c.info.config)
-    }
-    let mut lanes: Vec<Option<Allocator>> = Vec::new();
-    for c in configs {
-        if !lanes.contains(&named(c).1) {
-            lanes.push(named(c).1);
-        }
-    }
-    // Each allocator's configurations, in the order given.
-    let of_lane = |lane: Option<Allocator>| -> Vec<&Config> {
-        configs
-            .iter()
-            .copied()
-            .filter(|c| named(c).1 == lane)
-            .collect()
-    };
-    // Lanes only for two allocators or more, every configuration named after one, each lane
-    // holding the same configurations in the same order.
-    let first: Vec<&str> = lanes
-        .first()
-        .map(|&l| of_lane(l).iter().map(|c| named(c).0).collect())
-        .unwrap_or_default();
-    let rectangular = lanes.iter().all(|&l| {
-        of_lane(l)
-            .iter()
-            .map(|c| named(c).0)
-            .eq(first.iter().copied())
-    });
-    let allocators: Option<Vec<Allocator>> = lanes.iter().copied().collect();
-    if let (true, Some(shared), Some(allocators)) =
-        (rectangular && lanes.len() > 1, exec.shared(), allocators)
-    {
-        let lane_execs: Vec<AllocLane> = allocators
-            .iter()
-            .map(|&allocator| AllocLane {
-                inner: shared,
-                allocator,
-            })
-            .collect();
-        let timed_lanes: Vec<TimedLane> = allocators
-            .iter()
-            .zip(&lane_execs)
-            .map(|(&allocator, exec)| TimedLane {
-                kind: LaneKind::Allocator(allocator),
-                layouts: Vec::new(),
-                units: of_lane(Some(allocator))
-                    .into_iter()
-                    .map(|config| Unit::in_run(exec, config, run_dir))
-                    .collect(),
-            })
-            .collect();
-        return session.time(&timed_lanes, None).in_order_of(configs);
-    }
-    let mut timed = Vec::new();
-    for lane in lanes {
-        timed.extend(time_configs(session, (exec, &[]), &of_lane(lane), run_dir));
-    }
-    in_order(timed, configs)
-}
-
-/// A lane of [`time_allocators`]: its timing children hold the configurations under its own
-/// allocator (the names the schedule gives, lane 0's, renamed), so their environment names it.
-struct AllocLane<'a> {
-    inner: &'a (dyn Executor + Sync),
-    allocator: Allocator,
-}
-
-impl Executor for AllocLane<'_> {
-    fn record(
-        &self,
-        config: &ConfigId,
-        recording: Recording,
-        dir: &Path,
-        settings: &Settings,
-    ) -> anyhow::Result<Outcome> {
-        self.inner.record(config, recording, dir, settings)
-    }
-
-    fn exe(&self) -> anyhow::Result<PathBuf> {
-        self.inner.exe()
-    }
-
-    fn timing_child(
-        &self,
-        configs: &[ConfigId],
-        ops: Option<Vec<u64>>,
-        settings: &Settings,
-        cpu: Option<usize>,
-    ) -> anyhow::Result<Box<dyn super::executor::TimingChild>> {
-        let own: Vec<ConfigId> = configs
-            .iter()
-            .map(|c| ConfigId::new(&c.study, &allocator::with(&c.config, self.allocator)))
-            .collect();
-        self.inner.timing_child(&own, ops, settings, cpu)
-    }
-
-    fn shared(&self) -> Option<&(dyn Executor + Sync)> {
-        Some(self)
-    }
-}
 
 /// One thing to time: a configuration as one executor's children run it, into one folder.
 pub(crate) struct Unit<'a> {
@@ -207,28 +69,6 @@ impl Timings {
             .map(|l| std::mem::take(&mut l.results))
             .unwrap_or_default()
     }
-
-    /// Every lane's results, as `configs` lists their configurations (by name).
-    fn in_order_of(self, configs: &[&Config]) -> Vec<ConfigResult> {
-        in_order(self.lanes.into_iter().flat_map(|l| l.results), configs)
-    }
-}
-
-/// `results` as `configs` lists their configurations (by name; one without a result gets an
-/// empty one).
-fn in_order(
-    results: impl IntoIterator<Item = ConfigResult>,
-    configs: &[&Config],
-) -> Vec<ConfigResult> {
-    let mut all: std::collections::HashMap<ConfigId, ConfigResult> =
-        results.into_iter().map(|r| (r.id(), r)).collect();
-    configs
-        .iter()
-        .map(|c| {
-            all.remove(&config_id(c))
-                .unwrap_or_else(|| ConfigResult::new(&c.info))
-        })
-        .collect()
 }
 
 /// Verifies and times the units of `lanes` (every lane's units are of the same configurations,
@@ -461,7 +301,7 @@ fn compressed_sizes(
         return None;
     }
     let sizes = crate::measure::corrupt::read_payloads(&file)
-        .and_then(|p| Ok(crate::measure::sizes::compressed(&p)?));
+        .and_then(|p| Ok(super::compression::compressed(&p)?));
     let _ = std::fs::remove_file(&file);
     sizes
         .map_err(|e| warnings.push(format!("no compressed sizes: {e}")))
@@ -497,6 +337,9 @@ mod tests {
     use crate::run::executor::fake::{FakeChild, Sampler};
     use crate::run::executor::TimingChild;
     use anyhow::Result;
+
+    use crate::run::session::Session;
+    use crate::run::timed::time_configs;
 
     /// `time_configs` in a session of its own: the results and the schedule.
     fn time_in_session(

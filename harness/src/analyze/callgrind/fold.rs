@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::context::base_name;
 use super::profile::Profile;
-use crate::analyze::folded::Folded;
+use crate::profile::folded::Folded;
 
 /// Options of [`Profile::folded`].
 #[derive(Debug, Clone)]

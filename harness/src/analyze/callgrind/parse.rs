@@ -45,7 +45,7 @@ use std::collections::HashMap;
 
 use super::profile::{Position, Profile};
 use super::tables::{add_to, Builder};
-use crate::analyze::parse_error::{FileKind, ParseError};
+use crate::profile::parse_error::{FileKind, ParseError};
 
 /// What is wrong with one line of a callgrind file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

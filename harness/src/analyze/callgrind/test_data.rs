@@ -2,7 +2,7 @@
 //! real files of `harness/tests/fixtures/callgrind/` (see its README.md), and helpers.
 
 use super::profile::{Function, Profile};
-use crate::analyze::folded::Folded;
+use crate::profile::folded::Folded;
 
 /// The example of the format's specification (extended names).
 pub(super) const SPEC_EXTENDED: &str = "# callgrind format

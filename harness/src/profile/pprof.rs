@@ -10,8 +10,8 @@
 
 use std::collections::HashMap;
 
-use crate::analyze::folded::Folded;
-use crate::analyze::sources::Sources;
+use crate::profile::folded::Folded;
+use crate::profile::sources::Sources;
 
 /// Strings of a profile, deduplicated; index 0 is the empty string, as the format requires.
 #[derive(Default)]

@@ -6,7 +6,7 @@ use std::fmt;
 /// The kind of file a [`ParseError`] is in; it decides how the error's text starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileKind {
-    /// Folded stacks (`analyze::folded`): `line N: ...`.
+    /// Folded stacks (`profile::folded`): `line N: ...`.
     Folded,
     /// A callgrind output file (`analyze::callgrind`): `callgrind file line N: ...`.
     Callgrind,
