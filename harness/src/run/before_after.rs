@@ -27,7 +27,7 @@ use serprof_api::__private::Config;
 
 use super::executor::{ChildProcesses, Executor};
 use super::lane::LaneKind;
-use super::session::{Ended, Opening, RunFolder, Session};
+use super::session::{Opening, RunFolder, Session, SessionEnd};
 use super::timing::TimedLane;
 use super::{placement, plan, sides, Unit};
 use crate::analyze::before_after::{
@@ -437,7 +437,7 @@ impl Folder {
     fn close(
         &mut self,
         program: &Program,
-        ended: &Ended,
+        ended: &SessionEnd,
         measured: &BySide<Measured>,
         notes: &mut Vec<String>,
     ) -> Result<()> {

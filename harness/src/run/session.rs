@@ -66,7 +66,7 @@ pub(crate) struct Session<'a> {
 
 /// What a session did, once it let the machine go: for each run folder's manifest.
 #[derive(Debug, Clone)]
-pub(crate) struct Ended {
+pub(crate) struct SessionEnd {
     pub start: String,
     pub end: String,
     pub clock: PhaseSeconds,
@@ -295,9 +295,9 @@ impl<'a> Session<'a> {
     }
 
     /// Lets the machine go: what the session did.
-    pub(crate) fn end(self) -> Ended {
+    pub(crate) fn end(self) -> SessionEnd {
         self.progress.done();
-        Ended {
+        SessionEnd {
             start: self.start,
             end: utc_rfc3339(SystemTime::now()),
             clock: self.clock,
@@ -366,7 +366,7 @@ impl RunFolder {
     pub(crate) fn close(
         &mut self,
         program: &Program,
-        ended: &Ended,
+        ended: &SessionEnd,
         kept: Vec<ConfigId>,
         results: &[&ConfigResult],
     ) -> Result<Option<anyhow::Error>> {
