@@ -231,7 +231,7 @@ pub(crate) enum Command {
         processes: usize,
         /// Pin the processes to CPU N (default: the fastest in a short probe; `none`: no pinning).
         #[arg(long, value_name = "N|none")]
-        cpu: Option<String>,
+        cpu: Option<crate::run::placement::CpuChoice>,
         /// Where to write the ab run folder.
         #[arg(long, value_name = "DIR", default_value = "snapshots")]
         out: PathBuf,
@@ -651,7 +651,7 @@ fn dispatch(cli: Cli, program: &crate::model::Program) -> Result<ExitCode> {
                 b: config_b,
                 rounds,
                 processes,
-                cpu: crate::run::placement::CpuChoice::parse(cpu.as_deref())?,
+                cpu: cpu.unwrap_or(crate::run::placement::CpuChoice::Auto),
                 out,
             },
             json,

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::analyze::before_after::{Side, SideRecord};
+use crate::analyze::before_after::{BySide, Side, SideRecord};
 use crate::commands::run::MeasureArgs;
 use crate::layout;
 use crate::model::Program;
@@ -26,10 +26,10 @@ pub(crate) struct BeforeAfterArgs {
     /// for more). An `=` pin on CRATE is changed to the checkout's version in the side's copy
     /// of the source, never in yours.
     #[arg(long = "patch", value_name = "CRATE=PATH")]
-    pub patch: Vec<String>,
+    pub patch: Vec<Patch>,
     /// The same for the before side.
     #[arg(long = "patch-before", value_name = "CRATE=PATH")]
-    pub patch_before: Vec<String>,
+    pub patch_before: Vec<Patch>,
     /// The build cache: side sources, binaries, and the CARGO_TARGET_DIR both sides share
     /// (default: $SERPROF_BA_CACHE, else ~/.cache/serprof/before-after; not inside a folder with a .cargo/config.toml).
     #[arg(long, value_name = "DIR")]
@@ -106,7 +106,7 @@ pub(crate) fn run(program: &Program, args: &BeforeAfterArgs) -> Result<ExitCode>
     target.align = args.align;
     let specs = side_specs(args, &repo, target)?;
     let quiet = args.quiet;
-    let [before, after] = build_sides(&repo, &cache, &specs, quiet)?;
+    let BySide { before, after } = build_sides(&repo, &cache, &specs, quiet)?;
     let mut notes = Vec::new();
     if before.key == after.key {
         notes.push(format!(
@@ -118,7 +118,11 @@ pub(crate) fn run(program: &Program, args: &BeforeAfterArgs) -> Result<ExitCode>
         studies: args.measure.studies.clone(),
         configs: args.measure.configs.clone(),
         settings,
-        cpu: crate::run::placement::CpuChoice::parse(args.measure.cpu.as_deref())?,
+        cpu: args
+            .measure
+            .cpu
+            .clone()
+            .unwrap_or(crate::run::placement::CpuChoice::Auto),
         split: args.placement == PlacementArg::Split,
         out: args.out.clone(),
         quiet,
@@ -176,23 +180,21 @@ fn cache_dir(args: &BeforeAfterArgs, cwd: &Path) -> PathBuf {
 
 /// What each side builds: the before revision, the after revision or the working tree, each
 /// with its patches.
-fn side_specs(args: &BeforeAfterArgs, repo: &Path, build: BuildTarget) -> Result<[SideSpec; 2]> {
-    let parse =
-        |list: &[String]| -> Result<Vec<Patch>> { list.iter().map(|p| Patch::parse(p)).collect() };
+fn side_specs(args: &BeforeAfterArgs, repo: &Path, build: BuildTarget) -> Result<BySide<SideSpec>> {
     let revision = |spec: &str| -> Result<Checkout> {
         Ok(Checkout::Revision {
             spec: spec.to_string(),
             sha: sides::resolve(repo, spec)?,
         })
     };
-    Ok([
-        SideSpec {
+    Ok(BySide {
+        before: SideSpec {
             label: Side::Before,
             source: revision(&args.before)?,
-            patches: parse(&args.patch_before)?,
+            patches: args.patch_before.clone(),
             build: build.clone(),
         },
-        SideSpec {
+        after: SideSpec {
             label: Side::After,
             source: match &args.after {
                 Some(spec) => revision(spec)?,
@@ -200,10 +202,10 @@ fn side_specs(args: &BeforeAfterArgs, repo: &Path, build: BuildTarget) -> Result
                     head: sides::resolve(repo, "HEAD")?,
                 },
             },
-            patches: parse(&args.patch)?,
+            patches: args.patch.clone(),
             build,
         },
-    ])
+    })
 }
 
 /// Both sides staged (before either is built: a misuse on the after side costs no build), then
@@ -211,26 +213,26 @@ fn side_specs(args: &BeforeAfterArgs, repo: &Path, build: BuildTarget) -> Result
 fn build_sides(
     repo: &Path,
     cache: &Path,
-    specs: &[SideSpec; 2],
+    specs: &BySide<SideSpec>,
     quiet: bool,
-) -> Result<[SideRecord; 2]> {
+) -> Result<BySide<SideRecord>> {
     let say = |line: &str| {
         if !quiet {
             sides::stderr_line(line);
         }
     };
-    let staged = [
-        sides::stage(repo, cache, &specs[0], &say)?,
-        sides::stage(repo, cache, &specs[1], &say)?,
-    ];
-    let before = sides::build(repo, cache, &staged[0], !quiet, &say)?;
-    let after = if staged[1].key() == staged[0].key() {
+    let staged = specs
+        .as_ref()
+        .map(|_, spec| sides::stage(repo, cache, spec, &say))
+        .transpose()?;
+    let before = sides::build(repo, cache, &staged.before, !quiet, &say)?;
+    let after = if staged.after.key() == staged.before.key() {
         let mut same = before.clone();
         same.label = Side::After;
         same.build_seconds = 0.0;
         same
     } else {
-        sides::build(repo, cache, &staged[1], !quiet, &say)?
+        sides::build(repo, cache, &staged.after, !quiet, &say)?
     };
-    Ok([before, after])
+    Ok(BySide { before, after })
 }

@@ -41,7 +41,7 @@ pub(crate) struct RunArgs {
     /// system, jemalloc, mimalloc), a row each named CONFIG@ALLOCATOR, an allocator's children
     /// timed in lock-step with the others'; the table names each engine's fastest allocator.
     #[arg(long, value_name = "LIST", conflicts_with_all = ["resume", "layouts"])]
-    pub allocators: Option<String>,
+    pub allocators: Option<crate::model::allocator::AllocatorList>,
     /// Print the results as one JSON document on stdout.
     #[arg(long)]
     pub json: bool,
@@ -95,7 +95,7 @@ pub(crate) struct MeasureArgs {
     /// Pin every timing and CPU child to CPU N (default: the fastest CPU of a short probe at
     /// start; `--cpu none` pins nothing).
     #[arg(long, value_name = "N|none")]
-    pub cpu: Option<String>,
+    pub cpu: Option<crate::run::placement::CpuChoice>,
     /// Recordings (CPU, allocation, instructions) of N configurations side by side, each slot
     /// pinned to its own CPU, the first to the timing CPU (default: the CPUs serprof may use, at
     /// most 8; timing never runs beside anything).
@@ -187,12 +187,7 @@ impl MeasureArgs {
 pub(crate) fn run(program: &Program, args: &RunArgs) -> Result<ExitCode> {
     let settings = args.settings()?;
     let m = &args.measure;
-    let allocators = match &args.allocators {
-        Some(list) => {
-            Allocator::parse_list(list).or_else(|e| crate::misuse!("--allocators: {e}"))?
-        }
-        None => Vec::new(),
-    };
+    let allocators = args.allocators.clone().map(|a| a.0).unwrap_or_default();
     // A program that names the allocators it has (every program of this protocol) is checked
     // before anything runs.
     let has = &program.build().allocators;
@@ -208,7 +203,10 @@ pub(crate) fn run(program: &Program, args: &RunArgs) -> Result<ExitCode> {
         configs: m.configs.clone(),
         out: args.out.clone(),
         settings,
-        cpu: crate::run::placement::CpuChoice::parse(m.cpu.as_deref())?,
+        cpu: m
+            .cpu
+            .clone()
+            .unwrap_or(crate::run::placement::CpuChoice::Auto),
         resume: args.resume.clone(),
         resume_child_timeout: m.child_timeout.map(|t| t.max(1)),
         resume_memory_cap: m.memory_cap,

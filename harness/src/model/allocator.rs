@@ -82,6 +82,19 @@ pub enum AllocatorListError {
     Empty,
 }
 
+/// `--allocators`' value as clap parses it: comma-separated names, each once
+/// ([`Allocator::parse_list`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AllocatorList(pub Vec<Allocator>);
+
+impl std::str::FromStr for AllocatorList {
+    type Err = AllocatorListError;
+
+    fn from_str(list: &str) -> Result<AllocatorList, AllocatorListError> {
+        Allocator::parse_list(list).map(AllocatorList)
+    }
+}
+
 impl fmt::Display for Allocator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -27,16 +27,20 @@ pub(crate) enum CpuChoice {
     None,
 }
 
-impl CpuChoice {
-    /// `--cpu`'s value: absent (auto), a CPU number, or `none`.
-    pub(crate) fn parse(text: Option<&str>) -> Result<CpuChoice> {
+/// A `--cpu` value that is none of a CPU number, `auto` and `none`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?}: give a CPU number, `auto` or `none`")]
+pub(crate) struct CpuChoiceError(String);
+
+impl std::str::FromStr for CpuChoice {
+    type Err = CpuChoiceError;
+
+    /// `--cpu`'s value: a CPU number, `auto` or `none` (clap parses it; absent is `Auto`).
+    fn from_str(text: &str) -> Result<CpuChoice, CpuChoiceError> {
         Ok(match text {
-            None | Some("auto") => CpuChoice::Auto,
-            Some("none") => CpuChoice::None,
-            Some(n) => match n.parse::<usize>() {
-                Ok(c) => CpuChoice::Fixed(c),
-                Err(_) => misuse!("--cpu {n:?}: give a CPU number, `auto` or `none`"),
-            },
+            "auto" => CpuChoice::Auto,
+            "none" => CpuChoice::None,
+            n => CpuChoice::Fixed(n.parse().map_err(|_| CpuChoiceError(n.to_string()))?),
         })
     }
 }
@@ -183,11 +187,11 @@ mod tests {
 
     #[test]
     fn the_cpu_flag_reads_numbers_auto_and_none() {
-        assert_eq!(CpuChoice::parse(None).unwrap(), CpuChoice::Auto);
-        assert_eq!(CpuChoice::parse(Some("1")).unwrap(), CpuChoice::Fixed(1));
-        assert_eq!(CpuChoice::parse(Some("none")).unwrap(), CpuChoice::None);
-        let e = CpuChoice::parse(Some("fast")).unwrap_err();
-        assert_eq!(crate::error::exit_code_of(&e), 2);
+        assert_eq!("auto".parse(), Ok(CpuChoice::Auto));
+        assert_eq!("1".parse(), Ok(CpuChoice::Fixed(1)));
+        assert_eq!("none".parse(), Ok(CpuChoice::None));
+        let e = "fast".parse::<CpuChoice>().unwrap_err();
+        assert!(e.to_string().contains("give a CPU number"), "{e}");
         let program = crate::model::program::builtin();
         assert!(place(&program, &CpuChoice::Fixed(100_000)).is_err());
     }

@@ -9,7 +9,6 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::analyze::before_after::{AppliedPatch, Side};
-use crate::error::misuse_err;
 use crate::misuse;
 
 /// The manifests of the packages of the side's own source (its workspace members and path
@@ -43,11 +42,33 @@ pub(crate) struct Patch {
     pub path: PathBuf,
 }
 
-impl Patch {
+/// What is wrong with a `--patch CRATE=PATH`.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum PatchError {
+    /// No `=`.
+    #[error("{0:?}: give CRATE=PATH, e.g. --patch base64=../base64")]
+    NoPath(String),
+    /// The part before `=` is no crate name.
+    #[error("{0:?} is not a crate name")]
+    NotACrateName(String),
+    /// The folder has no `Cargo.toml`.
+    #[error("{} is not a crate checkout (no Cargo.toml in it)", .0.display())]
+    NotACheckout(PathBuf),
+    /// The folder cannot be resolved.
+    #[error("{}: {error}", path.display())]
+    Unresolved {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+impl std::str::FromStr for Patch {
+    type Err = PatchError;
+
     /// Parses `CRATE=PATH`; the path must be a folder with a `Cargo.toml`.
-    pub(crate) fn parse(text: &str) -> Result<Patch> {
+    fn from_str(text: &str) -> Result<Patch, PatchError> {
         let Some((krate, path)) = text.split_once('=') else {
-            misuse!("--patch {text}: give CRATE=PATH, e.g. --patch base64=../base64");
+            return Err(PatchError::NoPath(text.to_string()));
         };
         let krate = krate.trim();
         if krate.is_empty()
@@ -55,24 +76,23 @@ impl Patch {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
         {
-            misuse!("--patch {text}: {krate:?} is not a crate name");
+            return Err(PatchError::NotACrateName(krate.to_string()));
         }
         let dir = PathBuf::from(path);
         if !dir.join("Cargo.toml").is_file() {
-            misuse!(
-                "--patch {text}: {} is not a crate checkout (no Cargo.toml in it)",
-                dir.display()
-            );
+            return Err(PatchError::NotACheckout(dir));
         }
         let path = dir
             .canonicalize()
-            .map_err(|e| misuse_err(format!("--patch {text}: {e}")))?;
+            .map_err(|error| PatchError::Unresolved { path: dir, error })?;
         Ok(Patch {
             krate: krate.to_string(),
             path,
         })
     }
+}
 
+impl Patch {
     /// The `--config` value that makes cargo use the checkout.
     pub(crate) fn cargo_config(&self) -> String {
         // A JSON string is a valid TOML basic string (the same escapes).
@@ -386,10 +406,10 @@ mod tests {
     }
 
     #[test]
-    fn patches_parse_and_bad_ones_are_misuse() {
+    fn patches_parse_and_bad_ones_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("Cargo.toml"), "[package]\n").unwrap();
-        let p = Patch::parse(&format!("base64={}", dir.path().display())).unwrap();
+        let p: Patch = format!("base64={}", dir.path().display()).parse().unwrap();
         assert_eq!(p.krate, "base64");
         assert!(p
             .cargo_config()
@@ -400,8 +420,7 @@ mod tests {
             "base64=/no/such/folder".to_string(),
             format!("bad name={}", dir.path().display()),
         ] {
-            let e = Patch::parse(&bad).unwrap_err();
-            assert_eq!(crate::error::exit_code_of(&e), 2, "{bad}: {e}");
+            assert!(bad.parse::<Patch>().is_err(), "{bad}");
         }
     }
 }
