@@ -1,0 +1,82 @@
+//! The four datasets of rust_serialization_benchmark (rsb, github.com/djkoloski/rust_serialization_benchmark):
+//! `log`, `mesh`, `minecraft_savedata` and `mk48`, as types of our own with rsb's shapes and
+//! values drawn by generators of our own.
+//!
+//! rsb draws every value from one PCG32 (rand_pcg's `Lcg64Xsh32`) seeded with the first twenty
+//! digits of pi, through rand 0.8's samplers (`gen`, `gen_range`, `gen_bool`, `WeightedIndex`).
+//! Our generators make the same draws, with the same types, in the same order, from the same
+//! crates, so the values are rsb's value for value: the check is that serde_json writes each
+//! whole dataset in exactly the bytes rsb publishes for it (the `rsb_sizes` test of
+//! `engines/tests/rsb.rs`, and [`SERDE_JSON_BYTES`]).
+//!
+//! Each dataset is one value (`Logs`, `Mesh`, `Players`, `Updates`): rsb serializes and
+//! deserializes the whole of it in one operation, and so do the `rsb-*` studies. The types
+//! carry the derives of every engine of the build that rsb also measures (serde always; borsh,
+//! rkyv, wincode, bitcode, Müsli, nanoserde, msgpacker, minicbor, speedy behind their
+//! features), and [`log`] and [`minecraft`] a borrowed form of their strings for rsb's
+//! `borrow` column.
+
+pub mod log;
+pub mod mesh;
+pub mod minecraft;
+pub mod mk48;
+
+use rand_pcg::Lcg64Xsh32;
+
+/// The generator rsb seeds for every dataset: PCG32 with state and stream the first twenty
+/// digits of pi, split in two.
+pub fn rng() -> Lcg64Xsh32 {
+    Lcg64Xsh32::new(3_141_592_653, 5_897_932_384)
+}
+
+/// The serde_json size of each whole dataset as rsb publishes it (README of rsb commit
+/// 695b804b, 2026-08-21): `log`, `mesh`, `minecraft_savedata`, `mk48`. The tests hold our
+/// generators to them; nothing is measured with them.
+pub const SERDE_JSON_BYTES: [(&str, usize); 4] = [
+    ("log", 1_827_461),
+    ("mesh", 26_192_883),
+    ("minecraft_savedata", 1_623_191),
+    ("mk48", 9_390_461),
+];
+
+/// `n` values made by `one`, after drawing their count from `range` as rsb does (a draw even
+/// when the range holds one count).
+pub(crate) fn many<T, R: rand::Rng>(
+    rng: &mut R,
+    range: std::ops::Range<usize>,
+    mut one: impl FnMut(&mut R) -> T,
+) -> Vec<T> {
+    let n = rng.gen_range(range);
+    (0..n).map(|_| one(rng)).collect()
+}
+
+/// The digest of what rsb's read of an archive touches: `read` of each of `items`, in order
+/// (the access rows' check, [`crate::model::Digest`]).
+pub(crate) fn read_each<T>(items: &[T], read: impl Fn(&mut crate::model::Digest, &T)) -> u64 {
+    let mut d = crate::model::Digest::default();
+    for item in items {
+        read(&mut d, item);
+    }
+    d.finish()
+}
+
+/// Puts the derives of every engine of the build that rsb measures on the items given: serde
+/// always, the others behind their crates' features. Field and variant attributes of the
+/// engines (minicbor's indexes, wincode's tag width) are written on the items themselves, each
+/// behind its feature.
+macro_rules! rsb_types {
+    ($($item:item)*) => {$(
+        #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        #[cfg_attr(feature = "borsh", derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
+        #[cfg_attr(feature = "rkyv", derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize))]
+        #[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
+        #[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+        #[cfg_attr(feature = "musli", derive(musli::Encode, musli::Decode))]
+        #[cfg_attr(feature = "nanoserde", derive(nanoserde::SerBin, nanoserde::DeBin))]
+        #[cfg_attr(feature = "msgpacker", derive(msgpacker::MsgPacker))]
+        #[cfg_attr(feature = "minicbor", derive(minicbor::Encode, minicbor::Decode))]
+        #[cfg_attr(feature = "speedy", derive(speedy::Readable, speedy::Writable))]
+        $item
+    )*};
+}
+pub(crate) use rsb_types;
