@@ -23,6 +23,7 @@ pub mod bincode;
 pub mod bincode1;
 #[cfg(feature = "bitcode")]
 pub mod bitcode;
+pub mod borrowed;
 #[cfg(feature = "borsh")]
 pub mod borsh;
 #[cfg(feature = "capnp")]

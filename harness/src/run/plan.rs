@@ -4,7 +4,8 @@
 //! Repeated flags of one kind widen the selection (OR); `--study` and `--config` together narrow
 //! it (AND). A `--config` glob is matched against `STUDY/CONFIG`; a glob without `/` is matched
 //! against the `CONFIG` part in every study. Unknown names are a misuse (exit 2) whose message
-//! lists the valid ones. Hidden studies (test doubles) run only when named with `--study`.
+//! lists the valid ones. Hidden studies (test doubles) and opt-in ones (`StudyInfo::opt_in`) run
+//! only when named with `--study`.
 
 use anyhow::Result;
 use serprof_api::__private::Config;
@@ -50,7 +51,7 @@ pub(crate) fn select(
     }
     let hidden: Vec<&str> = all_studies
         .iter()
-        .filter(|s| s.hidden)
+        .filter(|s| s.hidden || s.opt_in)
         .map(|s| s.name.as_str())
         .collect();
     let in_study = |c: &Config| {

@@ -80,3 +80,18 @@ macro_rules! rsb_types {
     )*};
 }
 pub(crate) use rsb_types;
+
+/// A dataset's value with a borrowed form: the same fields, its strings `&str`s into the
+/// payload it was read from (rsb's `borrow` column).
+pub trait Borrowable: Sized {
+    /// The borrowed form.
+    type Borrowed<'a>: serde::Deserialize<'a> + Into<Self>;
+}
+
+impl Borrowable for log::Logs {
+    type Borrowed<'a> = log::BorrowLogs<'a>;
+}
+
+impl Borrowable for minecraft::Players {
+    type Borrowed<'a> = minecraft::BorrowPlayers<'a>;
+}
