@@ -105,8 +105,9 @@ fn measured<T: serprof_api::Value>(
         .into()
 }
 
-/// The serde engines that read strings in place, with their borrowed decode (rsb's `borrow`):
-/// postcard, rmp-serde, bincode and bincode 1.
+/// The engines that read strings in place, with their borrowed decode (rsb's `borrow`): the
+/// serde engines postcard, rmp-serde, bincode and bincode 1, and the derives of bitcode,
+/// wincode, minicbor and msgpacker.
 fn borrowing<T: crate::dataset::rsb::Borrowable + serprof_api::Value>(
     engines: Vec<Engine<T>>,
 ) -> Vec<Engine<T>> {
@@ -123,6 +124,14 @@ fn borrowing<T: crate::dataset::rsb::Borrowable + serprof_api::Value>(
                 "bincode" => Some(Reader::Bincode),
                 #[cfg(feature = "bincode1")]
                 "bincode1" => Some(Reader::Bincode1),
+                #[cfg(feature = "bitcode")]
+                "bitcode-derive" => Some(Reader::Bitcode),
+                #[cfg(feature = "wincode")]
+                "wincode" => Some(Reader::Wincode),
+                #[cfg(feature = "minicbor")]
+                "minicbor" => Some(Reader::Minicbor),
+                #[cfg(feature = "msgpacker")]
+                "msgpacker" => Some(Reader::Msgpacker),
                 _ => None,
             };
             match reader {

@@ -10,6 +10,7 @@ pub const LOGS: usize = 10_000;
 rsb_types! {
     /// An IPv4 address, one byte per part.
     #[derive(Copy)]
+    #[cfg_attr(feature = "msgpacker", derive(msgpacker::MsgUnpackerBorrowed))]
     pub struct Address {
         /// First part.
         #[cfg_attr(feature = "minicbor", n(0))]
@@ -58,31 +59,39 @@ rsb_types! {
     }
 }
 
-/// A [`Log`] whose strings borrow from the payload it was read from (rsb's `borrow` column).
-#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct BorrowLog<'a> {
-    /// The client's address.
-    pub address: Address,
-    /// The identity.
-    pub identity: &'a str,
-    /// The user.
-    pub userid: &'a str,
-    /// The date.
-    pub date: &'a str,
-    /// The request line.
-    pub request: &'a str,
-    /// The HTTP status.
-    pub code: u16,
-    /// The response's size.
-    pub size: u64,
-}
+super::borrowed_types! {
+    /// A [`Log`] whose strings borrow from the payload it was read from (rsb's `borrow` column).
+    pub struct BorrowLog<'a> {
+        /// The client's address.
+        #[cfg_attr(feature = "minicbor", n(0))]
+        pub address: Address,
+        /// The identity.
+        #[cfg_attr(feature = "minicbor", b(1))]
+        pub identity: &'a str,
+        /// The user.
+        #[cfg_attr(feature = "minicbor", b(2))]
+        pub userid: &'a str,
+        /// The date.
+        #[cfg_attr(feature = "minicbor", b(3))]
+        pub date: &'a str,
+        /// The request line.
+        #[cfg_attr(feature = "minicbor", b(4))]
+        pub request: &'a str,
+        /// The HTTP status.
+        #[cfg_attr(feature = "minicbor", n(5))]
+        pub code: u16,
+        /// The response's size.
+        #[cfg_attr(feature = "minicbor", n(6))]
+        pub size: u64,
+    }
 
-/// [`Logs`] read without copying its strings.
-#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct BorrowLogs<'a> {
-    /// The logs.
-    #[serde(borrow)]
-    pub logs: Vec<BorrowLog<'a>>,
+    /// [`Logs`] read without copying its strings.
+    pub struct BorrowLogs<'a> {
+        /// The logs.
+        #[serde(borrow)]
+        #[cfg_attr(feature = "minicbor", b(0))]
+        pub logs: Vec<BorrowLog<'a>>,
+    }
 }
 
 impl From<BorrowLogs<'_>> for Logs {

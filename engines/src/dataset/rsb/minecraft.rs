@@ -11,6 +11,7 @@ pub const PLAYERS: usize = 500;
 rsb_types! {
     /// A player's game mode.
     #[derive(Copy, Eq)]
+    #[cfg_attr(feature = "msgpacker", derive(msgpacker::MsgUnpackerBorrowed))]
     #[cfg_attr(feature = "wincode", wincode(tag_encoding = "u8"))]
     pub enum GameType {
         /// Survival.
@@ -42,6 +43,7 @@ rsb_types! {
 
     /// What a player may do.
     #[derive(Copy)]
+    #[cfg_attr(feature = "msgpacker", derive(msgpacker::MsgUnpackerBorrowed))]
     pub struct Abilities {
         /// Walking speed.
         #[cfg_attr(feature = "minicbor", n(0))]

@@ -85,8 +85,79 @@ pub(crate) use rsb_types;
 /// payload it was read from (rsb's `borrow` column).
 pub trait Borrowable: Sized {
     /// The borrowed form.
-    type Borrowed<'a>: serde::Deserialize<'a> + Into<Self>;
+    type Borrowed<'a>: serde::Deserialize<'a> + Into<Self> + Lend<'a>;
 }
+
+/// The borrowed decodes of the derive engines of the build, each a trait that is empty when its
+/// engine's feature is off.
+pub trait Lend<'a>:
+    LendBitcode<'a> + LendWincode<'a> + LendMinicbor<'a> + LendMsgpacker<'a>
+{
+}
+impl<'a, T: LendBitcode<'a> + LendWincode<'a> + LendMinicbor<'a> + LendMsgpacker<'a>> Lend<'a>
+    for T
+{
+}
+
+/// A trait `$name` that is `$bound` with `$feature`, and nothing without it.
+macro_rules! lend {
+    ($(#[$doc:meta])* $name:ident, $feature:literal, $($bound:tt)+) => {
+        $(#[$doc])*
+        #[cfg(feature = $feature)]
+        pub trait $name<'a>: $($bound)+ {}
+        #[cfg(feature = $feature)]
+        impl<'a, T: $($bound)+> $name<'a> for T {}
+        $(#[$doc])*
+        #[cfg(not(feature = $feature))]
+        pub trait $name<'a> {}
+        #[cfg(not(feature = $feature))]
+        impl<T> $name<'_> for T {}
+    };
+}
+
+lend!(
+    /// bitcode's borrowed decode (`bitcode::Buffer::decode`).
+    LendBitcode, "bitcode", bitcode::Decode<'a>
+);
+/// wincode's borrowed decode (`wincode::deserialize`).
+#[cfg(feature = "wincode")]
+pub trait LendWincode<'a>:
+    wincode::SchemaRead<'a, wincode::config::DefaultConfig, Dst = Self>
+{
+}
+#[cfg(feature = "wincode")]
+impl<'a, T: wincode::SchemaRead<'a, wincode::config::DefaultConfig, Dst = T>> LendWincode<'a>
+    for T
+{
+}
+/// wincode's borrowed decode (`wincode::deserialize`).
+#[cfg(not(feature = "wincode"))]
+pub trait LendWincode<'a> {}
+#[cfg(not(feature = "wincode"))]
+impl<T> LendWincode<'_> for T {}
+lend!(
+    /// minicbor's borrowed decode (`minicbor::decode`).
+    LendMinicbor, "minicbor", minicbor::Decode<'a, ()>
+);
+lend!(
+    /// msgpacker's borrowed decode (`UnpackableBorrowed::unpack`).
+    LendMsgpacker, "msgpacker", msgpacker::UnpackableBorrowed<'a, Error = msgpacker::Error>
+);
+
+/// Puts the derives of the engines whose decode borrows on the borrowed forms given: serde
+/// always; bitcode, wincode, minicbor (with the indexes on the fields) and msgpacker behind
+/// their features.
+macro_rules! borrowed_types {
+    ($($item:item)*) => {$(
+        #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        #[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
+        #[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+        #[cfg_attr(feature = "msgpacker", derive(msgpacker::MsgPackerBorrowed))]
+        #[cfg_attr(feature = "minicbor", derive(minicbor::Encode, minicbor::Decode))]
+        $item
+    )*};
+}
+pub(crate) use borrowed_types;
 
 impl Borrowable for log::Logs {
     type Borrowed<'a> = log::BorrowLogs<'a>;

@@ -1,157 +1,158 @@
 //! The save with its strings borrowed from the payload it was read from (rsb's `borrow`
-//! column): the same fields as [`super::Player`], every `String` a `&str`.
+//! column): the same fields as [`super::Player`] and its parts, every `String` a `&str`. The
+//! fields are the owned types' (documented there), so they carry no documents of their own.
+
+#![allow(missing_docs)]
 
 use super::{Abilities, Entity, GameType, Item, Player, Players, RecipeBook};
 
-/// An [`Item`] whose name borrows.
-#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct BorrowItem<'a> {
-    /// How many.
-    pub count: i8,
-    /// Which slot.
-    pub slot: u8,
-    /// What item.
-    pub id: &'a str,
-}
+super::super::borrowed_types! {
+    /// An [`Item`] whose name borrows.
+    pub struct BorrowItem<'a> {
+        #[cfg_attr(feature = "minicbor", n(0))]
+        pub count: i8,
+        #[cfg_attr(feature = "minicbor", n(1))]
+        pub slot: u8,
+        #[cfg_attr(feature = "minicbor", b(2))]
+        pub id: &'a str,
+    }
 
-/// An [`Entity`] whose strings borrow.
-#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct BorrowEntity<'a> {
-    /// What it is.
-    pub id: &'a str,
-    /// Where it is.
-    pub pos: (f64, f64, f64),
-    /// How it moves.
-    pub motion: (f64, f64, f64),
-    /// Which way it faces.
-    pub rotation: (f32, f32),
-    /// How far it has fallen.
-    pub fall_distance: f32,
-    /// Fire ticks.
-    pub fire: u16,
-    /// Air ticks.
-    pub air: u16,
-    /// On the ground.
-    pub on_ground: bool,
-    /// Without gravity.
-    pub no_gravity: bool,
-    /// Cannot be hurt.
-    pub invulnerable: bool,
-    /// Ticks until it may use a portal.
-    pub portal_cooldown: i32,
-    /// Its id.
-    pub uuid: [u32; 4],
-    /// Its name, if it has one.
-    pub custom_name: Option<&'a str>,
-    /// Whether the name shows.
-    pub custom_name_visible: bool,
-    /// Makes no sound.
-    pub silent: bool,
-    /// Glows.
-    pub glowing: bool,
-}
+    /// An [`Entity`] whose strings borrow.
+    pub struct BorrowEntity<'a> {
+        #[cfg_attr(feature = "minicbor", b(0))]
+        pub id: &'a str,
+        #[cfg_attr(feature = "minicbor", n(1))]
+        pub pos: (f64, f64, f64),
+        #[cfg_attr(feature = "minicbor", n(2))]
+        pub motion: (f64, f64, f64),
+        #[cfg_attr(feature = "minicbor", n(3))]
+        pub rotation: (f32, f32),
+        #[cfg_attr(feature = "minicbor", n(4))]
+        pub fall_distance: f32,
+        #[cfg_attr(feature = "minicbor", n(5))]
+        pub fire: u16,
+        #[cfg_attr(feature = "minicbor", n(6))]
+        pub air: u16,
+        #[cfg_attr(feature = "minicbor", n(7))]
+        pub on_ground: bool,
+        #[cfg_attr(feature = "minicbor", n(8))]
+        pub no_gravity: bool,
+        #[cfg_attr(feature = "minicbor", n(9))]
+        pub invulnerable: bool,
+        #[cfg_attr(feature = "minicbor", n(10))]
+        pub portal_cooldown: i32,
+        #[cfg_attr(feature = "minicbor", n(11))]
+        pub uuid: [u32; 4],
+        #[cfg_attr(feature = "minicbor", b(12))]
+        pub custom_name: Option<&'a str>,
+        #[cfg_attr(feature = "minicbor", n(13))]
+        pub custom_name_visible: bool,
+        #[cfg_attr(feature = "minicbor", n(14))]
+        pub silent: bool,
+        #[cfg_attr(feature = "minicbor", n(15))]
+        pub glowing: bool,
+    }
 
-/// A [`RecipeBook`] whose recipes borrow.
-#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct BorrowRecipeBook<'a> {
-    /// Known recipes.
-    #[serde(borrow)]
-    pub recipes: Vec<&'a str>,
-    /// Recipes to show.
-    #[serde(borrow)]
-    pub to_be_displayed: Vec<&'a str>,
-    /// Crafting filter on.
-    pub is_filtering_craftable: bool,
-    /// Crafting screen open.
-    pub is_gui_open: bool,
-    /// Furnace filter on.
-    pub is_furnace_filtering_craftable: bool,
-    /// Furnace screen open.
-    pub is_furnace_gui_open: bool,
-    /// Blast furnace filter on.
-    pub is_blasting_furnace_filtering_craftable: bool,
-    /// Blast furnace screen open.
-    pub is_blasting_furnace_gui_open: bool,
-    /// Smoker filter on.
-    pub is_smoker_filtering_craftable: bool,
-    /// Smoker screen open.
-    pub is_smoker_gui_open: bool,
-}
+    /// A [`RecipeBook`] whose recipes borrow.
+    pub struct BorrowRecipeBook<'a> {
+        #[serde(borrow)]
+        #[cfg_attr(feature = "minicbor", b(0))]
+        pub recipes: Vec<&'a str>,
+        #[serde(borrow)]
+        #[cfg_attr(feature = "minicbor", b(1))]
+        pub to_be_displayed: Vec<&'a str>,
+        #[cfg_attr(feature = "minicbor", n(2))]
+        pub is_filtering_craftable: bool,
+        #[cfg_attr(feature = "minicbor", n(3))]
+        pub is_gui_open: bool,
+        #[cfg_attr(feature = "minicbor", n(4))]
+        pub is_furnace_filtering_craftable: bool,
+        #[cfg_attr(feature = "minicbor", n(5))]
+        pub is_furnace_gui_open: bool,
+        #[cfg_attr(feature = "minicbor", n(6))]
+        pub is_blasting_furnace_filtering_craftable: bool,
+        #[cfg_attr(feature = "minicbor", n(7))]
+        pub is_blasting_furnace_gui_open: bool,
+        #[cfg_attr(feature = "minicbor", n(8))]
+        pub is_smoker_filtering_craftable: bool,
+        #[cfg_attr(feature = "minicbor", n(9))]
+        pub is_smoker_gui_open: bool,
+    }
 
-/// A [`Player`] whose strings borrow.
-#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct BorrowPlayer<'a> {
-    /// Game mode.
-    pub game_type: GameType,
-    /// Game mode before.
-    pub previous_game_type: GameType,
-    /// Score.
-    pub score: i64,
-    /// Dimension.
-    pub dimension: &'a str,
-    /// Selected slot.
-    pub selected_item_slot: u32,
-    /// Selected item.
-    #[serde(borrow)]
-    pub selected_item: BorrowItem<'a>,
-    /// Dimension of the spawn point, if set.
-    pub spawn_dimension: Option<&'a str>,
-    /// Spawn x.
-    pub spawn_x: i64,
-    /// Spawn y.
-    pub spawn_y: i64,
-    /// Spawn z.
-    pub spawn_z: i64,
-    /// Forced spawn, if set.
-    pub spawn_forced: Option<bool>,
-    /// Sleep ticks.
-    pub sleep_timer: u16,
-    /// Food exhaustion.
-    pub food_exhaustion_level: f32,
-    /// Food saturation.
-    pub food_saturation_level: f32,
-    /// Food ticks.
-    pub food_tick_timer: u32,
-    /// Experience level.
-    pub xp_level: u32,
-    /// Progress to the next level.
-    pub xp_p: f32,
-    /// Total experience.
-    pub xp_total: i32,
-    /// Experience seed.
-    pub xp_seed: i32,
-    /// Inventory.
-    #[serde(borrow)]
-    pub inventory: Vec<BorrowItem<'a>>,
-    /// Ender chest.
-    #[serde(borrow)]
-    pub ender_items: Vec<BorrowItem<'a>>,
-    /// Abilities.
-    pub abilities: Abilities,
-    /// Where the player entered the nether, if they did.
-    pub entered_nether_position: Option<(f64, f64, f64)>,
-    /// The vehicle ridden, if any, with its id.
-    #[serde(borrow)]
-    pub root_vehicle: Option<([u32; 4], BorrowEntity<'a>)>,
-    /// Parrot on the left shoulder.
-    #[serde(borrow)]
-    pub shoulder_entity_left: Option<BorrowEntity<'a>>,
-    /// Parrot on the right shoulder.
-    #[serde(borrow)]
-    pub shoulder_entity_right: Option<BorrowEntity<'a>>,
-    /// Has seen the credits.
-    pub seen_credits: bool,
-    /// Recipes.
-    #[serde(borrow)]
-    pub recipe_book: BorrowRecipeBook<'a>,
-}
+    /// A [`Player`] whose strings borrow.
+    pub struct BorrowPlayer<'a> {
+        #[cfg_attr(feature = "minicbor", n(0))]
+        pub game_type: GameType,
+        #[cfg_attr(feature = "minicbor", n(1))]
+        pub previous_game_type: GameType,
+        #[cfg_attr(feature = "minicbor", n(2))]
+        pub score: i64,
+        #[cfg_attr(feature = "minicbor", b(3))]
+        pub dimension: &'a str,
+        #[cfg_attr(feature = "minicbor", n(4))]
+        pub selected_item_slot: u32,
+        #[serde(borrow)]
+        #[cfg_attr(feature = "minicbor", b(5))]
+        pub selected_item: BorrowItem<'a>,
+        #[cfg_attr(feature = "minicbor", b(6))]
+        pub spawn_dimension: Option<&'a str>,
+        #[cfg_attr(feature = "minicbor", n(7))]
+        pub spawn_x: i64,
+        #[cfg_attr(feature = "minicbor", n(8))]
+        pub spawn_y: i64,
+        #[cfg_attr(feature = "minicbor", n(9))]
+        pub spawn_z: i64,
+        #[cfg_attr(feature = "minicbor", n(10))]
+        pub spawn_forced: Option<bool>,
+        #[cfg_attr(feature = "minicbor", n(11))]
+        pub sleep_timer: u16,
+        #[cfg_attr(feature = "minicbor", n(12))]
+        pub food_exhaustion_level: f32,
+        #[cfg_attr(feature = "minicbor", n(13))]
+        pub food_saturation_level: f32,
+        #[cfg_attr(feature = "minicbor", n(14))]
+        pub food_tick_timer: u32,
+        #[cfg_attr(feature = "minicbor", n(15))]
+        pub xp_level: u32,
+        #[cfg_attr(feature = "minicbor", n(16))]
+        pub xp_p: f32,
+        #[cfg_attr(feature = "minicbor", n(17))]
+        pub xp_total: i32,
+        #[cfg_attr(feature = "minicbor", n(18))]
+        pub xp_seed: i32,
+        #[serde(borrow)]
+        #[cfg_attr(feature = "minicbor", b(19))]
+        pub inventory: Vec<BorrowItem<'a>>,
+        #[serde(borrow)]
+        #[cfg_attr(feature = "minicbor", b(20))]
+        pub ender_items: Vec<BorrowItem<'a>>,
+        #[cfg_attr(feature = "minicbor", n(21))]
+        pub abilities: Abilities,
+        #[cfg_attr(feature = "minicbor", n(22))]
+        pub entered_nether_position: Option<(f64, f64, f64)>,
+        #[serde(borrow)]
+        #[cfg_attr(feature = "minicbor", b(23))]
+        pub root_vehicle: Option<([u32; 4], BorrowEntity<'a>)>,
+        #[serde(borrow)]
+        #[cfg_attr(feature = "minicbor", b(24))]
+        pub shoulder_entity_left: Option<BorrowEntity<'a>>,
+        #[serde(borrow)]
+        #[cfg_attr(feature = "minicbor", b(25))]
+        pub shoulder_entity_right: Option<BorrowEntity<'a>>,
+        #[cfg_attr(feature = "minicbor", n(26))]
+        pub seen_credits: bool,
+        #[serde(borrow)]
+        #[cfg_attr(feature = "minicbor", b(27))]
+        pub recipe_book: BorrowRecipeBook<'a>,
+    }
 
-/// [`Players`] read without copying its strings.
-#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct BorrowPlayers<'a> {
-    /// The players.
-    #[serde(borrow)]
-    pub players: Vec<BorrowPlayer<'a>>,
+    /// [`Players`] read without copying its strings.
+    pub struct BorrowPlayers<'a> {
+        #[serde(borrow)]
+        #[cfg_attr(feature = "minicbor", b(0))]
+        pub players: Vec<BorrowPlayer<'a>>,
+    }
+
 }
 
 impl From<BorrowItem<'_>> for Item {
