@@ -25,8 +25,9 @@ from pathlib import Path
 STUDIES = {"log": "rsb-log", "mesh": "rsb-mesh", "minecraft_savedata": "rsb-minecraft", "mk48": "rsb-mk48"}
 # serprof's engine of each rsb crate that both run, where the names differ.
 ENGINE_OF = {"bitcode": "bitcode-derive"}
-# Which of rsb's variants of a cell is the call serprof makes (rkyv: validated, then deserialized).
-VARIANT = {"rkyv": "validated upfront with error"}
+# Which of rsb's variants of a cell is the call serprof makes (rkyv: validated, then
+# deserialized; prost: the value converted to messages and back inside the operation).
+VARIANT = {"rkyv": ["validated upfront with error"], "prost": ["populate + encode", "decode + convert"]}
 UNITS = {"ns": 1.0, "µs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
@@ -94,8 +95,8 @@ def parse_time(text: str, crate: str):
     cell has several, else the first; None for a dagger."""
     spans = re.findall(r'<span title="([^"]+)">\*([\d.]+) (\S+?)\\\*\*</span>', text)
     if spans:
-        want = VARIANT.get(crate)
-        pick = next((s for s in spans if s[0] == want), spans[0])
+        want = VARIANT.get(crate, [])
+        pick = next((s for s in spans if s[0] in want), spans[0])
         return float(pick[1]) * UNITS[pick[2]]
     m = re.search(r"([\d.]+) (ns|µs|ms|s)\b", text)
     return float(m.group(1)) * UNITS[m.group(2)] if m else None

@@ -50,6 +50,7 @@ const PUBLISHED: [(&str, &[(&str, usize)]); 4] = [
             ("nanoserde", 1045784),
             ("msgpacker", 764996),
             ("minicbor", 817830),
+            ("prost", 884628),
         ],
     ),
     (
@@ -66,6 +67,7 @@ const PUBLISHED: [(&str, &[(&str, usize)]); 4] = [
             ("nanoserde", 6000008),
             ("msgpacker", 7500005),
             ("minicbor", 8125006),
+            ("prost", 8750000),
         ],
     ),
     (

@@ -46,6 +46,8 @@ pub mod nanoserde;
 pub mod postcard;
 #[cfg(feature = "prost")]
 pub mod prost;
+#[cfg(feature = "prost")]
+pub mod prost_rsb;
 #[cfg(feature = "protobuf")]
 pub mod protobuf;
 #[cfg(feature = "rkyv")]

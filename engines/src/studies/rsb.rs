@@ -59,13 +59,13 @@ pub fn studies() -> Vec<Study> {
         measured(
             Study::new("rsb-log", "rsb's log dataset: 10,000 HTTP request logs of many strings")
                 .dataset_named("logs", log::logs),
-            borrowing(engines!(log::Logs)),
+            with_prost(borrowing(engines!(log::Logs))),
             log::read_digest,
         ),
         measured(
             Study::new("rsb-mesh", "rsb's mesh dataset: 125,000 triangles of f32 vectors")
                 .dataset_named("mesh", mesh::mesh),
-            engines!(mesh::Mesh),
+            with_prost(engines!(mesh::Mesh)),
             mesh::read_digest,
         ),
         measured(
@@ -104,6 +104,26 @@ fn measured<T: serprof_api::Value>(
         .baseline(BASELINE)
         .into()
 }
+
+/// `engines` and prost, where the dataset has messages (log and mesh): rsb's `populate +
+/// encode` and `decode + convert`.
+#[allow(unused_mut)]
+fn with_prost<T: serprof_api::Value + ProstMessages>(
+    mut engines: Vec<Engine<T>>,
+) -> Vec<Engine<T>> {
+    #[cfg(feature = "prost")]
+    engines.push(external::prost_rsb::engine::<T>());
+    engines
+}
+
+/// A dataset value prost can write (the messages of `external::prost_rsb`), where prost is built.
+#[cfg(feature = "prost")]
+use external::prost_rsb::Messages as ProstMessages;
+/// Any value, without prost.
+#[cfg(not(feature = "prost"))]
+trait ProstMessages {}
+#[cfg(not(feature = "prost"))]
+impl<T> ProstMessages for T {}
 
 /// The engines that read strings in place, with their borrowed decode (rsb's `borrow`): the
 /// serde engines postcard, rmp-serde, bincode and bincode 1, and the derives of bitcode,

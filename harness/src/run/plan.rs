@@ -193,6 +193,22 @@ mod tests {
     }
 
     #[test]
+    fn opt_in_studies_run_only_when_named() {
+        let program = crate::model::program::builtin();
+        let opt_in: Vec<String> = program
+            .infos()
+            .into_iter()
+            .filter(|s| s.opt_in)
+            .map(|s| s.name)
+            .collect();
+        assert!(opt_in.iter().any(|s| s == "rsb-log"), "{opt_in:?}");
+        let every = select(&program, &[], &[]).unwrap();
+        assert!(every.iter().all(|c| !opt_in.contains(&c.info.study)));
+        let named = select(&program, &["rsb-log".into()], &[]).unwrap();
+        assert!(!named.is_empty() && named.iter().all(|c| c.info.study == "rsb-log"));
+    }
+
+    #[test]
     fn unknown_names_are_misuse_listing_valid_names() {
         let program = crate::model::program::builtin();
         let e = select(&program, &["nope".into()], &[]).unwrap_err();
