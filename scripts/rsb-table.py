@@ -148,7 +148,7 @@ def comparison(dataset, rows, published, against, tolerance) -> str:
     within = total = 0
     for crate, row in sorted(published.items()):
         engine = ENGINE_OF.get(crate, crate)
-        if f"{engine}.serialize" not in rows:
+        if f"{engine}.serialize" not in rows or engine == against:
             continue
         cells = []
         for op, col in (("serialize", "Serialize"), ("deserialize", "Deserialize")):
