@@ -135,6 +135,28 @@ pub trait Codec<T>: Send {
     unsafe fn access_unchecked(&mut self, bytes: &[u8]) -> Result<u64, CodecError> {
         self.access(bytes)
     }
+
+    /// A borrowed decode: reads `bytes` into the engine's form of the value whose strings point
+    /// into `bytes` (no copy of them), then drops it. The default says the engine has none;
+    /// an engine that has one says so to its study with [`crate::study::Engine::borrows`],
+    /// and implements [`Codec::borrow_owned`] too.
+    fn borrow(&mut self, bytes: &[u8]) -> Result<(), CodecError> {
+        let _ = bytes;
+        Err(no_borrow())
+    }
+
+    /// The same borrowed decode, its value then converted into an owned `T`: what
+    /// verification compares with the original (never timed).
+    fn borrow_owned(&mut self, bytes: &[u8]) -> Result<T, CodecError> {
+        let _ = bytes;
+        Err(no_borrow())
+    }
+}
+
+/// The error of an engine asked for a borrowed decode it does not have.
+#[cold]
+fn no_borrow() -> CodecError {
+    CodecError::setup("this engine does not decode into borrowed values")
 }
 
 #[cfg(test)]

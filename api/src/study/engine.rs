@@ -24,7 +24,8 @@ pub struct Engine<T> {
     pub(super) json_view: Option<crate::workload::JsonView<T>>,
     /// How its payloads split by field ([`Engine::fields`]).
     pub(super) fields: FieldSplit<T>,
-    /// The in-place access operations it has besides the study's ([`Engine::access`]).
+    /// The operations it has besides the study's: in-place access ([`Engine::access`]) and
+    /// borrowed decoding ([`Engine::borrows`]).
     pub(super) access: Vec<Operation>,
     pub(super) make: MakeCodec<T>,
 }
@@ -143,10 +144,31 @@ impl<T: Value> Engine<T> {
     /// [`Codec::access_unchecked`], [`Operation::ValidatedAccess`] through [`Codec::access`].
     /// The study checks them against its digest ([`crate::StudyOf::digest`]).
     pub fn access(mut self, operations: impl IntoIterator<Item = Operation>) -> Self {
-        self.access = operations
-            .into_iter()
-            .filter(|o| matches!(o, Operation::Access | Operation::ValidatedAccess))
-            .collect();
+        self.access.retain(|o| *o == Operation::Borrow);
+        self.access.extend(
+            operations
+                .into_iter()
+                .filter(|o| matches!(o, Operation::Access | Operation::ValidatedAccess)),
+        );
+        self
+    }
+
+    /// The engine decodes into borrowed values ([`Codec::borrow`]): a configuration of its own
+    /// beside the study's operations (`ENGINE.borrow`), verified through
+    /// [`Codec::borrow_owned`].
+    pub fn borrows(mut self) -> Self {
+        self.access.push(Operation::Borrow);
+        self
+    }
+
+    /// The same engine, each codec it builds handed to `wrap`, whose codec the study measures
+    /// instead (a codec that adds a way to read to the engine's, such as a borrowed decode).
+    pub fn wrap<C: Codec<T> + 'static>(
+        mut self,
+        wrap: impl Fn(Box<dyn Codec<T>>) -> C + Send + Sync + 'static,
+    ) -> Self {
+        let make = Arc::clone(&self.make);
+        self.make = Arc::new(move || make().map(|c| Box::new(wrap(c)) as Box<dyn Codec<T>>));
         self
     }
 

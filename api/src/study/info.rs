@@ -189,6 +189,9 @@ pub struct StudyInfo {
     pub steps: Vec<String>,
     /// Hidden from `serprof list` and from `run` without `--study` (test doubles).
     pub hidden: bool,
+    /// Listed, but left out of a `run` without `--study`: measured only when named (a study
+    /// too long for the default run).
+    pub opt_in: bool,
     /// Why the study cannot be measured in this process ([`super::Study::unavailable`]);
     /// it then has no configurations.
     pub unavailable: Option<String>,

@@ -71,6 +71,13 @@ macro_rules! describe_study {
             self
         }
 
+        /// Listed by `serprof list`, but left out of a `run` without `--study`: a study too
+        /// long for the default run is measured only when named.
+        pub fn opt_in(mut self) -> Self {
+            self.study_mut().info.opt_in = true;
+            self
+        }
+
         /// Caps per configuration, for a study whose configurations are many.
         pub fn budget(mut self, budget: Budget) -> Self {
             let study = self.study_mut();
@@ -116,6 +123,7 @@ impl Study {
                 baseline: None,
                 steps: Vec::new(),
                 hidden: false,
+                opt_in: false,
                 unavailable: None,
                 budget: None,
                 damage: None,
@@ -406,7 +414,7 @@ impl<T: Value> StudyOf<T> {
     /// The configuration of `engine` on `operation`.
     fn config(&self, engine: &Engine<T>, operation: Operation) -> Config {
         let config = match (operation, self.operations.len()) {
-            (Operation::Access | Operation::ValidatedAccess, _) => {
+            (Operation::Access | Operation::ValidatedAccess | Operation::Borrow, _) => {
                 format!("{}.{}", engine.name, operation.as_str())
             }
             (Operation::RoundTrip | Operation::Decode, _) | (_, 1) => engine.name.clone(),
@@ -638,6 +646,66 @@ mod tests {
             .corrupt(damage)
             .into();
         assert_eq!(corrupt.configs().len(), 1);
+    }
+
+    /// `Text`, with a borrowed decode that reads the number's text in place; `borrow_owned`
+    /// gives one more than it read when `wrong`.
+    struct Lend {
+        wrong: bool,
+    }
+    impl Codec<Point> for Lend {
+        fn encode(&mut self, v: &Point, out: &mut Vec<u8>) -> Result<(), CodecError> {
+            Text.encode(v, out)
+        }
+        fn decode(&mut self, bytes: &mut [u8]) -> Result<Point, CodecError> {
+            Text.decode(bytes)
+        }
+        fn borrow(&mut self, bytes: &[u8]) -> Result<(), CodecError> {
+            std::str::from_utf8(bytes)
+                .map(drop)
+                .map_err(CodecError::decode)
+        }
+        fn borrow_owned(&mut self, bytes: &[u8]) -> Result<Point, CodecError> {
+            let text = std::str::from_utf8(bytes).map_err(CodecError::decode)?;
+            let x: f64 = text.parse().map_err(CodecError::decode)?;
+            Ok(Point {
+                x: if self.wrong { x + 1.0 } else { x },
+            })
+        }
+    }
+
+    #[test]
+    fn a_borrowing_engine_has_a_borrow_row_checked_against_the_value() {
+        let study = |wrong: bool| -> Study {
+            Study::new("points", "q")
+                .dataset(|| vec![Point { x: 1.5 }, Point { x: -2.0 }])
+                .operations([Operation::Deserialize])
+                .engine(Engine::new("lend", move || Ok(Lend { wrong })).borrows())
+                .engine(Engine::new("text", || Ok(Text)))
+                .into()
+        };
+        let right = study(false);
+        let names: Vec<String> = right.configs().iter().map(|c| c.info.name()).collect();
+        assert_eq!(names, ["points/lend", "points/lend.borrow", "points/text"]);
+        let mut w = right.configs()[1].workload().unwrap();
+        w.verify().unwrap();
+        w.run(5).unwrap();
+        assert_eq!(
+            w.loop_function(),
+            "serprof_api::workload::values::borrow_loop"
+        );
+        let err = study(true).configs()[1]
+            .workload()
+            .unwrap()
+            .verify()
+            .unwrap_err();
+        assert!(
+            matches!(err, crate::verify::VerifyError::Differs { index: 0, .. }),
+            "{err}"
+        );
+        // An engine without a borrowed decode says so if one is asked of it.
+        let mut text = Text;
+        assert!(text.borrow(b"1").is_err());
     }
 
     /// A codec that changes what it decodes: `Forget` drops the label, `Nudge` moves `x` by one

@@ -64,6 +64,7 @@ impl Documents {
                 | Operation::Deserialize
                 | Operation::Access
                 | Operation::ValidatedAccess
+                | Operation::Borrow
         )
     }
 }
@@ -244,7 +245,8 @@ pub fn documents_loop(operation: Operation) -> &'static str {
         | Operation::Decode
         | Operation::Deserialize
         | Operation::Access
-        | Operation::ValidatedAccess => "serprof_api::workload::documents::parse_loop",
+        | Operation::ValidatedAccess
+        | Operation::Borrow => "serprof_api::workload::documents::parse_loop",
         Operation::Serialize => "serprof_api::workload::documents::document_serialize_loop",
         Operation::RoundTrip => "serprof_api::workload::documents::document_roundtrip_loop",
     }

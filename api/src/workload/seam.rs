@@ -29,6 +29,9 @@ pub enum Operation {
     /// Validate a stored payload, then read every field where it lies (zero-copy engines).
     #[serde(rename = "validated-access")]
     ValidatedAccess,
+    /// Decode a stored payload into a value whose strings borrow from the payload, then drop
+    /// it (rust_serialization_benchmark's `borrow`; [`crate::Codec::borrow`]).
+    Borrow,
 }
 
 impl Operation {
@@ -42,6 +45,7 @@ impl Operation {
             Operation::Parse => "parse",
             Operation::Access => "access",
             Operation::ValidatedAccess => "validated-access",
+            Operation::Borrow => "borrow",
         }
     }
 }

@@ -139,6 +139,21 @@ impl<T: Value> Values<T> {
         Ok(())
     }
 
+    /// For the borrow loop: the borrowed decode of value `index`'s payload (in `buf`, just
+    /// encoded), made owned, must be the value.
+    fn check_borrow(&mut self, index: usize) -> Result<(), VerifyError> {
+        let back = self
+            .codec
+            .borrow_owned(&self.buf)
+            .map_err(|error| VerifyError::Decode { index, error })?;
+        if back != self.data[index] {
+            if let Difference::Other(difference) = self.differs(index, &self.data[index], &back) {
+                return Err(VerifyError::Differs { index, difference });
+            }
+        }
+        Ok(())
+    }
+
     /// For the deserialize loop, which decodes stored payloads where they are: the engine must
     /// leave its input as it was (an engine that parses in place says so, and its loop copies).
     fn check_reads_only(&mut self, index: usize) -> Result<(), VerifyError> {
@@ -233,6 +248,9 @@ impl<T: Value> Workload for Values<T> {
             ) {
                 self.check_access(index)?;
             }
+            if self.operation == Operation::Borrow {
+                self.check_borrow(index)?;
+            }
             let original = &self.data[index];
             if *original != back {
                 match self.differs(index, original, &back) {
@@ -285,6 +303,10 @@ impl<T: Value> Workload for Values<T> {
                     n,
                     op == Operation::ValidatedAccess,
                 )
+            }
+            Operation::Borrow => {
+                self.encode_all()?;
+                borrow_loop::<T>(self.codec.as_mut(), &self.payloads, &mut self.next, n)
             }
             Operation::Deserialize => {
                 self.encode_all()?;
@@ -401,7 +423,8 @@ impl<T: Value> Workload for Values<T> {
 
     fn retained_bytes(&mut self, live: &mut dyn FnMut() -> i64) -> Option<Result<f64, CodecError>> {
         match self.operation {
-            Operation::Serialize => None,
+            // A borrowed value lives only inside the engine's call: nothing is kept.
+            Operation::Serialize | Operation::Borrow => None,
             _ => Some(self.retained(live)),
         }
     }
@@ -481,6 +504,32 @@ fn serialize_loop<T>(
     })
 }
 
+/// Runs `op(codec, payload)` on `n` stored payloads, cycling from `*next` (see [`cycle`]).
+#[inline(always)]
+fn payload_cycle<T, F>(
+    codec: &mut dyn Codec<T>,
+    payloads: &[Vec<u8>],
+    next: &mut usize,
+    n: u64,
+    mut op: F,
+) -> Result<(), CodecError>
+where
+    F: FnMut(&mut dyn Codec<T>, &[u8]) -> Result<(), CodecError>,
+{
+    let mut i = *next;
+    let len = payloads.len();
+    for _ in 0..n {
+        let payload = black_box(payloads[i].as_slice());
+        i += 1;
+        if i == len {
+            i = 0;
+        }
+        op(&mut *codec, payload)?;
+    }
+    *next = i;
+    Ok(())
+}
+
 /// The access loop: read each stored payload in place (a zero-copy engine's access), keep the
 /// digest. `validated` is chosen once, outside the loop.
 #[inline(never)]
@@ -491,25 +540,33 @@ fn access_loop<T>(
     n: u64,
     validated: bool,
 ) -> Result<(), CodecError> {
-    let mut i = *next;
-    let len = payloads.len();
-    for _ in 0..n {
-        let payload = black_box(payloads[i].as_slice());
-        i += 1;
-        if i == len {
-            i = 0;
-        }
-        let digest = if validated {
-            codec.access(payload)?
-        } else {
+    if validated {
+        payload_cycle(codec, payloads, next, n, |codec, payload| {
+            black_box(codec.access(payload)?);
+            Ok(())
+        })
+    } else {
+        payload_cycle(codec, payloads, next, n, |codec, payload| {
             // SAFETY: every stored payload is one this codec's `encode` wrote (`encode_all`),
             // unchanged since.
-            unsafe { codec.access_unchecked(payload)? }
-        };
-        black_box(digest);
+            black_box(unsafe { codec.access_unchecked(payload)? });
+            Ok(())
+        })
     }
-    *next = i;
-    Ok(())
+}
+
+/// The borrow loop: decode each stored payload into the engine's borrowed form of the value,
+/// which the engine drops before it returns.
+#[inline(never)]
+fn borrow_loop<T>(
+    codec: &mut dyn Codec<T>,
+    payloads: &[Vec<u8>],
+    next: &mut usize,
+    n: u64,
+) -> Result<(), CodecError> {
+    payload_cycle(codec, payloads, next, n, |codec, payload| {
+        codec.borrow(payload)
+    })
 }
 
 /// The deserialize-only loop: decode each stored payload, drop the value. An engine that only
@@ -561,6 +618,7 @@ pub fn values_loop(operation: Operation) -> &'static str {
         Operation::Access | Operation::ValidatedAccess => {
             "serprof_api::workload::values::access_loop"
         }
+        Operation::Borrow => "serprof_api::workload::values::borrow_loop",
         _ => "serprof_api::workload::values::serialize_loop",
     }
 }

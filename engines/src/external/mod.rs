@@ -23,6 +23,7 @@ pub mod bincode;
 pub mod bincode1;
 #[cfg(feature = "bitcode")]
 pub mod bitcode;
+pub mod borrowed;
 #[cfg(feature = "borsh")]
 pub mod borsh;
 #[cfg(feature = "capnp")]
@@ -45,6 +46,8 @@ pub mod nanoserde;
 pub mod postcard;
 #[cfg(feature = "prost")]
 pub mod prost;
+#[cfg(feature = "prost")]
+pub mod prost_rsb;
 #[cfg(feature = "protobuf")]
 pub mod protobuf;
 #[cfg(feature = "rkyv")]

@@ -21,6 +21,16 @@ use crate::model::{Order, SerdeBytes};
 const SOURCE: &str =
     "Ingo Kegel, \"Java vs. Kotlin: who (de)serializes faster?\", ej-technologies blog, 2026-08-31";
 
+/// The caps of a study of about a hundred configurations (see [`study`]).
+pub const BUDGET: Budget = Budget {
+    processes: 12,
+    quick_processes: 5,
+    cpu_samples: 300,
+    quick_cpu_samples: 110,
+    overhead_pairs: 6,
+    quick_overhead_pairs: 4,
+};
+
 /// The study: every engine of [`engines`] on the 200 Orders, round trip.
 pub fn study() -> Study {
     engines()
@@ -36,14 +46,7 @@ pub fn study() -> Study {
             // over three times the sampling of 300 samples and 6 pairs (the range of six covers
             // the overhead's median at 96.9%); --quick gets 110 samples and 4 pairs (87.5%: a
             // smoke run's check that the sampler costs little, no more).
-            .budget(Budget {
-                processes: 12,
-                quick_processes: 5,
-                cpu_samples: 300,
-                quick_cpu_samples: 110,
-                overhead_pairs: 6,
-                quick_overhead_pairs: 4,
-            })
+            .budget(BUDGET)
             .dataset_static(crate::dataset::ORDERS, crate::dataset::orders),
             |study, engine| study.engine(engine),
         )

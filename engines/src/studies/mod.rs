@@ -12,6 +12,7 @@ pub mod corpus;
 pub mod corrupt;
 pub mod formats;
 pub mod reflection;
+pub mod rsb;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 #[cfg(feature = "testkit")]
@@ -24,7 +25,7 @@ pub use serprof_api::{Budget, Engine, Format, Operation, Study, StudyOf};
 
 /// serprof's own studies, in the order `serprof list` prints them: `formats`, `bytes`,
 /// `reflection`, `corrupt`, `corpus` (unavailable until [`corpus::DOCUMENTS_VAR`] names
-/// documents), and the hidden `testkit` study of test doubles in builds with the `testkit`
+/// documents), the four opt-in `rsb-*` studies ([`rsb`]), and the hidden `testkit` study of test doubles in builds with the `testkit`
 /// feature (the tests turn it on).
 pub fn builtin() -> Vec<Study> {
     #[allow(unused_mut)]
@@ -35,6 +36,7 @@ pub fn builtin() -> Vec<Study> {
         corrupt::study(),
         corpus::from_env(),
     ];
+    all.extend(rsb::studies());
     #[cfg(feature = "testkit")]
     all.push(testkit::study());
     #[cfg(feature = "testkit")]
@@ -72,9 +74,8 @@ mod tests {
                     info.name
                 );
             }
-            if let Some(b) = &info.baseline {
-                assert!(study.configs().iter().any(|c| &c.info.config == b));
-            }
+            // A baseline names a configuration or an engine (`Study::problem` checks both).
+            assert_eq!(study.problem(), None, "{}", info.name);
             let mut names: Vec<_> = study.configs().iter().map(|c| c.info.name()).collect();
             let n = names.len();
             names.sort();

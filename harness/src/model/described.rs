@@ -46,6 +46,8 @@ pub(crate) struct StudyWire {
     pub(crate) baseline: Option<String>,
     pub(crate) steps: Vec<String>,
     pub(crate) hidden: bool,
+    #[serde(default)]
+    pub(crate) opt_in: bool,
     pub(crate) unavailable: Option<String>,
     pub(crate) budget: Option<Budget>,
     pub(crate) configs: Vec<ConfigInfo>,
@@ -74,6 +76,7 @@ impl Description {
                 baseline: i.baseline,
                 steps: i.steps,
                 hidden: i.hidden,
+                opt_in: i.opt_in,
                 unavailable: i.unavailable,
                 budget: i.budget,
             })
@@ -160,6 +163,7 @@ impl Description {
                 baseline: s.baseline.clone(),
                 steps: s.steps.clone(),
                 hidden: s.hidden,
+                opt_in: s.opt_in,
                 unavailable,
                 budget: s.budget,
                 damage: None,

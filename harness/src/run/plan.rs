@@ -4,7 +4,8 @@
 //! Repeated flags of one kind widen the selection (OR); `--study` and `--config` together narrow
 //! it (AND). A `--config` glob is matched against `STUDY/CONFIG`; a glob without `/` is matched
 //! against the `CONFIG` part in every study. Unknown names are a misuse (exit 2) whose message
-//! lists the valid ones. Hidden studies (test doubles) run only when named with `--study`.
+//! lists the valid ones. Hidden studies (test doubles) and opt-in ones (`StudyInfo::opt_in`) run
+//! only when named with `--study`.
 
 use anyhow::Result;
 use serprof_api::__private::Config;
@@ -50,7 +51,7 @@ pub(crate) fn select(
     }
     let hidden: Vec<&str> = all_studies
         .iter()
-        .filter(|s| s.hidden)
+        .filter(|s| s.hidden || s.opt_in)
         .map(|s| s.name.as_str())
         .collect();
     let in_study = |c: &Config| {
@@ -189,6 +190,22 @@ mod tests {
         let bare = select(&program, &["formats".into()], &["postcard*".into()]).unwrap();
         assert!(names(&bare).contains(&"formats/postcard+bytes".to_string()));
         assert!(bare.iter().all(|c| c.info.config.starts_with("postcard")));
+    }
+
+    #[test]
+    fn opt_in_studies_run_only_when_named() {
+        let program = crate::model::program::builtin();
+        let opt_in: Vec<String> = program
+            .infos()
+            .into_iter()
+            .filter(|s| s.opt_in)
+            .map(|s| s.name)
+            .collect();
+        assert!(opt_in.iter().any(|s| s == "rsb-log"), "{opt_in:?}");
+        let every = select(&program, &[], &[]).unwrap();
+        assert!(every.iter().all(|c| !opt_in.contains(&c.info.study)));
+        let named = select(&program, &["rsb-log".into()], &[]).unwrap();
+        assert!(!named.is_empty() && named.iter().all(|c| c.info.study == "rsb-log"));
     }
 
     #[test]

@@ -1,0 +1,225 @@
+//! The `rsb-*` studies: rust_serialization_benchmark's four datasets (djkoloski and others,
+//! github.com/djkoloski/rust_serialization_benchmark, its README of 2026-08-21), one study
+//! each, because serprof's study holds values of one type: `rsb-log`, `rsb-mesh`,
+//! `rsb-minecraft` (rsb's `minecraft_savedata`) and `rsb-mk48`.
+//!
+//! Each dataset is one value, which every operation serializes or deserializes whole, as rsb
+//! does. Per engine: `ENGINE.serialize` and `ENGINE.deserialize`; `ENGINE.borrow` for the serde
+//! engines that read strings in place, on the two datasets with strings (rsb's `borrow`);
+//! `rkyv.access` and `rkyv.validated-access` read in place the fields rsb's `read` reads (each
+//! log's address, code and size; each triangle's normal; each player's game mode; each
+//! update's score), unvalidated and after bytecheck's validation. Ratios are to postcard, an
+//! engine both benchmarks run on every dataset.
+//!
+//! The studies are opt-in ([`Study::opt_in`]): a `run` without `--study` leaves them out, so
+//! the default run keeps its time; `serprof run --study rsb-log` measures one.
+
+use super::{Engine, Operation, Study, StudyOf};
+use crate::dataset::rsb::{log, mesh, minecraft, mk48};
+use crate::external;
+
+/// Where the studies come from.
+const SOURCE: &str = "djkoloski and others, rust_serialization_benchmark (its README of 2026-08-21, rsb commit 695b804b)";
+
+/// The engine every ratio is taken against.
+pub const BASELINE: &str = "postcard";
+
+/// Every engine of the build on one dataset's type, in rsb's order where rsb has them: the
+/// serde engines as serde writes the types (rsb's derives carry no serde attributes), then each
+/// library's own derive.
+macro_rules! engines {
+    ($t:ty) => {{
+        #[allow(unused_mut)]
+        let mut all: Vec<Engine<$t>> = external::serde_engines::<$t>();
+        #[cfg(feature = "bitcode")]
+        all.push(external::bitcode::derive_engine::<$t>());
+        #[cfg(feature = "borsh")]
+        all.push(external::borsh::engine::<$t>());
+        #[cfg(feature = "rkyv")]
+        all.push(external::rkyv::engine_with_access::<$t>(read::archived));
+        #[cfg(feature = "wincode")]
+        all.push(external::wincode::engine::<$t>());
+        #[cfg(feature = "nanoserde")]
+        all.push(external::nanoserde::engine::<$t>());
+        #[cfg(feature = "msgpacker")]
+        all.push(external::msgpacker::engine::<$t>());
+        #[cfg(feature = "minicbor")]
+        all.push(external::minicbor::engine::<$t>());
+        #[cfg(feature = "musli")]
+        all.push(external::musli::engine::<$t>());
+        #[cfg(feature = "speedy")]
+        all.push(external::speedy::engine::<$t>());
+        all
+    }};
+}
+
+/// The four studies, in rsb's order.
+pub fn studies() -> Vec<Study> {
+    vec![
+        measured(
+            Study::new("rsb-log", "rsb's log dataset: 10,000 HTTP request logs of many strings")
+                .dataset_named("logs", log::logs),
+            with_prost(borrowing(engines!(log::Logs))),
+            log::read_digest,
+        ),
+        measured(
+            Study::new("rsb-mesh", "rsb's mesh dataset: 125,000 triangles of f32 vectors")
+                .dataset_named("mesh", mesh::mesh),
+            with_prost(engines!(mesh::Mesh)),
+            mesh::read_digest,
+        ),
+        measured(
+            Study::new(
+                "rsb-minecraft",
+                "rsb's minecraft_savedata dataset: 500 players with nested inventories, enums and options",
+            )
+            .dataset_named("players", minecraft::players),
+            borrowing(engines!(minecraft::Players)),
+            minecraft::read_digest,
+        ),
+        measured(
+            Study::new("rsb-mk48", "rsb's mk48 dataset: 1,000 game updates of small integers and floats")
+                .dataset_named("updates", mk48::updates),
+            engines!(mk48::Updates),
+            mk48::read_digest,
+        ),
+    ]
+}
+
+/// A study of one dataset: its engines on serialize and deserialize, the checks, the budget.
+fn measured<T: serprof_api::Value>(
+    study: StudyOf<T>,
+    engines: Vec<Engine<T>>,
+    digest: fn(&T) -> u64,
+) -> Study {
+    study
+        .source(SOURCE)
+        .opt_in()
+        // About forty configurations each, and one operation can take a tenth of a second
+        // (serde_json on the mesh): the formats study's caps.
+        .budget(super::formats::BUDGET)
+        .engines(engines)
+        .digest(digest)
+        .operations([Operation::Serialize, Operation::Deserialize])
+        .baseline(BASELINE)
+        .into()
+}
+
+/// `engines` and prost, where the dataset has messages (log and mesh): rsb's `populate +
+/// encode` and `decode + convert`.
+#[allow(unused_mut)]
+fn with_prost<T: serprof_api::Value + ProstMessages>(
+    mut engines: Vec<Engine<T>>,
+) -> Vec<Engine<T>> {
+    #[cfg(feature = "prost")]
+    engines.push(external::prost_rsb::engine::<T>());
+    engines
+}
+
+/// A dataset value prost can write (the messages of `external::prost_rsb`), where prost is built.
+#[cfg(feature = "prost")]
+use external::prost_rsb::Messages as ProstMessages;
+/// Any value, without prost.
+#[cfg(not(feature = "prost"))]
+trait ProstMessages {}
+#[cfg(not(feature = "prost"))]
+impl<T> ProstMessages for T {}
+
+/// The engines that read strings in place, with their borrowed decode (rsb's `borrow`): the
+/// serde engines postcard, rmp-serde, bincode and bincode 1, and the derives of bitcode,
+/// wincode, minicbor and msgpacker.
+fn borrowing<T: crate::dataset::rsb::Borrowable + serprof_api::Value>(
+    engines: Vec<Engine<T>>,
+) -> Vec<Engine<T>> {
+    use external::borrowed::{serde, Reader};
+    engines
+        .into_iter()
+        .map(|e| {
+            let reader = match e.name() {
+                #[cfg(feature = "postcard")]
+                "postcard" => Some(Reader::Postcard),
+                #[cfg(feature = "rmp-serde")]
+                "rmp-serde" => Some(Reader::RmpSerde),
+                #[cfg(feature = "bincode")]
+                "bincode" => Some(Reader::Bincode),
+                #[cfg(feature = "bincode1")]
+                "bincode1" => Some(Reader::Bincode1),
+                #[cfg(feature = "bitcode")]
+                "bitcode-derive" => Some(Reader::Bitcode),
+                #[cfg(feature = "wincode")]
+                "wincode" => Some(Reader::Wincode),
+                #[cfg(feature = "minicbor")]
+                "minicbor" => Some(Reader::Minicbor),
+                #[cfg(feature = "msgpacker")]
+                "msgpacker" => Some(Reader::Msgpacker),
+                _ => None,
+            };
+            match reader {
+                Some(r) => serde(e, r),
+                None => e,
+            }
+        })
+        .collect()
+}
+
+/// What rsb's read touches, read where it lies in rkyv's archive: the same digests as the
+/// datasets' `read_digest`.
+#[cfg(feature = "rkyv")]
+mod read {
+    use crate::dataset::rsb::{log, mesh, minecraft, mk48, read_each};
+
+    /// Reads an archived dataset value in place.
+    pub(super) trait Archived {
+        /// The digest of what rsb's read touches.
+        fn archived(&self) -> u64;
+    }
+
+    /// The digest of the archived `value`.
+    pub(super) fn archived<A: Archived>(value: &A) -> u64 {
+        value.archived()
+    }
+
+    impl Archived for log::ArchivedLogs {
+        fn archived(&self) -> u64 {
+            read_each(self.logs.as_slice(), |d, l| {
+                let a = &l.address;
+                d.int(i64::from(u32::from_le_bytes([a.x0, a.x1, a.x2, a.x3])));
+                d.int(i64::from(l.code.to_native()));
+                d.int(l.size.to_native() as i64);
+            })
+        }
+    }
+
+    impl Archived for mesh::ArchivedMesh {
+        fn archived(&self) -> u64 {
+            read_each(self.triangles.as_slice(), |d, t| {
+                d.float(f64::from(t.normal.x.to_native()));
+                d.float(f64::from(t.normal.y.to_native()));
+                d.float(f64::from(t.normal.z.to_native()));
+            })
+        }
+    }
+
+    impl Archived for minecraft::ArchivedPlayers {
+        fn archived(&self) -> u64 {
+            use minecraft::{ArchivedGameType as A, GameType as G};
+            read_each(self.players.as_slice(), |d, p| {
+                let g = match p.game_type {
+                    A::Survival => G::Survival,
+                    A::Creative => G::Creative,
+                    A::Adventure => G::Adventure,
+                    A::Spectator => G::Spectator,
+                };
+                d.int(minecraft::game_type_index(g));
+            })
+        }
+    }
+
+    impl Archived for mk48::ArchivedUpdates {
+        fn archived(&self) -> u64 {
+            read_each(self.updates.as_slice(), |d, u| {
+                d.int(i64::from(u.score.to_native()))
+            })
+        }
+    }
+}
