@@ -221,6 +221,7 @@ pub(crate) mod tests {
             bytes,
             share,
             rust_type: ty.into(),
+            names: 0.0,
         }
     }
 
