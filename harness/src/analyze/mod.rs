@@ -8,6 +8,8 @@ pub(crate) mod callgrind;
 pub(crate) mod check;
 #[cfg(feature = "driver")]
 pub(crate) mod compare;
+#[cfg(feature = "driver")]
+pub(crate) mod findings;
 pub(crate) mod folded;
 #[cfg(feature = "driver")]
 pub(crate) mod hotspots;
