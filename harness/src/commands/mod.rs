@@ -14,6 +14,8 @@ pub(crate) mod dataset;
 #[cfg(feature = "driver")]
 pub(crate) mod doctor;
 #[cfg(feature = "driver")]
+pub(crate) mod explain;
+#[cfg(feature = "driver")]
 pub(crate) mod flame;
 #[cfg(feature = "driver")]
 pub(crate) mod hotspots;
