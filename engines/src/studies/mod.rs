@@ -15,6 +15,8 @@ pub mod reflection;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 #[cfg(feature = "testkit")]
+pub mod testkit_findings;
+#[cfg(feature = "testkit")]
 pub mod testkit_types;
 
 pub use serprof_api::__private::{
@@ -39,6 +41,8 @@ pub fn builtin() -> Vec<Study> {
     all.push(testkit::study());
     #[cfg(feature = "testkit")]
     all.push(testkit_types::study());
+    #[cfg(feature = "testkit")]
+    all.push(testkit_findings::study());
     all
 }
 
