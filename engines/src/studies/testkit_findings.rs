@@ -135,12 +135,8 @@ fn names() -> Vec<Names> {
 }
 
 /// What an in-place read of a record digests: each text's length and first byte.
-fn names_digest(texts: &[&str]) -> u64 {
-    texts.iter().fold(0u64, |h, t| {
-        h.wrapping_mul(31)
-            .wrapping_add(t.len() as u64)
-            .wrapping_add(u64::from(t.as_bytes().first().copied().unwrap_or(0)))
-    })
+fn names_digest<'a>(texts: impl Iterator<Item = &'a str>) -> u64 {
+    bytes_digest(texts.map(str::as_bytes))
 }
 
 /// postcard; its in-place read decodes owned (`owned`) or borrowed strings.
@@ -159,11 +155,10 @@ impl Codec<Names> for NamesCodec {
     fn access(&mut self, bytes: &[u8]) -> Result<u64, CodecError> {
         if self.owned {
             let v: Names = postcard::from_bytes(bytes).map_err(CodecError::decode)?;
-            let refs: Vec<&str> = v.texts.iter().map(String::as_str).collect();
-            Ok(names_digest(&refs))
+            Ok(names_digest(v.texts.iter().map(String::as_str)))
         } else {
             let v: NamesRef = postcard::from_bytes(bytes).map_err(CodecError::decode)?;
-            Ok(names_digest(&v.texts))
+            Ok(names_digest(v.texts.into_iter()))
         }
     }
 }
@@ -172,10 +167,7 @@ fn owned_strings() -> Vec<Config> {
     access_pair(
         "owned_strings",
         names,
-        |v: &Names| {
-            let refs: Vec<&str> = v.texts.iter().map(String::as_str).collect();
-            names_digest(&refs)
-        },
+        |v: &Names| names_digest(v.texts.iter().map(String::as_str)),
         |fixed| NamesCodec { owned: !fixed },
     )
 }

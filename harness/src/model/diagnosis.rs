@@ -204,8 +204,9 @@ pub struct Diagnosis {
     pub evidence: Vec<Evidence>,
     /// The change that removes it, naming the attribute, crate or call.
     pub remedy: String,
-    /// The most removing it can gain: `1 / (1 - share)` of the time (CPU samples) or of the
-    /// payload (bytes); none for a correctness finding.
+    /// The most removing it can gain: `1 / (1 - share)` of the time (CPU samples, from the
+    /// high end of the share's interval) or of the payload (bytes, exact); none for a
+    /// correctness finding, or when the share is nearly the whole ([`UNBOUNDED`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bound: Option<f64>,
 }

@@ -58,11 +58,11 @@ class!(
     GROWTH,
     r"^(realloc|_int_realloc|__rust_realloc|__libc_realloc)$|GlobalAlloc>::realloc|raw_vec::finish_grow|RawVec(Inner)?<.*>::(grow\w*|reserve\w*)|reserve_for_push|do_reserve_and_handle"
 );
-// A string or vector made for a decoded value (and dropped with it), by serde's visitors and
-// the binary engines' string readers.
+// A string made for a decoded value (and dropped with it), by serde's visitors and the binary
+// engines' string readers. (A `Vec`'s visitor is not one: it holds its elements' decoding.)
 class!(
     OWNED,
-    r"Deserialize for alloc::string::String>|Deserialize for alloc::vec::Vec<|deserialize_string|deserialize_str\b|deserialize_byte_buf|StringVisitor|visit_string|visit_str\b|<alloc::string::String as [^>]*(Deserialize|Decode|Readable|Unpackable|DeBin|DeJson|SchemaRead)|<alloc::vec::Vec<T(,A)?> as [^>]*Deserialize|VecVisitor|<str as alloc::borrow::ToOwned>|<\[T\] as alloc::borrow::ToOwned>|alloc::str::<impl str>::to_owned|<alloc::string::String as core::convert::From<&str>>|encoding::string::merge|read_string|decode_string|drop_in_place<alloc::string::String>|drop_in_place<alloc::vec::Vec<alloc::string::String>>"
+    r"Deserialize for alloc::string::String>|deserialize_string|deserialize_str\b|deserialize_byte_buf|StringVisitor|visit_string|visit_str\b|<alloc::string::String as [^>]*(Deserialize|Decode|Readable|Unpackable|DeBin|DeJson|SchemaRead)|<str as alloc::borrow::ToOwned>|<\[T\] as alloc::borrow::ToOwned>|alloc::str::<impl str>::to_owned|<alloc::string::String as core::convert::From<&str>>|encoding::string::merge|read_string|decode_string|drop_in_place<alloc::string::String>|drop_in_place<alloc::vec::Vec<alloc::string::String>>"
 );
 // Numbers written or read as text: ryu, itoa, std's formatting and parsing, and the JSON
 // engines' number routines.
