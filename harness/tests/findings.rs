@@ -128,3 +128,68 @@ fn each_finding_fires_on_its_trap_and_not_on_its_twin() {
         .assert()
         .code(2);
 }
+
+/// The diagnoses of `config` in the run's `testkit-user` study.
+fn user_row(run: &Path, config: &str) -> Value {
+    read_json(&run.join("testkit-user").join(config).join("result.json"))
+}
+
+#[test]
+fn a_crate_of_ones_own_gets_the_findings_of_its_types() {
+    let out = tempfile::tempdir().unwrap();
+    let run = run_folder(
+        Command::cargo_bin("serprof")
+            .unwrap()
+            .env_remove("RUST_LOG")
+            .args(["run", "--quick", "--quiet", "--json", "--study"])
+            .arg("testkit-user")
+            .arg("--out")
+            .arg(out.path()),
+    );
+    let find = |config: &str, kind: &str| -> Option<Value> {
+        user_row(&run, config)["diagnoses"]
+            .as_array()
+            .and_then(|a| a.iter().find(|d| d["kind"] == kind).cloned())
+    };
+    let names = |d: &Value| -> Vec<String> {
+        d["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    // Many String fields decoded by serde_json: the owned strings, naming the fields.
+    let owned = find("customer-serde_json", "owned_strings")
+        .unwrap_or_else(|| panic!("{}", user_row(&run, "customer-serde_json")["diagnoses"]));
+    let fields = names(&owned);
+    assert!(
+        fields.iter().any(|f| f.starts_with("Customer.")),
+        "{fields:?}"
+    );
+    // A HashMap<String, _>: SipHash, naming the hashing functions.
+    let map = find("counts-serde_json", "map_hashing")
+        .unwrap_or_else(|| panic!("{}", user_row(&run, "counts-serde_json")["diagnoses"]));
+    assert!(
+        names(&map).iter().any(|f| f.contains("hash")),
+        "{:?}",
+        names(&map)
+    );
+    // Many f64s serialized to JSON: numbers, naming the formatting routine.
+    let numbers = find("samples-serde_json", "numbers")
+        .unwrap_or_else(|| panic!("{}", user_row(&run, "samples-serde_json")["diagnoses"]));
+    assert!(!names(&numbers).is_empty());
+    // postcard writes the floats' bytes: no number-as-text finding on its row.
+    assert!(find("samples-postcard", "numbers").is_none());
+    for config in [
+        "customer-serde_json",
+        "customer-postcard",
+        "counts-serde_json",
+        "counts-postcard",
+        "samples-serde_json",
+        "samples-postcard",
+    ] {
+        let kinds = kinds(&user_row(&run, config));
+        eprintln!("{config}: {kinds:?}");
+    }
+}

@@ -43,6 +43,8 @@ pub fn builtin() -> Vec<Study> {
     all.push(testkit_types::study());
     #[cfg(feature = "testkit")]
     all.push(testkit_findings::study());
+    #[cfg(feature = "testkit")]
+    all.push(testkit_findings::user_study());
     all
 }
 

@@ -16,7 +16,12 @@ use crate::external;
 use crate::model::SerdeBytes;
 
 mod types;
-pub use types::{Frame, FrameBytes, Fx, FxMap, LongNames, ShortNames, SipMap, Wide, WideExact};
+mod user;
+pub use types::{
+    Counts, Customer, Frame, FrameBytes, Fx, FxMap, LongNames, Samples, ShortNames, SipMap, Wide,
+    WideExact,
+};
+pub use user::user_study;
 
 /// The study.
 pub fn study() -> Study {

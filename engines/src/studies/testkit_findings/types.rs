@@ -116,3 +116,38 @@ pub struct FrameBytes {
     #[serde(with = "serde_bytes")]
     pub raw: Vec<u8>,
 }
+
+/// A user's record of many text fields (the "crate of one's own").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Customer {
+    /// Name.
+    pub name: String,
+    /// Street.
+    pub street: String,
+    /// City.
+    pub city: String,
+    /// Country.
+    pub country: String,
+    /// E-mail.
+    pub email: String,
+    /// Phone.
+    pub phone: String,
+    /// Note.
+    pub note: String,
+    /// Tags.
+    pub tags: Vec<String>,
+}
+
+/// A user's map keyed by text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Counts by word.
+    pub by_word: HashMap<String, u32>,
+}
+
+/// A user's record of many floats.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Samples {
+    /// The readings.
+    pub readings: Vec<f64>,
+}

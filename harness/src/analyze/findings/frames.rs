@@ -68,7 +68,7 @@ class!(
 // engines' number routines.
 class!(
     NUMBERS,
-    r"\bryu::|\bitoa::|\bdtoa::|lexical|core::fmt::float|core::fmt::num|core::num::dec2flt|core::num::flt2dec|core::num::diy_float|parse_number|parse_integer|parse_decimal|parse_exponent|parse_long_integer|f64_from_parts|f64_long_from_parts|format_float|serialize_f64|serialize_f32|write_f64|write_f32|::write_[iu](8|16|32|64|128|size)\b|::parse_(u|i|f)(8|16|32|64|size)\b|sonic_rs::util::num|simd_json::numberparse"
+    r"\bryu::|\bzmij::|\bitoa::|\bdtoa::|lexical|core::fmt::float|core::fmt::num|core::num::dec2flt|core::num::flt2dec|core::num::diy_float|parse_number|parse_integer|parse_decimal|parse_exponent|parse_long_integer|f64_from_parts|f64_long_from_parts|format_float|serialize_f64|serialize_f32|write_f64|write_f32|::write_[iu](8|16|32|64|128|size)\b|::parse_(u|i|f)(8|16|32|64|size)\b|sonic_rs::util::num|simd_json::numberparse"
 );
 // UTF-8 validation.
 class!(

@@ -46,7 +46,7 @@ pub(super) fn numbers(functions: &[(String, u64)]) -> String {
     let top = functions.first().map(|(f, _)| f.as_str()).unwrap_or("");
     if top.contains("fmt::") || top.contains("fmt::float") || top.contains("fmt::num") {
         return format!(
-            "numbers go through `core::fmt` (`write!`, `to_string`, `{{}}`): format them with `itoa::Buffer` and `ryu::Buffer` (what serde_json does), or use a binary format (postcard, bincode) that writes their bytes (here: {top})"
+            "numbers go through `core::fmt` (`write!`, `to_string`, `{{}}`): format them with `itoa::Buffer` and `ryu::Buffer` (or zmij, which the serde_json of this build writes floats with), or use a binary format (postcard, bincode) that writes their bytes (here: {top})"
         );
     }
     if top.contains("dec2flt") || top.contains("from_str") {
@@ -103,7 +103,7 @@ pub(crate) fn reads(kind: DiagnosisKind) -> &'static str {
 
 /// `Vec<u8>`, `[u8; N]`, `ByteArray`, `Bytes`.
 fn is_bytes(t: &str) -> bool {
-    t.contains("u8>") || t.starts_with("[u8") || t.contains("Byte") || t == "bytes"
+    t.contains("u8>") || t.starts_with("[u8") || t.contains("Byte") || t == "bytes" || t == "u8"
 }
 
 /// `String`, `&str`, `Cow<str>`, `Vec<String>`.
