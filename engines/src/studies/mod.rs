@@ -44,7 +44,7 @@ pub fn builtin() -> Vec<Study> {
     #[cfg(feature = "testkit")]
     all.push(testkit_findings::study());
     #[cfg(feature = "testkit")]
-    all.push(testkit_findings::user_study());
+    all.push(testkit_findings::user::user_study());
     all
 }
 

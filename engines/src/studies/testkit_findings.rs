@@ -16,12 +16,11 @@ use crate::external;
 use crate::model::SerdeBytes;
 
 mod types;
-mod user;
+pub mod user;
 pub use types::{
     Counts, Customer, Frame, FrameBytes, Fx, FxMap, LongNames, Samples, ShortNames, SipMap, Wide,
     WideExact,
 };
-pub use user::user_study;
 
 /// The study.
 pub fn study() -> Study {
