@@ -96,6 +96,18 @@ pub(crate) enum Command {
         #[arg(hide = true)]
         stray: Option<String>,
     },
+    /// A configuration's findings: what costs its time, bytes or values, the evidence (shares,
+    /// functions, fields, allocation sites), the remedy and the most removing it can gain.
+    Explain {
+        /// A configuration folder, or STUDY/CONFIG of the run folder --run names.
+        config: String,
+        /// The run folder STUDY/CONFIG is read from.
+        #[arg(long, value_name = "DIR", default_value = "snapshots/latest")]
+        run: PathBuf,
+        /// Print one JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// The top-down call tree of a profile: total and self share per node, single-call chains
     /// folded into one line.
     Tree {
@@ -569,6 +581,7 @@ fn dispatch(cli: Cli, program: &crate::model::Program) -> Result<ExitCode> {
                 false => commands::hotspots::run(&req),
             }
         }
+        Command::Explain { config, run, json } => commands::explain::run(&config, &run, json),
         Command::Flame {
             path,
             matching,

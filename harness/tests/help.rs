@@ -12,11 +12,12 @@ fn serprof() -> Command {
     Command::new(env!("CARGO_BIN_EXE_serprof"))
 }
 
-const COMMANDS: [&str; 14] = [
+const COMMANDS: [&str; 15] = [
     "list",
     "run",
     "before-after",
     "hotspots",
+    "explain",
     "tree",
     "flame",
     "dataset",
@@ -30,10 +31,11 @@ const COMMANDS: [&str; 14] = [
 ];
 
 /// The commands that print results, each of which takes `--json`.
-const PRINT_RESULTS: [&str; 10] = [
+const PRINT_RESULTS: [&str; 11] = [
     "list",
     "run",
     "hotspots",
+    "explain",
     "tree",
     "compare",
     "ab",

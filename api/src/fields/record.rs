@@ -36,6 +36,10 @@ impl Layout {
     }
 }
 
+/// How far past a frame's start a format may write a name's first byte (JSON's `,"`, a string
+/// header of MessagePack or CBOR).
+const NAME_SLACK: usize = 4;
+
 /// What one path took in one value.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct PathBytes {
@@ -49,6 +53,9 @@ pub(super) struct PathBytes {
     pub native_bytes: usize,
     /// The innermost Rust type serialized at this path (`alloc::vec::Vec<u8>`).
     pub rust_type: &'static str,
+    /// Bytes of field and variant names the format wrote in its own bytes (a self-describing
+    /// format's keys and tags; 0 in a positional one).
+    pub names: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -69,6 +76,9 @@ struct Frame {
     u8_elements: usize,
     native_bytes: usize,
     rust_type: &'static str,
+    /// The field's or variant's name, whose bytes the format may write at the frame's start.
+    name: &'static str,
+    names: usize,
 }
 
 #[derive(Default)]
@@ -105,7 +115,37 @@ impl Recorder {
             u8_elements: 0,
             native_bytes: 0,
             rust_type: "",
+            name: "",
+            names: 0,
         });
+    }
+
+    /// Names the frame just opened: its name's bytes count as names when the format writes them
+    /// at its start.
+    fn name_top(&self, name: &'static str) {
+        self.top(|f| f.name = name);
+    }
+
+    /// `name`'s bytes, when the format wrote them within a few bytes of `start` (a JSON key's
+    /// `,"`, a MessagePack or CBOR string header), or 0.
+    fn written_name(out: &[u8], start: usize, name: &str) -> usize {
+        let end = out.len().min(start + name.len() + NAME_SLACK);
+        let window = out.get(start..end).unwrap_or(&[]);
+        let found = !name.is_empty() && window.windows(name.len()).any(|w| w == name.as_bytes());
+        if found {
+            name.len()
+        } else {
+            0
+        }
+    }
+
+    /// A unit variant written since `start`: its name's bytes count for the holder.
+    fn unit_variant(&self, start: usize, name: &'static str) {
+        let mut s = self.state.borrow_mut();
+        let n = Self::written_name(&s.out, start, name);
+        if let Some(f) = s.stack.last_mut() {
+            f.names += n;
+        }
     }
 
     /// Opens a frame at `segment` under the current path (`.field`, `[]`, `{}`, `::Variant`).
@@ -129,7 +169,10 @@ impl Recorder {
     fn close(&self) {
         let mut s = self.state.borrow_mut();
         let end = s.out.len();
-        let Some(frame) = s.stack.pop() else { return };
+        let Some(mut frame) = s.stack.pop() else {
+            return;
+        };
+        frame.names += Self::written_name(&s.out, frame.start, frame.name);
         let inclusive = end - frame.start;
         let node = frame.kind == Kind::Field || (frame.kind == Kind::Element && frame.compound);
         if node {
@@ -140,6 +183,7 @@ impl Recorder {
             p.own += inclusive - frame.children;
             p.u8_elements += frame.u8_elements;
             p.native_bytes += frame.native_bytes;
+            p.names += frame.names;
             if !frame.rust_type.is_empty() {
                 p.rust_type = frame.rust_type;
             }
@@ -150,6 +194,7 @@ impl Recorder {
                 Kind::Variant => {
                     parent.children += frame.children;
                     parent.compound = true;
+                    parent.names += frame.names;
                 }
                 _ => {
                     // A leaf element: its bytes stay the holder's own.
@@ -157,6 +202,7 @@ impl Recorder {
                         parent.u8_elements += inclusive;
                     }
                     parent.native_bytes += frame.native_bytes;
+                    parent.names += frame.names;
                 }
             }
         }
@@ -275,10 +321,11 @@ fn compound<C>(rec: &Recorder, inner: C, variant: bool) -> Compound<'_, C> {
 
 impl<S: Serializer> Rec<'_, S> {
     /// Marks the value being written compound, and opens a variant frame for its fields.
-    fn begin(&self, variant: Option<&str>) {
+    fn begin(&self, variant: Option<&'static str>) {
         self.rec.top(|f| f.compound = true);
         if let Some(v) = variant {
             self.rec.open(&format!("::{v}"), Kind::Variant);
+            self.rec.name_top(v);
         }
     }
 
@@ -354,7 +401,10 @@ impl<'r, S: Serializer> Serializer for Rec<'r, S> {
         variant: &'static str,
     ) -> Result<S::Ok, S::Error> {
         self.leaf(false);
-        self.inner.serialize_unit_variant(name, index, variant)
+        let (rec, start) = (self.rec, self.rec.pos());
+        let r = self.inner.serialize_unit_variant(name, index, variant);
+        rec.unit_variant(start, variant);
+        r
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
@@ -517,6 +567,7 @@ macro_rules! struct_like {
             ) -> Result<(), C::Error> {
                 let rec = self.rec;
                 rec.open(&format!(".{key}"), Kind::Field);
+                rec.name_top(key);
                 let r = self.inner.serialize_field(key, &tracked(v, rec));
                 rec.close();
                 r

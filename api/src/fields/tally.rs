@@ -26,6 +26,14 @@ pub struct FieldBytes {
     /// The Rust type written there, without module paths (`Vec<u8>`), when it is known.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub rust_type: String,
+    /// Of its own bytes, those of field and variant names (a self-describing format's keys
+    /// and tags), mean per value; 0 in a positional format.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub names: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// A Rust type's name without module paths: `alloc::vec::Vec<my::Reading>` is
@@ -115,6 +123,7 @@ impl Tally {
             t.own += p.own;
             t.u8_elements += p.u8_elements;
             t.native_bytes += p.native_bytes;
+            t.names += p.names;
             if t.rust_type.is_empty() {
                 t.rust_type = p.rust_type;
             }
@@ -139,6 +148,7 @@ impl Tally {
                 bytes: p.own as f64 / n,
                 share,
                 rust_type: rust_type.clone(),
+                names: p.names as f64 / n,
             });
             // serde_json, simd-json and sonic-rs write `serialize_bytes` as an array of numbers.
             let numbers = json && p.native_bytes > 0;

@@ -248,3 +248,29 @@ fn short_types_drop_module_paths() {
         "Option<(u8, B)>"
     );
 }
+
+#[test]
+fn names_count_every_key_and_variant_tag_serde_json_writes() {
+    let r = reading(true);
+    let layout = record(&r, |t, sink| serde_json::to_writer(sink, &t)).unwrap();
+    let names: usize = layout.paths.values().map(|p| p.names).sum();
+    // Every struct field's key (Reading's eight, Place's two, the alarm's two, each Point's
+    // two) and the variant tag `Alarm`; the map's keys are data, not names.
+    let keys = [
+        "id", "place", "status", "note", "labels", "tags", "points", "raw",
+    ]
+    .iter()
+    .chain(&["lat", "lon", "code", "text"])
+    .chain(&["x", "y", "x", "y"])
+    .map(|k| k.len())
+    .sum::<usize>()
+        + "Alarm".len();
+    assert_eq!(names, keys);
+    // A unit variant's tag counts with its field's key.
+    let ok = record(&reading(false), |t, sink| serde_json::to_writer(sink, &t)).unwrap();
+    let status = &ok.paths["Reading.status"];
+    assert_eq!(
+        (status.names, status.own),
+        ("status".len() + "Ok".len(), ",\"status\":\"Ok\"".len())
+    );
+}

@@ -16,6 +16,8 @@ pub mod rsb;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 #[cfg(feature = "testkit")]
+pub mod testkit_findings;
+#[cfg(feature = "testkit")]
 pub mod testkit_types;
 
 pub use serprof_api::__private::{
@@ -41,6 +43,10 @@ pub fn builtin() -> Vec<Study> {
     all.push(testkit::study());
     #[cfg(feature = "testkit")]
     all.push(testkit_types::study());
+    #[cfg(feature = "testkit")]
+    all.push(testkit_findings::study());
+    #[cfg(feature = "testkit")]
+    all.push(testkit_findings::user::user_study());
     all
 }
 

@@ -5,6 +5,7 @@ pub(crate) mod before_after;
 pub(crate) mod callgrind;
 pub(crate) mod check;
 pub(crate) mod compare;
+pub(crate) mod findings;
 pub(crate) mod hotspots;
 pub(crate) mod sections;
 pub(crate) mod types;

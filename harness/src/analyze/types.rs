@@ -509,6 +509,7 @@ mod tests {
             bytes: 1.0,
             share: 0.1,
             rust_type: ty.into(),
+            names: 0.0,
         };
         let hints = TypeHints::of(&[
             field("Reading", "Reading"),

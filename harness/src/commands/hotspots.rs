@@ -7,12 +7,14 @@ use anyhow::Result;
 use regex::Regex;
 
 use crate::analyze::callgrind::Event;
+use crate::analyze::hotspots::short_name;
 use crate::analyze::hotspots::{compute, Hotspots};
 use crate::analyze::types::{by_type, TypeHints};
 use crate::analyze::views::{allocation_sites, backtraces, regroup, Backtraces, ViewLimits};
 use crate::error::misuse_err;
 use crate::layout;
 use crate::misuse;
+use crate::model::diagnosis::{Diagnosis, EvidenceKind, Measure};
 use crate::model::ConfigResult;
 use crate::profile::folded::Folded;
 use crate::profile::sources::{By, Sources};
@@ -219,19 +221,59 @@ pub(crate) fn run(req: &HotspotsRequest) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let engine = dir
+    let result = dir
+        .as_ref()
         .and_then(|d| std::fs::read(d.join(layout::RESULT_JSON)).ok())
-        .and_then(|b| serde_json::from_slice::<ConfigResult>(&b).ok())
+        .and_then(|b| serde_json::from_slice::<ConfigResult>(&b).ok());
+    let engine = result
+        .as_ref()
         .and_then(|r| Regex::new(&r.engine_frames).ok())
         .filter(|_| req.by == By::Function);
+    // The findings that rest on the CPU profile's functions, beside their frames.
+    let findings = match (&dir, &result, kind, req.by) {
+        (Some(d), Some(r), ProfileKind::Cpu, By::Function) => super::explain::findings_of(d, r).0,
+        _ => Vec::new(),
+    };
     let mut table = compute(&folded, engine.as_ref(), matching.as_ref());
     table.rows.truncate(req.top);
     if req.json {
         println!("{}", serde_json::to_string_pretty(&table)?);
     } else {
         print!("{}", render(&table, &file, kind, req.by, engine.is_some()));
+        print!("{}", findings_beside(&table, &findings));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Under the hot spots, each finding of the profile with the listed functions it rests on
+/// (its evidence), and its fix in a few words; `serprof explain` gives the rest.
+fn findings_beside(t: &Hotspots, findings: &[Diagnosis]) -> String {
+    let mut s = String::new();
+    for d in findings.iter().filter(|d| d.measure == Measure::CpuSamples) {
+        let rows: Vec<String> = t
+            .rows
+            .iter()
+            .filter(|r| {
+                let short = short_name(&r.function);
+                d.evidence.iter().any(|e| {
+                    matches!(
+                        e.what,
+                        EvidenceKind::Function | EvidenceKind::AllocationSite
+                    ) && e.name == short
+                })
+            })
+            .map(|r| short_name(&r.function))
+            .collect();
+        if s.is_empty() {
+            s.push_str("findings (serprof explain prints their evidence and remedies):\n");
+        }
+        let on = match rows.is_empty() {
+            true => String::new(),
+            false => format!("; rows above: {}", rows.join(", ")),
+        };
+        s.push_str(&format!("  {}{on}\n", d.line()));
+    }
+    s
 }
 
 fn render_backtraces(b: &Backtraces, file: &Path, kind: ProfileKind, by: By) -> String {

@@ -6,6 +6,7 @@ pub(crate) mod before_after;
 pub(crate) mod check;
 pub(crate) mod compare;
 pub(crate) mod doctor;
+pub(crate) mod explain;
 pub(crate) mod flame;
 pub(crate) mod hotspots;
 pub(crate) mod lines;

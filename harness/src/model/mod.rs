@@ -9,6 +9,7 @@ pub(crate) mod config_id;
 pub(crate) mod corrupt;
 pub(crate) mod cpu_check;
 pub(crate) mod described;
+pub(crate) mod diagnosis;
 pub(crate) mod ending;
 pub(crate) mod failure;
 pub(crate) mod hash;

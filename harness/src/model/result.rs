@@ -229,6 +229,9 @@ pub struct ConfigResult {
     /// Why the payload has no split by field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fields_note: Option<String>,
+    /// The findings that name a fix (`analyze::findings`), once the recordings are made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diagnoses: Vec<super::diagnosis::Diagnosis>,
 }
 
 impl ConfigResult {
@@ -266,6 +269,7 @@ impl ConfigResult {
             findings: Vec::new(),
             fields: Vec::new(),
             fields_note: None,
+            diagnoses: Vec::new(),
         }
     }
 

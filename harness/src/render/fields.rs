@@ -10,7 +10,22 @@ use std::fmt::Write as _;
 use serprof_api::__private::FieldBytes;
 use serprof_api::__private::Finding;
 
+use crate::analyze::findings::remedies;
+use crate::model::diagnosis::DiagnosisKind;
 use crate::model::ConfigResult;
+
+/// The kinds this section writes from verification's findings, grouped by field.
+const SPLIT_KINDS: [DiagnosisKind; 3] = [
+    DiagnosisKind::ElementByElement,
+    DiagnosisKind::LargeField,
+    DiagnosisKind::LargeType,
+];
+
+/// The remedy of a large field of `r`, from its type.
+fn large_field_remedy(r: &ConfigResult, path: &str) -> String {
+    let ty = r.fields.iter().find(|f| f.path == path);
+    remedies::large_field(ty.map_or("", |f| f.rust_type.as_str()))
+}
 
 /// A configuration's name without its operation (`serde_json` for `serde_json.serialize`):
 /// every operation of an engine has the same payloads, so the same split.
@@ -135,7 +150,7 @@ pub(crate) fn text_section(out: &mut String, rows: &[&ConfigResult]) {
 /// time); every other finding once per engine.
 pub(crate) fn finding_lines(rows: &[&ConfigResult]) -> Vec<String> {
     let mut arrays: BTreeMap<(String, String, String), Vec<String>> = BTreeMap::new();
-    let mut large: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut large: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     let mut lines = Vec::new();
     for r in one_per_engine(rows) {
         for f in &r.findings {
@@ -167,7 +182,7 @@ pub(crate) fn finding_lines(rows: &[&ConfigResult]) -> Vec<String> {
                         .push(at);
                 }
                 Finding::LargeField { path, share } => large
-                    .entry(path.clone())
+                    .entry((path.clone(), large_field_remedy(r, path)))
                     .or_default()
                     .push(format!("{} {:.1}%", engine_name(r), share * 100.0)),
                 Finding::LargeType { .. } => {}
@@ -177,12 +192,22 @@ pub(crate) fn finding_lines(rows: &[&ConfigResult]) -> Vec<String> {
         }
         // A profile's own findings (a type that holds most of the samples), per operation.
         for o in same_engine(rows, r) {
-            for f in o
-                .findings
+            for f in &o.findings {
+                if let Finding::LargeType { rust_type, .. } = f {
+                    lines.push(format!(
+                        "{}: {f}; remedy: {}",
+                        o.config,
+                        remedies::large_type(rust_type)
+                    ));
+                }
+            }
+            // The findings that name a fix, other than the three above: one line each.
+            for d in o
+                .diagnoses
                 .iter()
-                .filter(|f| matches!(f, Finding::LargeType { .. }))
+                .filter(|d| !SPLIT_KINDS.contains(&d.kind))
             {
-                lines.push(format!("{}: {f}", o.config));
+                lines.push(format!("{}: {}", o.config, d.line()));
             }
         }
     }
@@ -200,9 +225,9 @@ pub(crate) fn finding_lines(rows: &[&ConfigResult]) -> Vec<String> {
             )
         })
         .collect();
-    out.extend(large.into_iter().map(|(path, at)| {
+    out.extend(large.into_iter().map(|((path, remedy), at)| {
         format!(
-            "{path} takes more of the payload than the rest of the value together in {}",
+            "{path} takes more of the payload than the rest of the value together in {}; remedy: {remedy}",
             at.join(", ")
         )
     }));
@@ -221,6 +246,7 @@ pub(crate) mod tests {
             bytes,
             share,
             rust_type: ty.into(),
+            names: 0.0,
         }
     }
 

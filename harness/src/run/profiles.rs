@@ -54,6 +54,7 @@ impl Profiling<'_> {
                 Err(why) => result.error = Some(why),
             }
         }
+        result.diagnoses = crate::analyze::findings::diagnose_dir(dir, result);
     }
 }
 

@@ -114,6 +114,11 @@ pub fn run_once(out: &Path, extra: &[&str], configs: &[&str]) -> PathBuf {
     for cfg in configs {
         c.args(["--config", cfg]);
     }
+    run_folder(&mut c)
+}
+
+/// Runs a `serprof run ... --json` command, which must succeed; its run folder.
+pub fn run_folder(c: &mut Command) -> PathBuf {
     let o = c.output().unwrap();
     assert!(
         o.status.success(),

@@ -1,0 +1,642 @@
+//! The hidden `testkit-findings` study: for each kind of finding that names a fix
+//! (docs/guide/findings.md), a trap that holds the cost and its fixed twin, the remedy applied,
+//! on the same values and operation, so that one run measures both in lock-step. Configurations
+//! are `KIND-trap` and `KIND-twin` (with `.access` for the in-place reads). Compiled only with
+//! the `testkit` cargo feature.
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::sync::LazyLock;
+
+use serde::{Deserialize, Serialize};
+use serprof_api::__private::Config;
+use serprof_api::{Codec, CodecError, Engine, Operation, Study};
+
+use crate::external;
+use crate::model::SerdeBytes;
+
+mod types;
+pub mod user;
+pub use types::{
+    Counts, Customer, Frame, FrameBytes, Fx, FxMap, LongNames, Samples, ShortNames, SipMap, Wide,
+    WideExact,
+};
+
+/// The study.
+pub fn study() -> Study {
+    let parts: Vec<Vec<Config>> = vec![
+        owned_strings(),
+        buffer_regrowth(),
+        numbers(),
+        utf8(),
+        map_hashing(),
+        field_names(),
+        allocator(),
+        repeated_work(),
+        values_changed(),
+        element_by_element(),
+    ];
+    parts.into_iter().flatten().fold(
+        Study::new("testkit-findings", "Each finding's trap and its fixed twin")
+            .source("serprof's test suite")
+            .hidden(),
+        Study::config,
+    )
+}
+
+/// A sub-study's configurations, only those of `keep` (access rows come beside the study's
+/// operations).
+fn configs(study: Study, keep: Operation) -> Vec<Config> {
+    study
+        .into_parts()
+        .1
+        .into_iter()
+        .filter(|c| c.info.operation == keep)
+        .collect()
+}
+
+/// A pair of codecs of one dataset read in place, trap and twin, checked against `digest`.
+fn access_pair<T: serprof_api::Value + Clone, C: Codec<T> + 'static>(
+    kind: &str,
+    dataset: fn() -> Vec<T>,
+    digest: fn(&T) -> u64,
+    make: fn(bool) -> C,
+) -> Vec<Config> {
+    let engine = |fixed: bool| {
+        let side = if fixed { "twin" } else { "trap" };
+        own(&format!("{kind}-{side}"), move || make(fixed)).access([Operation::ValidatedAccess])
+    };
+    let s = sub(kind)
+        .dataset(dataset)
+        .digest(digest)
+        .engine(engine(false))
+        .engine(engine(true))
+        .operations([Operation::Deserialize])
+        .into();
+    configs(s, Operation::ValidatedAccess)
+}
+
+/// A serde engine on a trap type and on its twin type (the remedy applied to the type).
+fn serde_pair<A: external::SerdeValue, B: external::SerdeValue>(
+    kind: &str,
+    engine: fn(SerdeBytes) -> Engine<A>,
+    twin_engine: fn(SerdeBytes) -> Engine<B>,
+    trap: fn() -> Vec<A>,
+    twin: fn() -> Vec<B>,
+    operation: Operation,
+) -> Vec<Config> {
+    let a: Study = sub(kind)
+        .dataset(trap)
+        .engine(engine(SerdeBytes::Seq).named(format!("{kind}-trap")))
+        .operations([operation])
+        .into();
+    let b: Study = sub(kind)
+        .dataset(twin)
+        .engine(twin_engine(SerdeBytes::Seq).named(format!("{kind}-twin")))
+        .operations([operation])
+        .into();
+    let mut v = configs(a, operation);
+    v.extend(configs(b, operation));
+    v
+}
+
+fn sub(name: &str) -> Study {
+    Study::new(name, "testkit-findings part").hidden()
+}
+
+/// A codec of this file as an engine.
+fn own<T: serprof_api::Value, C: Codec<T> + 'static>(
+    name: &str,
+    make: impl Fn() -> C + Send + Sync + 'static,
+) -> Engine<T> {
+    Engine::new(name, move || Ok(make()))
+        .library("testkit", "serprof")
+        .notes("a test double of the findings")
+}
+
+// ---- owned strings: decoding allocates a String per field; the twin borrows -------------
+
+/// A record of sixteen text fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Names {
+    /// The texts.
+    pub texts: [String; 16],
+}
+
+/// The same record, borrowed from its payload.
+#[derive(Deserialize)]
+struct NamesRef<'a> {
+    #[serde(borrow)]
+    texts: [&'a str; 16],
+}
+
+fn names() -> Vec<Names> {
+    (0..200)
+        .map(|i| Names {
+            texts: std::array::from_fn(|k| format!("{k:x}-{i}")),
+        })
+        .collect()
+}
+
+/// What an in-place read of a record digests: each text's length and first byte.
+fn names_digest<'a>(texts: impl Iterator<Item = &'a str>) -> u64 {
+    bytes_digest(texts.map(str::as_bytes))
+}
+
+/// postcard; its in-place read decodes owned (`owned`) or borrowed strings.
+struct NamesCodec {
+    owned: bool,
+}
+
+impl Codec<Names> for NamesCodec {
+    fn encode(&mut self, v: &Names, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        postcard::to_io(v, &mut *out).map_err(CodecError::encode)?;
+        Ok(())
+    }
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<Names, CodecError> {
+        postcard::from_bytes(bytes).map_err(CodecError::decode)
+    }
+    fn access(&mut self, bytes: &[u8]) -> Result<u64, CodecError> {
+        if self.owned {
+            let v: Names = postcard::from_bytes(bytes).map_err(CodecError::decode)?;
+            Ok(names_digest(v.texts.iter().map(String::as_str)))
+        } else {
+            let v: NamesRef = postcard::from_bytes(bytes).map_err(CodecError::decode)?;
+            Ok(names_digest(v.texts.into_iter()))
+        }
+    }
+}
+
+fn owned_strings() -> Vec<Config> {
+    access_pair(
+        "owned_strings",
+        names,
+        |v: &Names| names_digest(v.texts.iter().map(String::as_str)),
+        |fixed| NamesCodec { owned: !fixed },
+    )
+}
+
+// ---- buffer regrowth: encoding into a fresh Vec grown push by push; the twin writes into the
+// caller's reused buffer --------------------------------------------------------------------
+
+/// A run of readings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    /// The readings.
+    pub xs: Vec<u64>,
+}
+
+fn series() -> Vec<Series> {
+    (0..20u64)
+        .map(|i| Series {
+            xs: (0..20_000).map(|k| k * 7919 + i).collect(),
+        })
+        .collect()
+}
+
+/// Each reading as 8 little-endian bytes, written into a fresh buffer grown as it fills, which
+/// then replaces the caller's (`fresh`), or into the caller's buffer, reused and reserved once.
+struct SeriesCodec {
+    fresh: bool,
+}
+
+#[inline(never)]
+fn write_series(v: &Series, buf: &mut Vec<u8>) {
+    for x in &v.xs {
+        buf.extend_from_slice(&black_box(*x).to_le_bytes());
+    }
+}
+
+impl Codec<Series> for SeriesCodec {
+    fn encode(&mut self, v: &Series, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        if self.fresh {
+            let mut buf = Vec::new();
+            write_series(v, &mut buf);
+            *out = buf;
+        } else {
+            out.reserve(v.xs.len() * 8);
+            write_series(v, out);
+        }
+        Ok(())
+    }
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<Series, CodecError> {
+        let xs = bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default()))
+            .collect();
+        Ok(Series { xs })
+    }
+}
+
+/// Short runs: their buffers stay under the allocator's mapping threshold, so each growth
+/// copies.
+fn short_series() -> Vec<Series> {
+    (0..400u64)
+        .map(|i| Series {
+            xs: (0..1_000).map(|k| k * 7919 + i).collect(),
+        })
+        .collect()
+}
+
+fn buffer_regrowth() -> Vec<Config> {
+    let s = sub("regrowth")
+        .dataset(short_series)
+        .engine(own("buffer_regrowth-trap", || SeriesCodec { fresh: true }))
+        .engine(own("buffer_regrowth-twin", || SeriesCodec { fresh: false }))
+        .operations([Operation::Serialize])
+        .into();
+    configs(s, Operation::Serialize)
+}
+
+// ---- numbers: floats written as JSON text through core::fmt; the twin writes their bytes ----
+
+/// Measurements.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Floats {
+    /// The values.
+    pub xs: Vec<f64>,
+}
+
+fn floats() -> Vec<Floats> {
+    (0..50u32)
+        .map(|i| Floats {
+            xs: (0..2_000)
+                .map(|k| f64::from(k) * 1.000_123_7 + f64::from(i) / 3.0)
+                .collect(),
+        })
+        .collect()
+}
+
+/// A JSON array of the floats through `write!` (`text`), or their bits.
+struct FloatsCodec {
+    text: bool,
+}
+
+impl Codec<Floats> for FloatsCodec {
+    fn encode(&mut self, v: &Floats, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        if self.text {
+            let mut s = String::with_capacity(v.xs.len() * 24);
+            s.push('[');
+            for (i, x) in v.xs.iter().enumerate() {
+                let sep = if i == 0 { "" } else { "," };
+                write!(s, "{sep}{x:?}").map_err(CodecError::encode)?;
+            }
+            s.push(']');
+            out.extend_from_slice(s.as_bytes());
+        } else {
+            for x in &v.xs {
+                out.extend_from_slice(&x.to_bits().to_le_bytes());
+            }
+        }
+        Ok(())
+    }
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<Floats, CodecError> {
+        if self.text {
+            let text = std::str::from_utf8(bytes).map_err(CodecError::decode)?;
+            let inner = text.trim_start_matches('[').trim_end_matches(']');
+            let xs = inner
+                .split(',')
+                .filter(|t| !t.is_empty())
+                .map(str::parse::<f64>)
+                .collect::<Result<_, _>>()
+                .map_err(CodecError::decode)?;
+            Ok(Floats { xs })
+        } else {
+            let xs = bytes
+                .chunks_exact(8)
+                .map(|c| f64::from_bits(u64::from_le_bytes(c.try_into().unwrap_or_default())))
+                .collect();
+            Ok(Floats { xs })
+        }
+    }
+}
+
+fn numbers() -> Vec<Config> {
+    let s = sub("numbers")
+        .dataset(floats)
+        .engine(own("numbers-trap", || FloatsCodec { text: true }).json())
+        .engine(own("numbers-twin", || FloatsCodec { text: false }))
+        .operations([Operation::Serialize])
+        .into();
+    configs(s, Operation::Serialize)
+}
+
+// ---- UTF-8: an in-place read that checks every text is UTF-8; the twin keeps bytes ----------
+
+/// Lengths and first bytes of `texts` (the in-place reads' digest).
+fn bytes_digest<'a>(texts: impl Iterator<Item = &'a [u8]>) -> u64 {
+    texts.fold(0u64, |h, t| {
+        h.wrapping_mul(31)
+            .wrapping_add(t.len() as u64)
+            .wrapping_add(u64::from(t.first().copied().unwrap_or(0)))
+    })
+}
+
+/// Length-prefixed texts; the in-place read validates them as UTF-8 (`validate`) or not.
+struct TextsCodec {
+    validate: bool,
+}
+
+/// The texts of a payload of `u32` lengths and bytes.
+fn texts_of(bytes: &[u8]) -> Result<Vec<&[u8]>, CodecError> {
+    let mut out = Vec::new();
+    let mut rest = bytes;
+    while let Some((len, tail)) = rest.split_first_chunk::<4>() {
+        let n = u32::from_le_bytes(*len) as usize;
+        if n > tail.len() {
+            return Err(CodecError::decode("a text runs past the payload"));
+        }
+        out.push(&tail[..n]);
+        rest = &tail[n..];
+    }
+    Ok(out)
+}
+
+impl Codec<Names> for TextsCodec {
+    fn encode(&mut self, v: &Names, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        for t in &v.texts {
+            out.extend_from_slice(&(t.len() as u32).to_le_bytes());
+            out.extend_from_slice(t.as_bytes());
+        }
+        Ok(())
+    }
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<Names, CodecError> {
+        let texts = texts_of(bytes)?;
+        let owned: Vec<String> = texts
+            .into_iter()
+            .map(|t| String::from_utf8(t.to_vec()).map_err(CodecError::decode))
+            .collect::<Result<_, _>>()?;
+        let texts: [String; 16] = owned
+            .try_into()
+            .map_err(|_| CodecError::decode("not 16 texts"))?;
+        Ok(Names { texts })
+    }
+    fn access(&mut self, bytes: &[u8]) -> Result<u64, CodecError> {
+        let texts = texts_of(bytes)?;
+        if self.validate {
+            for t in &texts {
+                std::str::from_utf8(t).map_err(CodecError::decode)?;
+            }
+        }
+        Ok(bytes_digest(texts.into_iter()))
+    }
+}
+
+/// Records of long texts (the in-place read's cost is their validation).
+fn long_names() -> Vec<Names> {
+    (0..100)
+        .map(|i| Names {
+            texts: std::array::from_fn(|k| format!("{k}-{i}-{}", "ü".repeat(400))),
+        })
+        .collect()
+}
+
+fn utf8() -> Vec<Config> {
+    access_pair(
+        "utf8_validation",
+        long_names,
+        |v: &Names| bytes_digest(v.texts.iter().map(String::as_bytes)),
+        |fixed| TextsCodec { validate: !fixed },
+    )
+}
+
+// ---- map hashing: std's HashMap (SipHash) decoded by postcard; the twin's hasher is cheap ----
+
+fn entries() -> impl Iterator<Item = (u64, u32)> {
+    (0..5_000u32).map(|k| (u64::from(k).wrapping_mul(0x9e37_79b9), k))
+}
+
+fn map_hashing() -> Vec<Config> {
+    serde_pair(
+        "map_hashing",
+        external::postcard::engine,
+        external::postcard::engine,
+        || {
+            vec![
+                SipMap {
+                    m: entries().collect()
+                };
+                4
+            ]
+        },
+        || {
+            vec![
+                FxMap {
+                    m: entries().collect()
+                };
+                4
+            ]
+        },
+        Operation::Deserialize,
+    )
+}
+
+// ---- field names: long names in JSON; the twin renames them short ------------------------
+
+/// A reading's four values.
+fn reading(i: u8) -> [u8; 4] {
+    [i, i / 3, i / 2, 7]
+}
+
+fn field_names() -> Vec<Config> {
+    serde_pair(
+        "field_names",
+        external::serde_json::engine,
+        external::serde_json::engine,
+        || {
+            (0..200)
+                .map(|i| {
+                    let [a, b, c, d] = reading(i);
+                    LongNames {
+                        temperature_of_the_sensor_in_kelvin: a,
+                        relative_humidity_of_the_air_percent: b,
+                        barometric_pressure_reading_in_hpa: c,
+                        identifier_of_the_reporting_station: d,
+                    }
+                })
+                .collect()
+        },
+        || {
+            (0..200)
+                .map(|i| {
+                    let [a, b, c, d] = reading(i);
+                    ShortNames {
+                        temperature_of_the_sensor_in_kelvin: a,
+                        relative_humidity_of_the_air_percent: b,
+                        barometric_pressure_reading_in_hpa: c,
+                        identifier_of_the_reporting_station: d,
+                    }
+                })
+                .collect()
+        },
+        Operation::Serialize,
+    )
+}
+
+// ---- the allocator: a box per reading on encode; the twin writes them straight ------------
+
+/// Series' bytes, each reading first boxed (`boxed`) or not.
+struct BoxingCodec {
+    boxed: bool,
+}
+
+impl Codec<Series> for BoxingCodec {
+    fn encode(&mut self, v: &Series, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        for x in &v.xs {
+            let x = if self.boxed {
+                *black_box(Box::new(*x))
+            } else {
+                black_box(*x)
+            };
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        Ok(())
+    }
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<Series, CodecError> {
+        SeriesCodec { fresh: false }.decode(bytes)
+    }
+}
+
+fn allocator() -> Vec<Config> {
+    let s = sub("allocator")
+        .dataset(series)
+        .engine(own("allocator-trap", || BoxingCodec { boxed: true }))
+        .engine(own("allocator-twin", || BoxingCodec { boxed: false }))
+        .operations([Operation::Serialize])
+        .into();
+    configs(s, Operation::Serialize)
+}
+
+// ---- repeated work: the names of a record's fields worked out per value; the twin once ----
+
+/// The field names of [`Names`] as text, the way a reflective serializer works them out.
+#[inline(never)]
+fn introspect_fields() -> Vec<String> {
+    let mut names: Vec<String> = (0..16)
+        .map(|k| format!("Text{k:02}").to_lowercase())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The field names worked out once.
+static FIELDS: LazyLock<Vec<String>> = LazyLock::new(introspect_fields);
+
+/// `name=text;` per field, the names worked out per value (`per_value`) or once.
+struct NamedCodec {
+    per_value: bool,
+}
+
+impl Codec<Names> for NamedCodec {
+    fn encode(&mut self, v: &Names, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        let fresh;
+        let fields: &[String] = if self.per_value {
+            fresh = introspect_fields();
+            &fresh
+        } else {
+            &FIELDS
+        };
+        for (name, text) in fields.iter().zip(&v.texts) {
+            out.extend_from_slice(name.as_bytes());
+            out.push(b'=');
+            out.extend_from_slice(text.as_bytes());
+            out.push(b';');
+        }
+        Ok(())
+    }
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<Names, CodecError> {
+        let text = std::str::from_utf8(bytes).map_err(CodecError::decode)?;
+        let texts: Vec<String> = text
+            .split(';')
+            .filter(|p| !p.is_empty())
+            .map(|p| p.split_once('=').map(|(_, t)| t.to_string()))
+            .collect::<Option<_>>()
+            .ok_or_else(|| CodecError::decode("a field without '='"))?;
+        let texts: [String; 16] = texts
+            .try_into()
+            .map_err(|_| CodecError::decode("not 16 fields"))?;
+        Ok(Names { texts })
+    }
+}
+
+fn repeated_work() -> Vec<Config> {
+    let s = sub("repeated")
+        .dataset(names)
+        .engine(own("repeated_work-trap", || NamedCodec { per_value: true }))
+        .engine(own("repeated_work-twin", || NamedCodec {
+            per_value: false,
+        }))
+        .operations([Operation::Serialize])
+        .into();
+    configs(s, Operation::Serialize)
+}
+
+// ---- values changed: serde_json's default float parser; the twin parses correctly rounded --
+
+fn wide_floats() -> Vec<Vec<f64>> {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    (0..20)
+        .map(|_| {
+            (0..500)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    let x = f64::from_bits(state);
+                    if x.is_finite() {
+                        x
+                    } else {
+                        1.5
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn values_changed() -> Vec<Config> {
+    serde_pair(
+        "values_changed",
+        external::serde_json::engine,
+        external::serde_json::engine,
+        || wide_floats().into_iter().map(|xs| Wide { xs }).collect(),
+        || {
+            wide_floats()
+                .into_iter()
+                .map(|xs| WideExact { xs })
+                .collect()
+        },
+        Operation::RoundTrip,
+    )
+}
+
+// ---- element by element: a Vec<u8> as a sequence; the twin as serde_bytes -----------------
+
+fn raw(i: u32) -> Vec<u8> {
+    (0..4096u32).map(|b| (b * 131 + i) as u8).collect()
+}
+
+fn element_by_element() -> Vec<Config> {
+    serde_pair(
+        "element_by_element",
+        external::postcard::engine,
+        external::postcard::engine,
+        || (0..50).map(|id| Frame { id, raw: raw(id) }).collect(),
+        || (0..50).map(|id| FrameBytes { id, raw: raw(id) }).collect(),
+        Operation::RoundTrip,
+    )
+}
+
+/// The configurations' names, trap and twin per kind, for the harness's test.
+pub const KINDS: [&str; 10] = [
+    "owned_strings",
+    "buffer_regrowth",
+    "numbers",
+    "utf8_validation",
+    "map_hashing",
+    "field_names",
+    "allocator",
+    "repeated_work",
+    "values_changed",
+    "element_by_element",
+];

@@ -1,0 +1,421 @@
+//! Findings that name the fix (`result.json` `diagnoses`), computed from what a run records: the
+//! CPU profile (`cpu.folded`: samples by function, and by type), the allocation figures
+//! (allocations and reallocations per operation), the payload's split by field (bytes, names)
+//! and verification's findings. Each has its evidence, a remedy, and the most removing it can
+//! gain (`1 / (1 - share)`). A profile's finding fires when the low end of its share's 95%
+//! interval (Wilson's, over the samples) reaches its threshold, so a share within a run's
+//! sampling noise of the threshold does not fire; the thresholds and why are in
+//! docs/guide/findings.md.
+
+mod frames;
+pub(crate) mod remedies;
+
+use std::path::Path;
+
+use serprof_api::__private::Finding;
+use serprof_api::{Format, Operation};
+
+use self::frames::{Hits, Side};
+use crate::profile::folded::Folded;
+use crate::layout;
+use crate::model::diagnosis::{Diagnosis, DiagnosisKind, Evidence, EvidenceKind, Measure};
+use crate::model::ConfigResult;
+
+/// The thresholds, as shares 0 to 1 (docs/guide/findings.md gives the measurements behind
+/// each).
+pub(crate) mod threshold {
+    /// Allocating and copying owned strings and vectors on decode.
+    pub(crate) const OWNED_STRINGS: f64 = 0.10;
+    /// Growing a buffer on encode.
+    pub(crate) const BUFFER_REGROWTH: f64 = 0.05;
+    /// Numbers as text.
+    pub(crate) const NUMBERS: f64 = 0.10;
+    /// UTF-8 validation on decode.
+    pub(crate) const UTF8: f64 = 0.10;
+    /// SipHash.
+    pub(crate) const MAP_HASHING: f64 = 0.05;
+    /// Names in the payload (exact: the split is counted, not sampled).
+    pub(crate) const FIELD_NAMES: f64 = 0.25;
+    /// The allocator.
+    pub(crate) const ALLOCATOR: f64 = 0.30;
+    /// Type-describing work per value.
+    pub(crate) const REPEATED_WORK: f64 = 0.10;
+}
+
+/// How many functions, fields or sites a finding keeps as evidence.
+const EVIDENCE: usize = 5;
+
+/// A configuration's findings from its folder: its `result.json` as given and its `cpu.folded`,
+/// when there is one.
+pub(crate) fn diagnose_dir(dir: &Path, result: &ConfigResult) -> Vec<Diagnosis> {
+    let cpu = std::fs::read_to_string(dir.join(layout::CPU_FOLDED))
+        .ok()
+        .and_then(|t| Folded::parse(&t).ok());
+    diagnose(result, cpu.as_ref())
+}
+
+/// A configuration's findings, largest bound first (correctness findings last).
+pub(crate) fn diagnose(r: &ConfigResult, cpu: Option<&Folded>) -> Vec<Diagnosis> {
+    let mut out = from_verification(r);
+    out.extend(field_names(r));
+    if let Some(cpu) = cpu.filter(|c| c.total() > 0) {
+        out.extend(from_profile(r, cpu));
+    }
+    out.sort_by(|a, b| {
+        b.bound
+            .unwrap_or(0.0)
+            .total_cmp(&a.bound.unwrap_or(0.0))
+            .then(a.kind.cmp(&b.kind))
+    });
+    out
+}
+
+/// Whether an operation encodes, and whether it decodes.
+fn halves(op: Operation) -> (bool, bool) {
+    match op {
+        Operation::RoundTrip => (true, true),
+        Operation::Serialize => (true, false),
+        _ => (false, true),
+    }
+}
+
+/// Wilson's 95% interval of `k` of `n`.
+pub(crate) fn wilson(k: u64, n: u64) -> [f64; 2] {
+    if n == 0 {
+        return [0.0, 1.0];
+    }
+    let (n, p, z) = (n as f64, k as f64 / n as f64, 1.96_f64);
+    let centre = p + z * z / (2.0 * n);
+    let spread = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    let d = 1.0 + z * z / n;
+    [
+        ((centre - spread) / d).max(0.0),
+        ((centre + spread) / d).min(1.0),
+    ]
+}
+
+/// A profile's finding from its hits, when the interval's low end reaches `threshold`.
+fn sampled(
+    kind: DiagnosisKind,
+    hits: &Hits,
+    threshold: f64,
+    mut evidence: Vec<Evidence>,
+    remedy: String,
+) -> Option<Diagnosis> {
+    let interval = wilson(hits.samples, hits.total);
+    if interval[0] < threshold || hits.samples == 0 {
+        return None;
+    }
+    let total = hits.total.max(1) as f64;
+    let mut functions: Vec<Evidence> = hits
+        .functions
+        .iter()
+        .take(EVIDENCE)
+        .map(|(f, n)| Evidence::new(EvidenceKind::Function, f, *n as f64 / total))
+        .collect();
+    functions.append(&mut evidence);
+    Some(Diagnosis {
+        kind,
+        share: hits.share(),
+        interval,
+        measure: Measure::CpuSamples,
+        threshold,
+        evidence: functions,
+        remedy,
+        // The most it can gain at 95%: from the interval's high end, since near the whole of
+        // the samples the bound moves fast with the share.
+        bound: Diagnosis::bound_of(interval[1]),
+    })
+}
+
+/// The findings of the CPU profile.
+fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
+    use frames::{hits, ALLOCATOR, GROWTH, HASHING, NUMBERS, OWNED, REPEATED, SIPHASH, UTF8};
+    let (encodes, decodes) = halves(r.operation);
+    let mut out = Vec::new();
+    if decodes {
+        // The code that builds the owned strings and vectors (their allocation and copy
+        // among it), and its share of the frees.
+        let h = hits(cpu, &[&*OWNED], None, Side::Decode);
+        let h = frames::with_frees(cpu, h, &[&*OWNED], Side::Decode);
+        let mut evidence = owned_fields(r);
+        evidence.extend(alloc_figure(r, false));
+        let enough = r.alloc.as_ref().is_none_or(|a| a.allocs_per_op >= 1.0);
+        if enough {
+            out.extend(sampled(
+                DiagnosisKind::OwnedStrings,
+                &h,
+                threshold::OWNED_STRINGS,
+                evidence,
+                remedies::OWNED_STRINGS.into(),
+            ));
+        }
+        let h = hits(cpu, &[&*UTF8], None, Side::Decode);
+        out.extend(sampled(
+            DiagnosisKind::Utf8Validation,
+            &h,
+            threshold::UTF8,
+            text_fields(r),
+            remedies::UTF8.into(),
+        ));
+    }
+    if encodes {
+        let h = hits(cpu, &[&*GROWTH], None, Side::Encode);
+        let regrows = r.alloc.as_ref().is_none_or(|a| a.reallocs_per_op > 0.0);
+        if regrows {
+            out.extend(sampled(
+                DiagnosisKind::BufferRegrowth,
+                &h,
+                threshold::BUFFER_REGROWTH,
+                alloc_figure(r, true),
+                remedies::BUFFER_REGROWTH.into(),
+            ));
+        }
+    }
+    if r.format == Format::Json {
+        let h = hits(cpu, &[&*NUMBERS], None, Side::Any);
+        let remedy = remedies::numbers(&h.functions);
+        out.extend(sampled(
+            DiagnosisKind::Numbers,
+            &h,
+            threshold::NUMBERS,
+            Vec::new(),
+            remedy,
+        ));
+    }
+    // SipHash's rounds are inlined into `hash_one`: where the profile shows SipHash, the
+    // hashing frames are its.
+    let sip = hits(cpu, &[&*SIPHASH], None, Side::Any);
+    let h = match sip.samples {
+        0 => sip,
+        _ => hits(cpu, &[&*SIPHASH, &*HASHING], None, Side::Any),
+    };
+    out.extend(sampled(
+        DiagnosisKind::MapHashing,
+        &h,
+        threshold::MAP_HASHING,
+        typed_fields(r, |t| t.starts_with("HashMap") || t.starts_with("HashSet")),
+        remedies::MAP_HASHING.into(),
+    ));
+    let h = hits(cpu, &[&*ALLOCATOR], None, Side::Any);
+    let mut evidence: Vec<Evidence> = frames::allocating_callers(cpu)
+        .into_iter()
+        .take(EVIDENCE)
+        .map(|(f, n)| {
+            Evidence::new(
+                EvidenceKind::AllocationSite,
+                f,
+                n as f64 / cpu.total() as f64,
+            )
+        })
+        .collect();
+    evidence.extend(alloc_figure(r, false));
+    out.extend(
+        sampled(
+            DiagnosisKind::Allocator,
+            &h,
+            threshold::ALLOCATOR,
+            evidence,
+            remedies::ALLOCATOR.into(),
+        )
+        .map(|mut d| {
+            // The callers say more than the allocator's own functions.
+            d.evidence.retain(|e| e.what != EvidenceKind::Function);
+            d
+        }),
+    );
+    let h = hits(cpu, &[&*REPEATED], None, Side::Any);
+    let h = frames::with_frees(cpu, h, &[&*REPEATED], Side::Any);
+    out.extend(sampled(
+        DiagnosisKind::RepeatedWork,
+        &h,
+        threshold::REPEATED_WORK,
+        Vec::new(),
+        remedies::REPEATED_WORK.into(),
+    ));
+    out
+}
+
+/// The allocation figures as evidence: allocations per operation, and reallocations when
+/// `reallocs`.
+fn alloc_figure(r: &ConfigResult, reallocs: bool) -> Vec<Evidence> {
+    let Some(a) = &r.alloc else { return Vec::new() };
+    let mut v = vec![Evidence::new(
+        EvidenceKind::Figure,
+        "allocations/op",
+        a.allocs_per_op,
+    )];
+    if reallocs {
+        v.push(Evidence::new(
+            EvidenceKind::Figure,
+            "reallocations/op",
+            a.reallocs_per_op,
+        ));
+    }
+    v
+}
+
+/// The split's fields whose type passes `keep`, largest first, as evidence (share of bytes).
+fn typed_fields(r: &ConfigResult, keep: impl Fn(&str) -> bool) -> Vec<Evidence> {
+    let mut fields: Vec<_> = r
+        .fields
+        .iter()
+        .skip(1)
+        .filter(|f| keep(&f.rust_type))
+        .collect();
+    fields.sort_by(|a, b| b.bytes.total_cmp(&a.bytes));
+    fields
+        .into_iter()
+        .take(EVIDENCE)
+        .map(|f| Evidence::new(EvidenceKind::Field, &f.path, f.share))
+        .collect()
+}
+
+/// The fields decoded into owned strings or vectors.
+fn owned_fields(r: &ConfigResult) -> Vec<Evidence> {
+    typed_fields(r, |t| {
+        t == "String" || t.starts_with("Vec<") || t.starts_with("Option<String")
+    })
+}
+
+/// The fields of text.
+fn text_fields(r: &ConfigResult) -> Vec<Evidence> {
+    typed_fields(r, |t| t.contains("String") || t.contains("str"))
+}
+
+/// The field and variant names' share of a payload.
+fn field_names(r: &ConfigResult) -> Option<Diagnosis> {
+    let payload = r.payload_bytes.filter(|p| *p > 0.0)?;
+    let names: f64 = r.fields.iter().map(|f| f.names).sum();
+    let share = names / payload;
+    if share < threshold::FIELD_NAMES {
+        return None;
+    }
+    let mut named: Vec<_> = r.fields.iter().filter(|f| f.names > 0.0).collect();
+    named.sort_by(|a, b| b.names.total_cmp(&a.names));
+    Some(Diagnosis {
+        kind: DiagnosisKind::FieldNames,
+        share,
+        interval: [share, share],
+        measure: Measure::PayloadBytes,
+        threshold: threshold::FIELD_NAMES,
+        evidence: named
+            .into_iter()
+            .take(EVIDENCE)
+            .map(|f| Evidence::new(EvidenceKind::Field, &f.path, f.names / payload))
+            .collect(),
+        remedy: remedies::FIELD_NAMES.into(),
+        bound: Diagnosis::bound_of(share),
+    })
+}
+
+/// The findings verification and the split made, with their remedies.
+fn from_verification(r: &ConfigResult) -> Vec<Diagnosis> {
+    let mut out = Vec::new();
+    let mut changed: Option<(usize, String, bool)> = None;
+    for f in &r.findings {
+        match f {
+            Finding::ElementByElement {
+                path,
+                rust_type,
+                share,
+                remedy,
+                profile_share,
+                ..
+            } => {
+                let (s, measure) = match profile_share {
+                    Some(p) => (*p, Measure::CpuSamples),
+                    None => (*share, Measure::PayloadBytes),
+                };
+                let mut evidence = vec![Evidence::new(EvidenceKind::Field, path, *share)];
+                if let Some(p) = profile_share {
+                    evidence.push(Evidence::new(EvidenceKind::Type, rust_type, *p));
+                }
+                out.push(exact(
+                    DiagnosisKind::ElementByElement,
+                    s,
+                    measure,
+                    evidence,
+                    remedy.clone(),
+                    serprof_api::__private::ELEMENTS_THRESHOLD,
+                ));
+            }
+            Finding::LargeField { path, share } => {
+                let ty = r
+                    .fields
+                    .iter()
+                    .find(|f| &f.path == path)
+                    .map(|f| f.rust_type.as_str())
+                    .unwrap_or("");
+                out.push(exact(
+                    DiagnosisKind::LargeField,
+                    *share,
+                    Measure::PayloadBytes,
+                    vec![Evidence::new(EvidenceKind::Field, path, *share)],
+                    remedies::large_field(ty),
+                    serprof_api::__private::LARGE_FIELD_THRESHOLD,
+                ));
+            }
+            Finding::LargeType { rust_type, share } => out.push(exact(
+                DiagnosisKind::LargeType,
+                *share,
+                Measure::CpuSamples,
+                vec![Evidence::new(EvidenceKind::Type, rust_type, *share)],
+                remedies::large_type(rust_type),
+                super::types::LARGE_TYPE_PERCENT / 100.0,
+            )),
+            Finding::FloatsChanged {
+                values,
+                original,
+                decoded,
+                ..
+            } => {
+                let first = format!("{} became {}", original.trim(), decoded.trim());
+                changed = Some((*values, first, true));
+            }
+            Finding::NumbersChanged { count, first, .. } if changed.is_none() => {
+                let text = format!("{} became {}", first.expected, first.got);
+                let floats = first.text.contains(['.', 'e', 'E']);
+                changed = Some((*count, text, floats));
+            }
+            _ => {}
+        }
+    }
+    if let Some((count, first, floats)) = changed {
+        out.push(Diagnosis {
+            kind: DiagnosisKind::ValuesChanged,
+            share: 0.0,
+            interval: [0.0, 0.0],
+            measure: Measure::Values,
+            threshold: 0.0,
+            evidence: vec![
+                Evidence::new(EvidenceKind::Figure, "values changed", count as f64),
+                Evidence::new(EvidenceKind::Example, first, 0.0),
+            ],
+            remedy: remedies::values_changed(&r.engine, floats),
+            bound: None,
+        });
+    }
+    out
+}
+
+/// A finding whose share is counted, not sampled.
+fn exact(
+    kind: DiagnosisKind,
+    share: f64,
+    measure: Measure,
+    evidence: Vec<Evidence>,
+    remedy: String,
+    threshold: f64,
+) -> Diagnosis {
+    Diagnosis {
+        kind,
+        share,
+        interval: [share, share],
+        measure,
+        threshold,
+        evidence,
+        remedy,
+        bound: Diagnosis::bound_of(share),
+    }
+}
