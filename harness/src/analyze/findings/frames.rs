@@ -9,8 +9,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::profile::folded::Folded;
 use crate::analyze::hotspots::short_name;
+use crate::profile::folded::Folded;
 
 /// A class of frames, compiled once.
 pub(super) struct Class {

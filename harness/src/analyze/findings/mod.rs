@@ -16,10 +16,10 @@ use serprof_api::__private::Finding;
 use serprof_api::{Format, Operation};
 
 use self::frames::{Hits, Side};
-use crate::profile::folded::Folded;
 use crate::layout;
 use crate::model::diagnosis::{Diagnosis, DiagnosisKind, Evidence, EvidenceKind, Measure};
 use crate::model::ConfigResult;
+use crate::profile::folded::Folded;
 
 /// The thresholds, as shares 0 to 1 (docs/guide/findings.md gives the measurements behind
 /// each).
