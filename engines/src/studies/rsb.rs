@@ -92,7 +92,7 @@ fn measured<T: serprof_api::Value>(
     engines: Vec<Engine<T>>,
     digest: fn(&T) -> u64,
 ) -> Study {
-    study
+    let study = study
         .source(SOURCE)
         .opt_in()
         // About forty configurations each, and one operation can take a tenth of a second
@@ -100,9 +100,11 @@ fn measured<T: serprof_api::Value>(
         .budget(super::formats::BUDGET)
         .engines(engines)
         .digest(digest)
-        .operations([Operation::Serialize, Operation::Deserialize])
-        .baseline(BASELINE)
-        .into()
+        .operations([Operation::Serialize, Operation::Deserialize]);
+    // The reference crate where this build has it (a measured program may name other engines).
+    #[cfg(feature = "postcard")]
+    let study = study.baseline(BASELINE);
+    study.into()
 }
 
 /// `engines` and prost, where the dataset has messages (log and mesh): rsb's `populate +
@@ -131,27 +133,27 @@ impl<T> ProstMessages for T {}
 fn borrowing<T: crate::dataset::rsb::Borrowable + serprof_api::Value>(
     engines: Vec<Engine<T>>,
 ) -> Vec<Engine<T>> {
-    use external::borrowed::{serde, Reader};
+    use external::borrowed::serde;
     engines
         .into_iter()
         .map(|e| {
             let reader = match e.name() {
                 #[cfg(feature = "postcard")]
-                "postcard" => Some(Reader::Postcard),
+                "postcard" => Some(external::borrowed::Reader::Postcard),
                 #[cfg(feature = "rmp-serde")]
-                "rmp-serde" => Some(Reader::RmpSerde),
+                "rmp-serde" => Some(external::borrowed::Reader::RmpSerde),
                 #[cfg(feature = "bincode")]
-                "bincode" => Some(Reader::Bincode),
+                "bincode" => Some(external::borrowed::Reader::Bincode),
                 #[cfg(feature = "bincode1")]
-                "bincode1" => Some(Reader::Bincode1),
+                "bincode1" => Some(external::borrowed::Reader::Bincode1),
                 #[cfg(feature = "bitcode")]
-                "bitcode-derive" => Some(Reader::Bitcode),
+                "bitcode-derive" => Some(external::borrowed::Reader::Bitcode),
                 #[cfg(feature = "wincode")]
-                "wincode" => Some(Reader::Wincode),
+                "wincode" => Some(external::borrowed::Reader::Wincode),
                 #[cfg(feature = "minicbor")]
-                "minicbor" => Some(Reader::Minicbor),
+                "minicbor" => Some(external::borrowed::Reader::Minicbor),
                 #[cfg(feature = "msgpacker")]
-                "msgpacker" => Some(Reader::Msgpacker),
+                "msgpacker" => Some(external::borrowed::Reader::Msgpacker),
                 _ => None,
             };
             match reader {

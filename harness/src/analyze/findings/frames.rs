@@ -94,7 +94,7 @@ class!(
 
 /// Which half of an operation a sample is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Side {
+pub(super) enum Direction {
     /// Only samples under the codec's encode.
     Encode,
     /// Only samples outside it (decoding, and dropping what was decoded).
@@ -103,13 +103,13 @@ pub(super) enum Side {
     Any,
 }
 
-impl Side {
+impl Direction {
     fn holds(self, frames: &[&str]) -> bool {
         let encode = || frames.iter().any(|f| ENCODE_SIDE.matches(f));
         match self {
-            Side::Any => true,
-            Side::Encode => encode(),
-            Side::Decode => !encode(),
+            Direction::Any => true,
+            Direction::Encode => encode(),
+            Direction::Decode => !encode(),
         }
     }
 }
@@ -132,7 +132,7 @@ impl Hits {
 /// The samples on `side` with a frame of one of `classes` (inclusive: the code it calls
 /// counts), and when `under` is given, only those whose matching frame lies beneath a frame of
 /// `under`.
-pub(super) fn hits(folded: &Folded, classes: &[&Class], under: Option<&Class>, side: Side) -> Hits {
+pub(super) fn hits(folded: &Folded, classes: &[&Class], under: Option<&Class>, side: Direction) -> Hits {
     let mut out = Hits {
         total: folded.total(),
         ..Hits::default()
@@ -181,7 +181,7 @@ pub(super) fn hits(folded: &Folded, classes: &[&Class], under: Option<&Class>, s
 /// a value is dropped, away from the frames that allocated it, so the side's samples in
 /// [`FREE`] are shared out in proportion to the side's allocating samples under the hot spot
 /// (`hot`, a [`hits`] of the hot spot on `side`).
-pub(super) fn with_frees(folded: &Folded, hot: Hits, hot_classes: &[&Class], side: Side) -> Hits {
+pub(super) fn with_frees(folded: &Folded, hot: Hits, hot_classes: &[&Class], side: Direction) -> Hits {
     let frees = hits(folded, &[&FREE], None, side);
     let all_allocating = hits(folded, &[&ALLOCATOR], None, side)
         .samples
@@ -205,7 +205,7 @@ pub(super) fn with_frees(folded: &Folded, hot: Hits, hot_classes: &[&Class], sid
 }
 
 /// The samples on `side` with a frame of `inner` beneath a frame of one of `outer`.
-fn hits_beneath(folded: &Folded, outer: &[&Class], inner: &Class, side: Side) -> u64 {
+fn hits_beneath(folded: &Folded, outer: &[&Class], inner: &Class, side: Direction) -> u64 {
     folded
         .iter()
         .filter_map(|(frames, count)| {
@@ -296,11 +296,11 @@ mod tests {
             ("X as serprof_api::codec::Codec<T>>::decode;serde_json::de::Deserializer<R>::parse_integer", 5),
             ("X as serprof_api::codec::Codec<T>>::decode;visit_map", 2),
         ]);
-        let encode = hits(&f, &[&NUMBERS], None, Side::Encode);
+        let encode = hits(&f, &[&NUMBERS], None, Direction::Encode);
         assert_eq!((encode.samples, encode.total), (3, 10));
-        let decode = hits(&f, &[&NUMBERS], None, Side::Decode);
+        let decode = hits(&f, &[&NUMBERS], None, Direction::Decode);
         assert_eq!(decode.samples, 5);
-        assert_eq!(hits(&f, &[&NUMBERS], None, Side::Any).samples, 8);
+        assert_eq!(hits(&f, &[&NUMBERS], None, Direction::Any).samples, 8);
         let owned = folded(&[
             (
                 "decode;serde::de::impls::StringVisitor::visit_str;malloc",
@@ -308,7 +308,7 @@ mod tests {
             ),
             ("decode;parse_str;malloc", 6),
         ]);
-        let h = hits(&owned, &[&ALLOCATOR], Some(&OWNED), Side::Decode);
+        let h = hits(&owned, &[&ALLOCATOR], Some(&OWNED), Direction::Decode);
         assert_eq!(h.samples, 4);
         assert_eq!(h.functions[0].1, 4);
     }
@@ -322,9 +322,9 @@ mod tests {
             ("decode;core::ptr::drop_in_place<X>;free", 4),
             ("decode;my::introspect;my::sort", 8),
         ]);
-        let hot = hits(&f, &[&REPEATED], None, Side::Any);
+        let hot = hits(&f, &[&REPEATED], None, Direction::Any);
         assert_eq!(hot.samples, 14);
-        let with = with_frees(&f, hot, &[&REPEATED], Side::Any);
+        let with = with_frees(&f, hot, &[&REPEATED], Direction::Any);
         assert_eq!(with.samples, 17);
     }
 

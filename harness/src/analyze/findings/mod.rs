@@ -15,7 +15,7 @@ use std::path::Path;
 use serprof_api::__private::Finding;
 use serprof_api::{Format, Operation};
 
-use self::frames::{Hits, Side};
+use self::frames::{Hits, Direction};
 use crate::layout;
 use crate::model::diagnosis::{Diagnosis, DiagnosisKind, Evidence, EvidenceKind, Measure};
 use crate::model::ConfigResult;
@@ -136,8 +136,8 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
     if decodes {
         // The code that builds the owned strings and vectors (their allocation and copy
         // among it), and its share of the frees.
-        let h = hits(cpu, &[&*OWNED], None, Side::Decode);
-        let h = frames::with_frees(cpu, h, &[&*OWNED], Side::Decode);
+        let h = hits(cpu, &[&*OWNED], None, Direction::Decode);
+        let h = frames::with_frees(cpu, h, &[&*OWNED], Direction::Decode);
         let mut evidence = owned_fields(r);
         evidence.extend(alloc_figure(r, false));
         let enough = r.alloc.as_ref().is_none_or(|a| a.allocs_per_op >= 1.0);
@@ -150,7 +150,7 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
                 remedies::OWNED_STRINGS.into(),
             ));
         }
-        let h = hits(cpu, &[&*UTF8], None, Side::Decode);
+        let h = hits(cpu, &[&*UTF8], None, Direction::Decode);
         out.extend(sampled(
             DiagnosisKind::Utf8Validation,
             &h,
@@ -160,7 +160,7 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
         ));
     }
     if encodes {
-        let h = hits(cpu, &[&*GROWTH], None, Side::Encode);
+        let h = hits(cpu, &[&*GROWTH], None, Direction::Encode);
         let regrows = r.alloc.as_ref().is_none_or(|a| a.reallocs_per_op > 0.0);
         if regrows {
             out.extend(sampled(
@@ -173,7 +173,7 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
         }
     }
     if r.format == Format::Json {
-        let h = hits(cpu, &[&*NUMBERS], None, Side::Any);
+        let h = hits(cpu, &[&*NUMBERS], None, Direction::Any);
         let remedy = remedies::numbers(&h.functions);
         out.extend(sampled(
             DiagnosisKind::Numbers,
@@ -185,10 +185,10 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
     }
     // SipHash's rounds are inlined into `hash_one`: where the profile shows SipHash, the
     // hashing frames are its.
-    let sip = hits(cpu, &[&*SIPHASH], None, Side::Any);
+    let sip = hits(cpu, &[&*SIPHASH], None, Direction::Any);
     let h = match sip.samples {
         0 => sip,
-        _ => hits(cpu, &[&*SIPHASH, &*HASHING], None, Side::Any),
+        _ => hits(cpu, &[&*SIPHASH, &*HASHING], None, Direction::Any),
     };
     out.extend(sampled(
         DiagnosisKind::MapHashing,
@@ -197,7 +197,7 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
         typed_fields(r, |t| t.starts_with("HashMap") || t.starts_with("HashSet")),
         remedies::MAP_HASHING.into(),
     ));
-    let h = hits(cpu, &[&*ALLOCATOR], None, Side::Any);
+    let h = hits(cpu, &[&*ALLOCATOR], None, Direction::Any);
     let mut evidence: Vec<Evidence> = frames::allocating_callers(cpu)
         .into_iter()
         .take(EVIDENCE)
@@ -224,8 +224,8 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
             d
         }),
     );
-    let h = hits(cpu, &[&*REPEATED], None, Side::Any);
-    let h = frames::with_frees(cpu, h, &[&*REPEATED], Side::Any);
+    let h = hits(cpu, &[&*REPEATED], None, Direction::Any);
+    let h = frames::with_frees(cpu, h, &[&*REPEATED], Direction::Any);
     out.extend(sampled(
         DiagnosisKind::RepeatedWork,
         &h,
