@@ -132,7 +132,12 @@ impl Hits {
 /// The samples on `side` with a frame of one of `classes` (inclusive: the code it calls
 /// counts), and when `under` is given, only those whose matching frame lies beneath a frame of
 /// `under`.
-pub(super) fn hits(folded: &Folded, classes: &[&Class], under: Option<&Class>, side: Direction) -> Hits {
+pub(super) fn hits(
+    folded: &Folded,
+    classes: &[&Class],
+    under: Option<&Class>,
+    side: Direction,
+) -> Hits {
     let mut out = Hits {
         total: folded.total(),
         ..Hits::default()
@@ -181,7 +186,12 @@ pub(super) fn hits(folded: &Folded, classes: &[&Class], under: Option<&Class>, s
 /// a value is dropped, away from the frames that allocated it, so the side's samples in
 /// [`FREE`] are shared out in proportion to the side's allocating samples under the hot spot
 /// (`hot`, a [`hits`] of the hot spot on `side`).
-pub(super) fn with_frees(folded: &Folded, hot: Hits, hot_classes: &[&Class], side: Direction) -> Hits {
+pub(super) fn with_frees(
+    folded: &Folded,
+    hot: Hits,
+    hot_classes: &[&Class],
+    side: Direction,
+) -> Hits {
     let frees = hits(folded, &[&FREE], None, side);
     let all_allocating = hits(folded, &[&ALLOCATOR], None, side)
         .samples

@@ -15,7 +15,7 @@ use std::path::Path;
 use serprof_api::__private::Finding;
 use serprof_api::{Format, Operation};
 
-use self::frames::{Hits, Direction};
+use self::frames::{Direction, Hits};
 use crate::layout;
 use crate::model::diagnosis::{Diagnosis, DiagnosisKind, Evidence, EvidenceKind, Measure};
 use crate::model::ConfigResult;
