@@ -483,13 +483,14 @@ impl ProfileArgs {
     }
 }
 
+/// An `--event` that is none of callgrind's simulated events.
+#[derive(Debug, thiserror::Error)]
+#[error("no event {0:?}: use one of {events}", events = crate::analyze::callgrind::Event::ALL.iter().map(|e| e.name()).collect::<Vec<_>>().join(", "))]
+struct UnknownEvent(String);
+
 /// `--event NAME`: one of the events callgrind's simulation counts.
-fn event_name(name: &str) -> Result<crate::analyze::callgrind::Event, String> {
-    use crate::analyze::callgrind::Event;
-    Event::named(name).ok_or_else(|| {
-        let names: Vec<&str> = Event::ALL.iter().map(|e| e.name()).collect();
-        format!("no event {name:?}: use one of {}", names.join(", "))
-    })
+fn event_name(name: &str) -> Result<crate::analyze::callgrind::Event, UnknownEvent> {
+    crate::analyze::callgrind::Event::named(name).ok_or_else(|| UnknownEvent(name.to_string()))
 }
 
 /// `--by` on the command line.
