@@ -482,10 +482,10 @@ fn compare_sides(
     layouts: bool,
 ) -> Result<(Vec<Row>, Vec<String>)> {
     let mut not_compared = Vec::new();
-    let mut both: BySide<Vec<ConfigResult>> = BySide::new(|_| Vec::new());
-    let side = |m: &Measured| {
-        let finished = m.finished.iter().copied();
-        m.results.iter().cloned().zip(finished).collect::<Vec<_>>()
+    let mut both: BySide<Vec<&ConfigResult>> = BySide::new(|_| Vec::new());
+    let side = |m| {
+        let m: &Measured = m;
+        m.results.iter().zip(m.finished.iter().copied())
     };
     let per_config = configs
         .iter()

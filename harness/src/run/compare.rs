@@ -407,6 +407,8 @@ pub(crate) fn compare_runs(
             .collect()
     };
     let (rb, ra) = (read(&bd, bm)?, read(&ad, am)?);
+    let (rb, ra): (Vec<&ConfigResult>, Vec<&ConfigResult>) =
+        (rb.iter().collect(), ra.iter().collect());
     compare_measured((bd, &rb), (ad, &ra), out)
 }
 
@@ -414,15 +416,15 @@ pub(crate) fn compare_runs(
 /// measured (each run's folder holds their profiles), into `out` (default: the after run's
 /// `compare/<before run's name>/`); writes the summary `compare.json` there.
 pub(crate) fn compare_measured(
-    (bd, rb): (PathBuf, &[ConfigResult]),
-    (ad, ra): (PathBuf, &[ConfigResult]),
+    (bd, rb): (PathBuf, &[&ConfigResult]),
+    (ad, ra): (PathBuf, &[&ConfigResult]),
     out: Option<&Path>,
 ) -> Result<Report> {
-    let names = |rs: &[ConfigResult]| rs.iter().map(ConfigResult::name).collect::<Vec<_>>();
+    let names = |rs: &[&ConfigResult]| rs.iter().map(|r| r.name()).collect::<Vec<_>>();
     let (pb, pa) = (names(rb), names(ra));
     let common: Vec<(&ConfigResult, &ConfigResult)> = ra
         .iter()
-        .filter_map(|a| Some((rb.iter().find(|b| b.id() == a.id())?, a)))
+        .filter_map(|&a| Some((*rb.iter().find(|b| b.id() == a.id())?, a)))
         .collect();
     if common.is_empty() {
         misuse!(
