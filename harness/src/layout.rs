@@ -24,6 +24,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error::misuse_err;
+use crate::model::ConfigId;
 
 /// The run manifest, in a run folder.
 pub(crate) const RUN_JSON: &str = "run.json";
@@ -92,8 +93,8 @@ pub(crate) const CORRUPT_PAYLOADS: &str = ".corrupt-payloads.bin";
 pub(crate) const VERIFY_PAYLOADS: &str = ".verify-payloads.bin";
 
 /// The folder of a configuration inside a run folder.
-pub(crate) fn config_dir(run_dir: &Path, study: &str, config: &str) -> PathBuf {
-    run_dir.join(study).join(config)
+pub(crate) fn config_dir(run_dir: &Path, id: &ConfigId) -> PathBuf {
+    run_dir.join(&id.study).join(id.in_study().as_ref())
 }
 
 /// The file a worker child writes its report to, inside the configuration's folder.

@@ -235,9 +235,8 @@ mod tests {
     fn result(config: &str, instr: f64, payload: f64) -> ConfigResult {
         let info = crate::model::program::builtin()
             .find(&format!("formats/{config}"))
-            .unwrap()
-            .info;
-        let mut r = ConfigResult::new(&info);
+            .unwrap();
+        let mut r = ConfigResult::of(&info);
         r.payload_bytes = Some(payload);
         r.instructions = Some(InstructionStats {
             per_op: instr,

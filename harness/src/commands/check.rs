@@ -33,7 +33,7 @@ fn results_of(run_dir: &Path) -> Result<Vec<ConfigResult>> {
     let manifest: RunManifest = read_json(&run_dir.join(layout::RUN_JSON))?;
     let mut out = Vec::new();
     for id in &manifest.configs {
-        let file = layout::config_dir(run_dir, &id.study, &id.config).join(layout::RESULT_JSON);
+        let file = layout::config_dir(run_dir, id).join(layout::RESULT_JSON);
         if file.is_file() {
             out.push(read_json(&file)?);
         }

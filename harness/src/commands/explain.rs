@@ -74,7 +74,7 @@ pub(crate) fn findings_of(dir: &Path, result: &ConfigResult) -> (Vec<Diagnosis>,
 /// Each allocator's row of the configuration `dir` holds (siblings `CONFIG@ALLOCATOR`), its
 /// median time as a ratio to `result`'s.
 fn allocator_rows(dir: &Path, result: &ConfigResult) -> Vec<(String, f64)> {
-    let (base, _) = crate::model::allocator::split(&result.config);
+    let me_id = result.id();
     let Some(me) = result.time_ns.as_ref().map(|t| t.median) else {
         return Vec::new();
     };
@@ -86,13 +86,11 @@ fn allocator_rows(dir: &Path, result: &ConfigResult) -> Vec<(String, f64)> {
         .flatten()
         .flatten()
         .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let (b, alloc) = crate::model::allocator::split(&name);
-            let alloc = alloc?;
-            if b != base || name == result.config {
+            let r = read_result(&e.path()).ok()?;
+            let (id, alloc) = (r.id(), r.allocator?);
+            if id.under(None) != me_id.under(None) || id == me_id {
                 return None;
             }
-            let r = read_result(&e.path()).ok()?;
             let t = r.time_ns?.median;
             Some((alloc.name().to_string(), t / me))
         })

@@ -58,10 +58,11 @@ fn decode_inputs(
     let config = program
         .planned(
             &settings.studies,
-            &req.config.to_string(),
+            &req.config,
             crate::measure::chosen::chosen(),
         )
-        .map_err(harness)?;
+        .map_err(harness)?
+        .config;
     let damage = program
         .find_info(&config.info.study)
         .and_then(|s| s.damage)

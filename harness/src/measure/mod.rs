@@ -47,10 +47,11 @@ pub(crate) fn run(program: &Program, req: &RecordRequest) -> Result<()> {
     let config = program
         .planned(
             &req.settings.studies,
-            &req.config.to_string(),
+            &req.config,
             crate::measure::chosen::chosen(),
         )
-        .map_err(|e| anyhow!(e))?;
+        .map_err(|e| anyhow!(e))?
+        .config;
     let mut report = WorkerReport::default();
     let outcome = catch_unwind(AssertUnwindSafe(|| record(&config, req, &mut report)));
     report.error = match outcome {

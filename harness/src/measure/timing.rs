@@ -49,12 +49,9 @@ impl HeldConfig {
         settings: &Settings,
     ) -> Result<HeldConfig, Failure> {
         let config = program
-            .planned(
-                &settings.studies,
-                &id.to_string(),
-                crate::measure::chosen::chosen(),
-            )
-            .map_err(Failure::harness)?;
+            .planned(&settings.studies, id, crate::measure::chosen::chosen())
+            .map_err(Failure::harness)?
+            .config;
         guarded(|| {
             let mut work = config.workload().map_err(engine)?;
             let (n, took) = warm_up(work.as_mut(), Duration::from_millis(settings.calibrate_ms))

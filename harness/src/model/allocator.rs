@@ -1,6 +1,7 @@
 //! The allocator a measured child allocates with, as a dimension of a run
 //! (`run --allocators system,jemalloc,mimalloc`): a configuration measured under an allocator
-//! is named `CONFIG@ALLOCATOR` (`formats/serde_json@mimalloc`), and its children get the
+//! is a row of its own ([`super::ConfigId::allocator`], named `formats/serde_json@mimalloc`
+//! for a person and a folder), and its children get the
 //! allocator's name in [`ENV`], which the program's allocator reads before its first
 //! allocation and keeps for the child's life (`measure::chosen::ChosenAlloc`).
 
@@ -12,7 +13,10 @@ pub(crate) const ENV: &str = "SERPROF_ALLOCATOR";
 pub(crate) const ENV_C: &std::ffi::CStr = c"SERPROF_ALLOCATOR";
 
 /// An allocator a child can allocate with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Allocator {
     /// The C library's `malloc` (std's `System`).
     System,
@@ -101,42 +105,9 @@ impl fmt::Display for Allocator {
     }
 }
 
-/// A configuration's name without its allocator suffix, and the allocator it names
-/// (`serde_json@mimalloc` → (`serde_json`, mimalloc)); a name without a known allocator after
-/// its last `@` is returned whole.
-pub(crate) fn split(config: &str) -> (&str, Option<Allocator>) {
-    match config.rsplit_once('@') {
-        Some((base, a)) => match Allocator::parse(a) {
-            Some(a) => (base, Some(a)),
-            None => (config, None),
-        },
-        None => (config, None),
-    }
-}
-
-/// `config` measured under `allocator` (any allocator suffix it had replaced).
-pub(crate) fn with(config: &str, allocator: Allocator) -> String {
-    format!("{}@{}", split(config).0, allocator.name())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_suffix_names_an_allocator_or_is_part_of_the_name() {
-        assert_eq!(
-            split("serde_json@mimalloc"),
-            ("serde_json", Some(Allocator::Mimalloc))
-        );
-        assert_eq!(split("serde_json"), ("serde_json", None));
-        assert_eq!(split("doc@v2"), ("doc@v2", None));
-        assert_eq!(
-            with("serde_json@system", Allocator::Jemalloc),
-            "serde_json@jemalloc"
-        );
-        assert_eq!(with("serde_json", Allocator::System), "serde_json@system");
-    }
 
     #[test]
     fn the_variable_has_one_name() {

@@ -1,29 +1,62 @@
-//! The typed name of a configuration: `STUDY/CONFIG`.
+//! The typed name of a row of a run: `STUDY/CONFIG`, or `STUDY/CONFIG@ALLOCATOR` for a
+//! configuration measured under an allocator (`run --allocators`).
+//!
+//! The allocator is a field here, from the plan to the result. The name with `@ALLOCATOR` is
+//! spelled in one place ([`ConfigId::in_study`], which `Display` and the folder names use) and
+//! read back in one ([`FromStr`], for a user's text, a child's request and an old folder's
+//! file names).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// `STUDY/CONFIG`, as `serprof list` prints it. Written to files as that one string.
+use super::allocator::Allocator;
+
+/// `STUDY/CONFIG` (with `@ALLOCATOR` under an allocator), as `serprof list` and the tables
+/// print it. Written to files as that one string.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ConfigId {
+    /// The study.
     pub study: String,
+    /// The configuration's name inside the study, as the study names it (no allocator).
     pub config: String,
+    /// The allocator its children allocate with, when the run names allocators.
+    pub allocator: Option<Allocator>,
 }
 
 impl ConfigId {
+    /// The configuration `config` of `study`, under no named allocator.
     pub fn new(study: &str, config: &str) -> ConfigId {
         ConfigId {
             study: study.to_string(),
             config: config.to_string(),
+            allocator: None,
+        }
+    }
+
+    /// The same configuration under `allocator`.
+    pub fn under(&self, allocator: Option<Allocator>) -> ConfigId {
+        ConfigId {
+            allocator,
+            ..self.clone()
+        }
+    }
+
+    /// The name inside the study as a row and its folder are named: `CONFIG`, or
+    /// `CONFIG@ALLOCATOR` under an allocator.
+    pub fn in_study(&self) -> Cow<'_, str> {
+        match self.allocator {
+            None => Cow::Borrowed(&self.config),
+            Some(a) => Cow::Owned(format!("{}@{}", self.config, a.name())),
         }
     }
 }
 
 impl fmt::Display for ConfigId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.study, self.config)
+        write!(f, "{}/{}", self.study, self.in_study())
     }
 }
 
@@ -45,7 +78,15 @@ impl FromStr for ConfigId {
     fn from_str(s: &str) -> Result<ConfigId, BadConfigId> {
         match s.split_once('/') {
             Some((study, config)) if !study.is_empty() && !config.is_empty() => {
-                Ok(ConfigId::new(study, config))
+                // A name without a known allocator after its last `@` is the study's own.
+                let (config, allocator) = match config.rsplit_once('@') {
+                    Some((base, a)) => match Allocator::parse(a) {
+                        Some(a) if !base.is_empty() => (base, Some(a)),
+                        _ => (config, None),
+                    },
+                    None => (config, None),
+                };
+                Ok(ConfigId::new(study, config).under(allocator))
             }
             _ => Err(BadConfigId(s.to_string())),
         }
@@ -80,6 +121,13 @@ mod tests {
         );
         let back: ConfigId = serde_json::from_str("\"formats/postcard+bytes\"").unwrap();
         assert_eq!(back.config, "postcard+bytes");
+        let under: ConfigId = "formats/serde_json@mimalloc".parse().unwrap();
+        assert_eq!(under.config, "serde_json");
+        assert_eq!(under.allocator, Some(Allocator::Mimalloc));
+        assert_eq!(under.to_string(), "formats/serde_json@mimalloc");
+        assert_eq!(under.in_study(), "serde_json@mimalloc");
+        let own: ConfigId = "docs/doc@v2".parse().unwrap();
+        assert_eq!((own.config.as_str(), own.allocator), ("doc@v2", None));
         for bad in ["", "bytes", "/x", "x/"] {
             assert!(bad.parse::<ConfigId>().is_err(), "{bad}");
         }

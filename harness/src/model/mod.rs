@@ -26,7 +26,7 @@ pub(crate) use config_id::ConfigId;
 pub(crate) use ending::Ending;
 pub(crate) use failure::{Failed, Failure, InstructionsFailure};
 pub(crate) use manifest::{EngineVersion, Machine, RunManifest, BUFFER_POLICY, RUSTC};
-pub(crate) use program::{Program, StudyStamp};
+pub(crate) use program::{Planned, Program, StudyStamp};
 pub(crate) use recording::Recording;
 pub(crate) use result::{
     AllocStats, CompressedBytes, ConfigResult, CpuStats, InstructionStats, ProfileSummary, Share,

@@ -8,11 +8,49 @@
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
-use serprof_api::__private::{Config, StudyInfo, StudyKind};
+use serprof_api::__private::{Config, ConfigInfo, StudyInfo, StudyKind};
 use serprof_api::Study;
 
 use super::allocator::{self, Allocator};
 use super::binary::{git_rev_of, Binary, BuildInfo};
+use super::ConfigId;
+
+/// A row a run plans: one of the studies' configurations, and the allocator its children
+/// allocate with when the run names allocators (`run --allocators`). Its [`Planned::id`]
+/// names it everywhere after the plan: the timing lanes, the recordings, the folder and the
+/// result.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    /// The study's configuration.
+    pub config: Config,
+    /// The allocator its children allocate with (`None`: the program's own).
+    pub allocator: Option<Allocator>,
+}
+
+impl Planned {
+    /// `config` under the program's own allocator.
+    pub fn new(config: Config) -> Planned {
+        Planned {
+            config,
+            allocator: None,
+        }
+    }
+
+    /// Its description.
+    pub fn info(&self) -> &ConfigInfo {
+        &self.config.info
+    }
+
+    /// Its typed name: `STUDY/CONFIG`, with its allocator.
+    pub fn id(&self) -> ConfigId {
+        ConfigId::new(&self.config.info.study, &self.config.info.config).under(self.allocator)
+    }
+
+    /// `STUDY/CONFIG` (`@ALLOCATOR` under an allocator), for a person.
+    pub fn name(&self) -> String {
+        self.id().to_string()
+    }
+}
 
 /// What a process measures: its binary, that binary's revision and build, its studies, and
 /// what the harness takes from serprof's own engines.
@@ -197,20 +235,21 @@ impl Program {
 
     /// The configuration named `STUDY/CONFIG`.
     ///
-    /// `STUDY/CONFIG@ALLOCATOR` is that configuration under an allocator (`run --allocators`),
-    /// named so.
-    pub fn find(&self, name: &str) -> Option<Config> {
-        let (study, config) = name.split_once('/')?;
-        let (base, allocator) = allocator::split(config);
-        let mut found = self
+    /// `STUDY/CONFIG@ALLOCATOR` is that configuration under an allocator (`run --allocators`).
+    pub fn find(&self, name: &str) -> Option<Planned> {
+        self.find_id(&name.parse().ok()?)
+    }
+
+    /// The configuration `id` names, under its allocator.
+    pub fn find_id(&self, id: &ConfigId) -> Option<Planned> {
+        let found = self
             .configs
             .iter()
-            .find(|c| c.info.study == study && c.info.config == base)
-            .cloned()?;
-        if let Some(a) = allocator {
-            found.info.config = allocator::with(base, a);
-        }
-        Some(found)
+            .find(|c| c.info.study == id.study && c.info.config == id.config)?;
+        Some(Planned {
+            config: found.clone(),
+            allocator: id.allocator,
+        })
     }
 
     /// The description of the study named `name`.
@@ -219,7 +258,7 @@ impl Program {
     }
 
     /// The configuration named `name`, or a misuse error listing the valid names.
-    pub fn one(&self, name: &str) -> anyhow::Result<Config> {
+    pub fn one(&self, name: &str) -> anyhow::Result<Planned> {
         match self.find(name) {
             Some(c) => Ok(c),
             None => {
@@ -247,7 +286,7 @@ impl Program {
         self.stamp.clone()
     }
 
-    /// The configuration `name` of a worker child whose parent planned `planned`: an error
+    /// The configuration `id` of a worker child whose parent planned `planned`: an error
     /// when this process built other studies, or has no such configuration, or the allocator
     /// `name` asks for is not `has`, the one this process allocates with (`None`: a global
     /// allocator of the crate's own). An empty stamp planned nothing: a before/after side's
@@ -255,17 +294,17 @@ impl Program {
     pub fn planned(
         &self,
         planned: &StudyStamp,
-        name: &str,
+        id: &ConfigId,
         has: Option<Allocator>,
-    ) -> Result<Config, PlanError> {
+    ) -> Result<Planned, PlanError> {
         if !planned.fingerprint.is_empty() {
             self.check_stamp(planned)?;
         }
-        let config = self.find(name).ok_or_else(|| PlanError::Unknown {
-            name: name.to_string(),
+        let config = self.find_id(id).ok_or_else(|| PlanError::Unknown {
+            name: id.to_string(),
         })?;
-        let name = name.to_string();
-        match (allocator::split(&config.info.config).1, has) {
+        let name = id.to_string();
+        match (config.allocator, has) {
             (Some(asked), Some(has)) if asked == has => Ok(config),
             (Some(asked), _) if !asked.compiled() => Err(PlanError::NotCompiled { name, asked }),
             (Some(asked), None) => Err(PlanError::OwnAllocator { name, asked }),
@@ -388,6 +427,10 @@ mod tests {
         }
     }
 
+    fn id(name: &str) -> ConfigId {
+        name.parse().unwrap()
+    }
+
     fn ticks(name: &str, engines: &[&str]) -> Program {
         let study = engines
             .iter()
@@ -405,7 +448,7 @@ mod tests {
         let b = ticks("beta", &["one", "two"]);
         assert!(a.find("alpha/one").is_some() && a.find("beta/one").is_none());
         assert!(b.find("beta/two").is_some() && b.find("alpha/one").is_none());
-        let mut w = b.find("beta/two").unwrap().workload().unwrap();
+        let mut w = b.find("beta/two").unwrap().config.workload().unwrap();
         w.verify().unwrap();
         assert_eq!(a.configs().len(), 1);
         assert_eq!(b.configs().len(), 2);
@@ -419,16 +462,18 @@ mod tests {
         let p = ticks("alpha", &["one"]);
         let any = StudyStamp::default();
         let c = p.find("alpha/one@system").unwrap();
-        assert_eq!(c.info.config, "one@system");
+        assert_eq!(c.info().config, "one");
+        assert_eq!(c.allocator, Some(Allocator::System));
+        assert_eq!(c.name(), "alpha/one@system");
         assert!(p.find("alpha/two@system").is_none());
         let sys = Some(Allocator::System);
-        assert!(p.planned(&any, "alpha/one@system", sys).is_ok());
-        assert!(p.planned(&any, "alpha/one", None).is_ok());
-        let own = p.planned(&any, "alpha/one@system", None).unwrap_err();
+        assert!(p.planned(&any, &id("alpha/one@system"), sys).is_ok());
+        assert!(p.planned(&any, &id("alpha/one"), None).is_ok());
+        let own = p.planned(&any, &id("alpha/one@system"), None).unwrap_err();
         assert!(matches!(own, PlanError::OwnAllocator { .. }), "{own}");
         for other in [Allocator::Jemalloc, Allocator::Mimalloc] {
             let name = format!("alpha/one@{other}");
-            let err = p.planned(&any, &name, sys).unwrap_err();
+            let err = p.planned(&any, &id(&name), sys).unwrap_err();
             match other.compiled() {
                 true => assert!(err
                     .to_string()
@@ -445,8 +490,8 @@ mod tests {
         let other = ticks("alpha", &["one", "two"]);
         let planned = parent.stamp();
         assert_eq!(planned.names, ["alpha"]);
-        assert!(same.planned(&planned, "alpha/one", None).is_ok());
-        let err = other.planned(&planned, "alpha/one", None).unwrap_err();
+        assert!(same.planned(&planned, &id("alpha/one"), None).is_ok());
+        let err = other.planned(&planned, &id("alpha/one"), None).unwrap_err();
         assert!(
             err.to_string().contains("other studies than were planned"),
             "{err}"
@@ -454,8 +499,8 @@ mod tests {
         assert!(err.to_string().contains(&planned.fingerprint), "{err}");
         // An unplanned (empty) stamp is a before/after side's: no check, only the lookup.
         assert!(other
-            .planned(&StudyStamp::default(), "alpha/two", None)
+            .planned(&StudyStamp::default(), &id("alpha/two"), None)
             .is_ok());
-        assert!(same.planned(&planned, "alpha/nope", None).is_err());
+        assert!(same.planned(&planned, &id("alpha/nope"), None).is_err());
     }
 }

@@ -145,9 +145,9 @@ pub struct ConfigResult {
     /// The library that does the work.
     pub engine: String,
     /// The allocator its children allocated with, when the run named allocators
-    /// (`run --allocators`; the configuration's name ends in `@` and it).
+    /// (`run --allocators`; [`ConfigResult::config`] then ends in `@` and it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub allocator: Option<String>,
+    pub allocator: Option<super::allocator::Allocator>,
     /// That library's version.
     pub engine_version: String,
     /// The calls the engine makes to write and read, as the library names them (empty: the
@@ -235,15 +235,22 @@ pub struct ConfigResult {
 }
 
 impl ConfigResult {
-    /// An empty result for `info`, to be filled by the recordings.
+    /// An empty result for the row `planned`, to be filled by the recordings.
+    pub fn of(planned: &super::Planned) -> ConfigResult {
+        ConfigResult {
+            config: planned.id().in_study().into_owned(),
+            allocator: planned.allocator,
+            ..ConfigResult::new(planned.info())
+        }
+    }
+
+    /// An empty result for `info` under the program's own allocator.
     pub fn new(info: &ConfigInfo) -> ConfigResult {
         ConfigResult {
             study: info.study.clone(),
             config: info.config.clone(),
             engine: info.engine.clone(),
-            allocator: super::allocator::split(&info.config)
-                .1
-                .map(|a| a.name().to_string()),
+            allocator: None,
             engine_version: info.engine_version.clone(),
             call: info.call.clone(),
             format: info.format,
@@ -291,8 +298,14 @@ impl ConfigResult {
         self.id().to_string()
     }
 
-    /// The configuration's id.
+    /// The row's id: the study's configuration and its allocator. `config` holds the row's name
+    /// as its folder is named (`CONFIG@ALLOCATOR` under an allocator), which this reads back.
     pub fn id(&self) -> ConfigId {
-        ConfigId::new(&self.study, &self.config)
+        let suffix = self.allocator.map(|a| format!("@{a}"));
+        let config = match &suffix {
+            Some(s) => self.config.strip_suffix(s.as_str()).unwrap_or(&self.config),
+            None => &self.config,
+        };
+        ConfigId::new(&self.study, config).under(self.allocator)
     }
 }

@@ -5,14 +5,15 @@
 
 use std::fmt::Write as _;
 
-use crate::model::allocator::{self, Allocator};
+use crate::model::allocator::Allocator;
 use crate::model::ConfigResult;
 
 use super::numbers::{format_ns, format_ratio, paired_ratio};
 
 /// A configuration's rows by allocator, fastest first (rows without a time left out).
 struct Group<'a> {
-    base: &'a str,
+    /// The configuration's name in its study, without the allocator.
+    base: String,
     rows: Vec<(Allocator, &'a ConfigResult, f64)>,
 }
 
@@ -20,9 +21,10 @@ struct Group<'a> {
 fn groups<'a>(group: &[&'a ConfigResult]) -> Vec<Group<'a>> {
     let mut out: Vec<Group> = Vec::new();
     for &r in group {
-        let (base, Some(a)) = allocator::split(&r.config) else {
+        let Some(a) = r.allocator else {
             continue;
         };
+        let base = r.id().config;
         let Some(t) = r.time_ns.as_ref() else {
             continue;
         };
@@ -43,12 +45,11 @@ fn groups<'a>(group: &[&'a ConfigResult]) -> Vec<Group<'a>> {
 /// `group` without the rows of every allocator but the first of [`Allocator::ALL`] it has: for
 /// what does not depend on the allocator (a payload's bytes by field).
 pub(crate) fn one_allocator<'a>(group: &[&'a ConfigResult]) -> Vec<&'a ConfigResult> {
-    let of = |r: &ConfigResult| allocator::split(&r.config).1;
-    let keep = group.iter().filter_map(|r| of(r)).min();
+    let keep = group.iter().filter_map(|r| r.allocator).min();
     group
         .iter()
         .copied()
-        .filter(|r| of(r).is_none() || of(r) == keep)
+        .filter(|r| r.allocator.is_none() || r.allocator == keep)
         .collect()
 }
 
@@ -81,7 +82,7 @@ pub(crate) fn section(out: &mut String, group: &[&ConfigResult]) {
         }
         let time = format_ns(ns);
         if tied.is_empty() {
-            outright.push((g.base, fastest));
+            outright.push((g.base.as_str(), fastest));
         }
         let verdict = match tied.is_empty() {
             true => format!("fastest {fastest} {time}"),
@@ -138,7 +139,7 @@ fn by_engine(out: &mut String, groups: &[Group], outright: &[(&str, Allocator)])
             .collect();
         let wins = of
             .iter()
-            .filter(|g| outright.contains(&(g.base, fastest)))
+            .filter(|g| outright.contains(&(g.base.as_str(), fastest)))
             .count();
         let _ = writeln!(
             lines,
@@ -187,7 +188,12 @@ fn ranking(out: &mut String, groups: &[Group]) {
         let places = |a: Allocator| -> Vec<(&str, usize)> {
             let mut v: Vec<(&str, f64)> = of_op
                 .iter()
-                .filter_map(|g| g.rows.iter().find(|r| r.0 == a).map(|r| (g.base, r.2)))
+                .filter_map(|g| {
+                    g.rows
+                        .iter()
+                        .find(|r| r.0 == a)
+                        .map(|r| (g.base.as_str(), r.2))
+                })
                 .collect();
             v.sort_by(|x, y| x.1.total_cmp(&y.1));
             v.into_iter()
@@ -236,6 +242,8 @@ mod tests {
 
     fn row(config: &str, median: f64) -> ConfigResult {
         let mut r = crate::render::fields::tests::row(config);
+        let id: crate::model::ConfigId = format!("{}/{config}", r.study).parse().unwrap();
+        r.allocator = id.allocator;
         r.time_ns = TimeStats::from_batches(vec![median; 3], 1);
         r
     }

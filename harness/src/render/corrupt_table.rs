@@ -122,9 +122,8 @@ mod tests {
     fn result(config: &str, counts: OutcomeCounts, cases: Vec<CorruptCase>) -> ConfigResult {
         let info = crate::model::program::builtin()
             .find(&format!("corrupt/{config}"))
-            .unwrap()
-            .info;
-        let mut r = ConfigResult::new(&info);
+            .unwrap();
+        let mut r = ConfigResult::of(&info);
         r.corrupt = Some(CorruptStats {
             seed: "0x1".into(),
             inputs: counts.total(),

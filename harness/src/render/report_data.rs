@@ -110,7 +110,7 @@ pub(crate) fn measured<'r>(
     let rows = results
         .into_iter()
         .map(|r| {
-            let dir = layout::config_dir(run_dir, &r.study, &r.config);
+            let dir = layout::config_dir(run_dir, &r.id());
             row_of(run_dir, &dir, r.clone())
         })
         .collect();
@@ -263,13 +263,10 @@ fn placeholder(
     config: &str,
     why: &str,
 ) -> anyhow::Result<ReportRow> {
-    let info = program
-        .find(&format!("{study}/{config}"))
-        .map(|c| c.info)
-        .ok_or_else(|| {
-            anyhow::anyhow!("{why} (this serprof has no configuration {study}/{config})")
-        })?;
-    let mut result = ConfigResult::new(&info);
+    let planned = program.find(&format!("{study}/{config}")).ok_or_else(|| {
+        anyhow::anyhow!("{why} (this serprof has no configuration {study}/{config})")
+    })?;
+    let mut result = ConfigResult::of(&planned);
     result.error = Some(crate::model::Failure::harness(why));
     Ok(ReportRow {
         result,
@@ -381,9 +378,8 @@ mod tests {
     fn corrupt_figures_become_key_value_pairs() {
         let info = crate::model::program::builtin()
             .find("corrupt/postcard")
-            .unwrap()
-            .info;
-        let mut r = ConfigResult::new(&info);
+            .unwrap();
+        let mut r = ConfigResult::of(&info);
         r.corrupt = Some(crate::model::corrupt::CorruptStats {
             seed: "0x5eed".into(),
             inputs: 100,

@@ -90,7 +90,7 @@ pub(crate) fn measure(program: &Program, req: &AbRequest) -> Result<AbOutcome> {
     }
     // Both names are checked before anything runs, so a typo in B costs no time.
     let (config_a, config_b) = (select::one(program, a)?, select::one(program, b)?);
-    let (ca, cb) = (&config_a.info, &config_b.info);
+    let (ca, cb) = (config_a.info(), config_b.info());
     for c in [ca, cb] {
         if program.is_corrupt(&c.study) {
             misuse!(
@@ -149,7 +149,7 @@ pub(crate) fn measure(program: &Program, req: &AbRequest) -> Result<AbOutcome> {
                 exec: &exec as &dyn Executor,
                 config,
                 dir: tmp.join(dir),
-                label: format!("{dir} {}", config.info.name()),
+                label: format!("{dir} {}", config.name()),
             })
             .into(),
     };

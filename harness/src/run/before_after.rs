@@ -22,8 +22,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
+use crate::model::Planned;
 use anyhow::{Context, Result};
-use serprof_api::__private::Config;
 
 use super::executor::{ChildProcesses, Executor};
 use super::lane::LaneKind;
@@ -79,15 +79,15 @@ pub(crate) fn select(
     program: &Program,
     studies_: &[String],
     globs: &[String],
-) -> Result<(Vec<Config>, Vec<String>)> {
+) -> Result<(Vec<Planned>, Vec<String>)> {
     let all = plan::select(program, studies_, globs)?;
-    let measured = |c: &Config| !program.is_corrupt(&c.info.study);
+    let measured = |c: &Planned| !program.is_corrupt(&c.info().study);
     let left: Vec<String> = all
         .iter()
         .filter(|c| !measured(c))
-        .map(|c| c.info.name())
+        .map(|c| c.name())
         .collect();
-    let configs: Vec<Config> = all.into_iter().filter(measured).collect();
+    let configs: Vec<Planned> = all.into_iter().filter(measured).collect();
     if configs.is_empty() {
         misuse!("the selection holds no measured configuration (the corrupt study is not timed; give --study or --config)");
     }
@@ -199,7 +199,7 @@ pub(crate) fn measure(
                 units: configs
                     .iter()
                     .map(|config| Unit {
-                        label: format!("{side} {}", config.info.name()),
+                        label: format!("{side} {}", config.name()),
                         ..Unit::in_run(exec, config, run_dir)
                     })
                     .collect(),
@@ -414,7 +414,7 @@ impl Folder {
         session: &Session,
         req: &BeforeAfterRequest,
         sides: &BySide<SideRecord>,
-        configs: &[Config],
+        configs: &[Planned],
     ) -> Result<Folder> {
         std::fs::create_dir_all(&req.out)
             .with_context(|| format!("cannot create {}", req.out.display()))?;
@@ -477,7 +477,7 @@ fn record_both(session: &mut Session, measured: &mut BySide<Measured>) -> Result
 /// each other one was not compared.
 fn compare_sides(
     folder: &Folder,
-    configs: &[Config],
+    configs: &[Planned],
     measured: &BySide<Measured>,
     layouts: bool,
 ) -> Result<(Vec<Row>, Vec<String>)> {
@@ -513,7 +513,7 @@ fn compare_sides(
             true => "not finished".to_string(),
             false => why.join("; "),
         };
-        not_compared.push(format!("{}: {why}", config.info.name()));
+        not_compared.push(format!("{}: {why}", config.name()));
     }
     if both.before.is_empty() {
         return Ok((Vec::new(), not_compared));

@@ -333,7 +333,7 @@ fn present<'m>(dir: &Path, manifest: &'m RunManifest) -> Vec<&'m ConfigId> {
         .configs
         .iter()
         .filter(|id| {
-            layout::config_dir(dir, &id.study, &id.config)
+            layout::config_dir(dir, id)
                 .join(layout::RESULT_JSON)
                 .is_file()
         })
@@ -401,9 +401,7 @@ pub(crate) fn compare_runs(
     let read = |dir: &Path, manifest: &RunManifest| -> Result<Vec<ConfigResult>> {
         present(dir, manifest)
             .iter()
-            .map(|id| {
-                read_json(&layout::config_dir(dir, &id.study, &id.config).join(layout::RESULT_JSON))
-            })
+            .map(|id| read_json(&layout::config_dir(dir, id).join(layout::RESULT_JSON)))
             .collect()
     };
     let (rb, ra) = (read(&bd, bm)?, read(&ad, am)?);
@@ -440,9 +438,9 @@ pub(crate) fn compare_measured(
         .unwrap_or_else(|| ad.join(layout::COMPARE_DIR).join(name_of(&bd)));
     let mut comparisons = Vec::new();
     for (b, a) in common {
-        let cb = layout::config_dir(&bd, &b.study, &b.config);
-        let ca = layout::config_dir(&ad, &a.study, &a.config);
-        let into = layout::config_dir(&out_dir, &a.study, &a.config);
+        let cb = layout::config_dir(&bd, &b.id());
+        let ca = layout::config_dir(&ad, &a.id());
+        let into = layout::config_dir(&out_dir, &a.id());
         comparisons.push(compare_dirs(&cb, b, &ca, a, &into)?);
     }
     let only = |x: &[String], y: &[String]| -> Vec<String> {

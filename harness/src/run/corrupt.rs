@@ -38,9 +38,9 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::model::Planned;
 use anyhow::{Context, Result};
 use serde::Serialize;
-use serprof_api::__private::Config;
 use serprof_api::Damage;
 
 use super::executor::Executor;
@@ -64,12 +64,12 @@ use crate::protocol::{CorruptEvent, CorruptRequest, WorkerRequest};
 pub(crate) fn measure_config(
     exec: &dyn Executor,
     damage: &Damage,
-    config: &Config,
+    config: &Planned,
     dir: &Path,
     settings: &Settings,
     progress: &Progress,
 ) -> ConfigResult {
-    let mut result = ConfigResult::new(&config.info);
+    let mut result = ConfigResult::of(config);
     let decoded = exec
         .exe()
         .and_then(|exe| decode_all(&exe, damage, config, dir, settings, progress));
@@ -102,12 +102,12 @@ struct Decoded {
 fn decode_all(
     exe: &Path,
     damage: &Damage,
-    config: &Config,
+    config: &Planned,
     dir: &Path,
     settings: &Settings,
     progress: &Progress,
 ) -> Result<Option<Decoded>> {
-    let name = config.info.name();
+    let name = config.name();
     let n = input_count(damage, settings);
     // A resumed or repeated run starts afresh: nothing of an unfinished attempt is trusted.
     for stale in [CORRUPT_PROGRESS, CORRUPT_PAYLOADS, OUTCOMES_JSONL] {
@@ -193,7 +193,7 @@ struct OutcomeLine<'a> {
 /// Counts the outcomes, writes `outcomes.jsonl` and the reproducers, fills `result`.
 fn summarize(
     damage: &Damage,
-    config: &Config,
+    config: &Planned,
     dir: &Path,
     settings: &Settings,
     decoded: Decoded,
@@ -223,7 +223,7 @@ fn summarize(
     let mut lines = Vec::new();
     let mut shown: BTreeMap<CorruptOutcome, usize> = BTreeMap::new();
     for (index, record) in decoded.records.iter().enumerate() {
-        let input = (damage.input)(index, config.info.format, &payloads);
+        let input = (damage.input)(index, config.info().format, &payloads);
         let line = OutcomeLine {
             index,
             order: input.order,
@@ -363,14 +363,14 @@ fn parse_line(line: &[u8]) -> Result<CorruptEvent> {
 /// Runs one child on `config` from input `start` and follows it until it ends.
 fn run_child(
     exe: &Path,
-    config: &Config,
+    config: &Planned,
     dir: &Path,
     settings: &Settings,
     start: usize,
 ) -> Result<ChildRun> {
     let mut reader = ProgressReader::new(dir.join(CORRUPT_PROGRESS));
     let cmd = WorkerRequest::Corrupt(CorruptRequest {
-        config: super::plan::config_id(config),
+        config: config.id(),
         dir: dir.to_path_buf(),
         settings: settings.clone(),
         start,

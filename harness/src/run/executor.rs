@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use crate::model::allocator;
+use crate::model::allocator::{self, Allocator};
 use crate::model::{ConfigId, Failure, Program, Recording, Settings};
 use crate::process::interrupt;
 use crate::process::machine::Exclusive;
@@ -157,7 +157,7 @@ impl PipedChild {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct RecorderKey {
     cpu: Option<usize>,
-    allocator: Option<String>,
+    allocator: Option<Allocator>,
     memory_cap_mib: u64,
     fork: bool,
 }
@@ -214,7 +214,7 @@ pub(crate) struct ChildProcesses {
     exe: PathBuf,
     /// Each configuration's measured loop, as valgrind names it (`STUDY/CONFIG` to function):
     /// what the instructions recording counts.
-    loops: BTreeMap<String, String>,
+    loops: BTreeMap<ConfigId, String>,
     /// The idle recorders that make verification, CPU and allocation recordings.
     recorders: std::sync::Arc<Recorders>,
 }
@@ -247,11 +247,14 @@ impl ChildProcesses {
     }
 }
 
-fn loops_of(program: &Program) -> BTreeMap<String, String> {
+fn loops_of(program: &Program) -> BTreeMap<ConfigId, String> {
     program
         .configs()
         .iter()
-        .map(|c| (c.info.name(), c.info.loop_function.to_string()))
+        .map(|c| {
+            let id = ConfigId::new(&c.info.study, &c.info.config);
+            (id, c.info.loop_function.to_string())
+        })
         .collect()
 }
 
@@ -407,7 +410,7 @@ pub(crate) fn callgrind_dumps(dir: &Path) -> Vec<PathBuf> {
 fn set_allocator(cmd: &mut Command, configs: &[ConfigId]) -> Result<()> {
     let named: Vec<_> = configs
         .iter()
-        .map(|c| allocator::split(&c.config).1)
+        .map(|c| c.allocator)
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
@@ -489,9 +492,7 @@ impl ChildProcesses {
     ) -> Result<Outcome> {
         let key = RecorderKey {
             cpu: settings.pin_cpu,
-            allocator: allocator::split(&config.config)
-                .1
-                .map(|a| a.name().to_string()),
+            allocator: config.allocator,
             memory_cap_mib: settings.memory_cap_mib,
             fork: recording != Recording::Verify,
         };
@@ -604,7 +605,7 @@ impl Executor for ChildProcesses {
             let folder = instrumented_scratch()?;
             let loop_fn = self
                 .loops
-                .get(&ConfigId::new(&config.study, allocator::split(&config.config).0).to_string())
+                .get(&config.under(None))
                 .with_context(|| format!("unknown configuration {config}"))?;
             cmd = instrumented(&self.exe, config, loop_fn, &folder, settings)?;
             scratch = Some(folder);
@@ -770,7 +771,7 @@ mod tests {
 
     #[test]
     fn a_child_gets_its_configurations_allocator_and_never_two() {
-        let id = |s: &str| ConfigId::new("formats", s);
+        let id = |s: &str| format!("formats/{s}").parse::<ConfigId>().unwrap();
         let mut cmd = Command::new("true");
         set_allocator(&mut cmd, &[id("a@mimalloc"), id("b@mimalloc")]).unwrap();
         assert_eq!(env_of(&cmd), Some(Some("mimalloc".into())));

@@ -5,10 +5,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use crate::model::Planned;
 use anyhow::{Context, Result};
-use serprof_api::__private::Config;
 
-use super::plan::config_id;
 use super::{compare, placement};
 use crate::layout::{self, config_dir, read_json, utc_rfc3339};
 use crate::misuse;
@@ -18,10 +17,10 @@ use crate::model::{
     RUSTC,
 };
 
-fn engine_versions(configs: &[Config]) -> Vec<EngineVersion> {
+fn engine_versions(configs: &[Planned]) -> Vec<EngineVersion> {
     let set: BTreeSet<(String, String)> = configs
         .iter()
-        .map(|c| (c.info.engine.clone(), c.info.engine_version.clone()))
+        .map(|c| (c.info().engine.clone(), c.info().engine_version.clone()))
         .collect();
     set.into_iter()
         .map(|(engine, version)| EngineVersion { engine, version })
@@ -49,7 +48,7 @@ pub(crate) fn record_outcomes(manifest: &mut RunManifest, results: &[&ConfigResu
 /// overwrites the revision with its own).
 pub(crate) fn new_manifest(
     program: &Program,
-    configs: &[Config],
+    configs: &[Planned],
     settings: Settings,
     placed: Option<crate::model::manifest::CpuPlacement>,
 ) -> RunManifest {
@@ -64,7 +63,7 @@ pub(crate) fn new_manifest(
         buffer_policy: BUFFER_POLICY.into(),
         unwinder: crate::measure::cpu::UNWINDER.into(),
         command: std::env::args().collect(),
-        configs: configs.iter().map(config_id).collect(),
+        configs: configs.iter().map(Planned::id).collect(),
         start: utc_rfc3339(SystemTime::now()),
         end: None,
         complete: false,
@@ -110,8 +109,7 @@ pub(crate) fn compare_steps(program: &Program, run_dir: &Path, results: &[Config
             })
             .collect();
         for pair in measured.windows(2) {
-            let [before, after] =
-                [pair[0], pair[1]].map(|r| (config_dir(run_dir, study, &r.config), r));
+            let [before, after] = [pair[0], pair[1]].map(|r| (config_dir(run_dir, &r.id()), r));
             let compared = compare::compare_step((&before.0, before.1), (&after.0, after.1));
             if let Err(e) = compared {
                 tracing::warn!(
@@ -132,7 +130,10 @@ pub(crate) fn finished_result(dir: &Path) -> Option<ConfigResult> {
 }
 
 /// Reopens an interrupted run: its manifest, settings and selection.
-pub(crate) fn resume(program: &Program, dir: &Path) -> Result<(PathBuf, RunManifest, Vec<Config>)> {
+pub(crate) fn resume(
+    program: &Program,
+    dir: &Path,
+) -> Result<(PathBuf, RunManifest, Vec<Planned>)> {
     if !dir.is_dir() {
         misuse!("--resume {}: not a folder", dir.display());
     }

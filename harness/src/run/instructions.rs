@@ -7,8 +7,8 @@
 use std::path::Path;
 use std::time::Instant;
 
+use crate::model::Planned;
 use anyhow::{Context, Result};
-use serprof_api::__private::Config;
 
 use super::executor::{callgrind_dumps, Executor, Outcome};
 use crate::analyze::callgrind::{base_name, Event, FoldOptions, Profile};
@@ -23,12 +23,12 @@ use crate::render::speedscope::{speedscope_json, WeightUnit};
 /// Runs the instrumented worker of `config` in `dir` and reads its counts.
 pub(crate) fn record(
     exec: &dyn Executor,
-    config: &Config,
+    config: &Planned,
     dir: &Path,
     settings: &Settings,
     tool_version: &str,
 ) -> std::result::Result<InstructionStats, Failure> {
-    let id = super::plan::config_id(config);
+    let id = config.id();
     let started = Instant::now();
     let outcome = exec
         .record(&id, Recording::Instructions, dir, settings)
@@ -46,15 +46,8 @@ pub(crate) fn record(
         },
         Outcome::Crashed(why) => return Err(why),
     };
-    let loop_fn = &*config.info.loop_function;
-    let stats = read_counts(
-        dir,
-        &config.info.name(),
-        loop_fn,
-        ops,
-        tool_version,
-        seconds,
-    );
+    let loop_fn = &*config.info().loop_function;
+    let stats = read_counts(dir, &config.name(), loop_fn, ops, tool_version, seconds);
     let _ = std::fs::remove_file(dir.join(layout::INSTRUCTIONS_JOB));
     for dump in callgrind_dumps(dir) {
         let _ = std::fs::remove_file(dump);

@@ -22,7 +22,7 @@
 
 use std::time::{Duration, Instant};
 
-use serprof_api::__private::Config;
+use crate::model::Planned;
 
 use super::executor::TimingChild;
 use super::lane::Lane;
@@ -52,13 +52,13 @@ impl<'a> Job<'a> {
     /// it, every child on one CPU (the pinned one of `settings`).
     pub(crate) fn new(
         lanes: Vec<Lane<'a>>,
-        configs: &[&Config],
+        configs: &[&Planned],
         active: Vec<Vec<bool>>,
         settings: &Settings,
     ) -> Job<'a> {
         Job {
             lanes,
-            configs: configs.iter().map(|c| super::config_id(c)).collect(),
+            configs: configs.iter().map(|c| c.id()).collect(),
             active,
             children: configs
                 .iter()

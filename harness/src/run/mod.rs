@@ -25,14 +25,14 @@ pub(crate) mod slots;
 pub(crate) mod timed;
 pub(crate) mod timing;
 
-pub(crate) use plan::{budgeted, config_id};
+pub(crate) use plan::budgeted;
 pub(crate) use timed::time_configs;
 pub(crate) use timing::Unit;
 
 use std::path::{Path, PathBuf};
 
+use crate::model::Planned;
 use anyhow::Result;
-use serprof_api::__private::Config;
 
 use crate::layout::{self, config_dir};
 use crate::misuse;
@@ -168,7 +168,7 @@ fn open_run<'a>(
     program: &'a Program,
     req: &RunRequest,
     exec: &dyn Executor,
-) -> Result<(RunFolder, Vec<Config>, Session<'a>)> {
+) -> Result<(RunFolder, Vec<Planned>, Session<'a>)> {
     if let Some(dir) = &req.resume {
         let (mut folder, configs) = RunFolder::resume(program, dir)?;
         // The measurement settings are the run's own (results stay comparable), and so is
@@ -224,7 +224,7 @@ fn open_run<'a>(
 struct Measuring<'a> {
     program: &'a Program,
     run_dir: &'a Path,
-    configs: &'a [Config],
+    configs: &'a [Planned],
     results: Vec<Option<ConfigResult>>,
     kept: Vec<ConfigId>,
 }
@@ -233,18 +233,18 @@ impl<'a> Measuring<'a> {
     fn new(
         program: &'a Program,
         run_dir: &'a Path,
-        configs: &'a [Config],
+        configs: &'a [Planned],
         progress: &progress::Progress,
     ) -> Measuring<'a> {
         let mut kept = Vec::new();
         let results = configs
             .iter()
             .map(|config| {
-                let dir = config_dir(run_dir, &config.info.study, &config.info.config);
+                let dir = config_dir(run_dir, &config.id());
                 let done = folder::finished_result(&dir);
                 if done.is_some() {
-                    progress.skip(&config.info.name());
-                    kept.push(config_id(config));
+                    progress.skip(&config.name());
+                    kept.push(config.id());
                 }
                 done
             })
@@ -260,12 +260,12 @@ impl<'a> Measuring<'a> {
 
     /// The configurations not finished yet, of the timed studies (`corrupt`: false) or of the
     /// corrupt study (true), each with its result's place.
-    fn pending(&mut self, corrupt: bool) -> Vec<(&'a Config, &mut Option<ConfigResult>)> {
+    fn pending(&mut self, corrupt: bool) -> Vec<(&'a Planned, &mut Option<ConfigResult>)> {
         let program = self.program;
         self.configs
             .iter()
             .zip(self.results.iter_mut())
-            .filter(|(c, r)| r.is_none() && program.is_corrupt(&c.info.study) == corrupt)
+            .filter(|(c, r)| r.is_none() && program.is_corrupt(&c.info().study) == corrupt)
             .collect()
     }
 
@@ -279,10 +279,8 @@ impl<'a> Measuring<'a> {
     ) -> Result<()> {
         let run_dir = self.run_dir;
         let pending = self.pending(false);
-        let configs: Vec<&Config> = pending.iter().map(|(c, _)| *c).collect();
-        let under_allocators = configs
-            .iter()
-            .any(|c| crate::model::allocator::split(&c.info.config).1.is_some());
+        let configs: Vec<&Planned> = pending.iter().map(|(c, _)| *c).collect();
+        let under_allocators = configs.iter().any(|c| c.allocator.is_some());
         let mut timings = match under_allocators {
             true => timed::time_allocators(session, exec, &configs, run_dir),
             false => time_configs(session, (exec, layouts), &configs, run_dir),
@@ -304,7 +302,7 @@ impl<'a> Measuring<'a> {
     fn corrupt(&mut self, session: &mut Session, exec: &dyn Executor) -> Result<()> {
         let run_dir = self.run_dir;
         let pending = self.pending(true);
-        let configs: Vec<&Config> = pending.iter().map(|(c, _)| *c).collect();
+        let configs: Vec<&Planned> = pending.iter().map(|(c, _)| *c).collect();
         let decoded = session.corrupt(exec, &configs, run_dir)?;
         for ((_, slot), result) in pending.into_iter().zip(decoded) {
             *slot = result;
@@ -490,9 +488,11 @@ mod tests {
         ));
         assert_eq!(done.manifest.failed.len(), 1);
         assert!(done.manifest.complete);
-        let on_disk: ConfigResult =
-            read_json(&config_dir(&done.run_dir, "formats", "postcard").join(layout::RESULT_JSON))
-                .unwrap();
+        let on_disk: ConfigResult = read_json(
+            &config_dir(&done.run_dir, &ConfigId::new("formats", "postcard"))
+                .join(layout::RESULT_JSON),
+        )
+        .unwrap();
         // serde_json (without float_roundtrip, which would change the engines' serde_json)
         // may read a float back one unit in the last place away.
         let disk_time = on_disk.time_ns.as_ref().unwrap();
@@ -587,11 +587,7 @@ mod tests {
                 let n = calls.iter().filter(|c| &c.0 == name && c.1 == r).count();
                 assert_eq!(n, want, "{name} {r:?}: {calls:?}");
             }
-            let dir = config_dir(
-                &done.run_dir,
-                "formats",
-                name.trim_start_matches("formats/"),
-            );
+            let dir = config_dir(&done.run_dir, &name.parse().unwrap());
             let on_disk: ConfigResult = read_json(&dir.join(layout::RESULT_JSON)).unwrap();
             assert_eq!(&on_disk.name(), name);
         }

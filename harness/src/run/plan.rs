@@ -8,10 +8,9 @@
 //! only when named with `--study`.
 
 use anyhow::Result;
-use serprof_api::__private::Config;
 
-use crate::model::allocator::{self, Allocator};
-use crate::model::{ConfigId, Program, Settings};
+use crate::model::allocator::Allocator;
+use crate::model::{Planned, Program, Settings};
 
 use crate::misuse;
 
@@ -20,7 +19,7 @@ pub(crate) fn select(
     program: &Program,
     study_names: &[String],
     globs: &[String],
-) -> Result<Vec<Config>> {
+) -> Result<Vec<Planned>> {
     let all_studies = program.infos();
     for name in study_names {
         if let Some(why) = all_studies
@@ -54,21 +53,21 @@ pub(crate) fn select(
         .filter(|s| s.hidden || s.opt_in)
         .map(|s| s.name.as_str())
         .collect();
-    let in_study = |c: &Config| {
+    let in_study = |c: &Planned| {
         if study_names.is_empty() {
-            !hidden.contains(&c.info.study.as_str())
+            !hidden.contains(&c.info().study.as_str())
         } else {
-            study_names.iter().any(|s| s == &c.info.study)
+            study_names.iter().any(|s| s == &c.info().study)
         }
     };
-    let matches = |pattern: &glob::Pattern, text: &str, c: &Config| {
+    let matches = |pattern: &glob::Pattern, text: &str, c: &Planned| {
         if text.contains('/') {
-            pattern.matches(&c.info.name())
+            pattern.matches(&c.name())
         } else {
-            pattern.matches(&c.info.config)
+            pattern.matches(&c.info().config)
         }
     };
-    let configs = program.configs();
+    let configs: Vec<Planned> = program.configs().into_iter().map(Planned::new).collect();
     for (text, pattern) in &patterns {
         if !configs
             .iter()
@@ -77,7 +76,7 @@ pub(crate) fn select(
             let valid: Vec<_> = configs
                 .iter()
                 .filter(|c| in_study(c))
-                .map(|c| c.info.name())
+                .map(|c| c.name())
                 .collect();
             misuse!(
                 "--config {text:?} matches no configuration; valid names: {}",
@@ -94,38 +93,34 @@ pub(crate) fn select(
 }
 
 /// The configuration named exactly `STUDY/CONFIG`, or a misuse error listing the valid names.
-pub(crate) fn one(program: &Program, name: &str) -> Result<Config> {
+pub(crate) fn one(program: &Program, name: &str) -> Result<Planned> {
     program.one(name)
 }
 
-/// `configs`, each timed one (not the corrupt study's) once per allocator, named
-/// `CONFIG@ALLOCATOR`, a configuration's allocators next to each other; no allocators: `configs`.
+/// `configs`, each timed one (not the corrupt study's) once per allocator, a configuration's
+/// allocators next to each other; no allocators: `configs`.
 pub(crate) fn under_allocators(
     program: &Program,
-    configs: Vec<Config>,
+    configs: Vec<Planned>,
     allocators: &[Allocator],
-) -> Vec<Config> {
+) -> Vec<Planned> {
     if allocators.is_empty() {
         return configs;
     }
     let mut out = Vec::new();
     for c in configs {
-        if program.is_corrupt(&c.info.study) {
+        if program.is_corrupt(&c.info().study) {
             out.push(c);
             continue;
         }
         for &a in allocators {
-            let mut under = c.clone();
-            under.info.config = allocator::with(&c.info.config, a);
-            out.push(under);
+            out.push(Planned {
+                allocator: Some(a),
+                ..c.clone()
+            });
         }
     }
     out
-}
-
-/// The id of a configuration.
-pub(crate) fn config_id(config: &Config) -> ConfigId {
-    ConfigId::new(&config.info.study, &config.info.config)
 }
 
 /// The one line `serprof run` without `--study` says about each study that is unavailable in
@@ -143,8 +138,8 @@ pub(crate) fn unavailable_notes(program: &Program) -> Vec<String> {
 
 /// The settings of one configuration: the run's, within its study's budget (fewer timing
 /// processes, CPU samples and overhead pairs for a study of many configurations).
-pub(crate) fn budgeted(settings: &Settings, config: &Config) -> Settings {
-    let Some(b) = config.info.budget else {
+pub(crate) fn budgeted(settings: &Settings, config: &Planned) -> Settings {
+    let Some(b) = config.info().budget else {
         return settings.clone();
     };
     let (processes, cpu_samples, overhead_pairs) = if settings.quick {
@@ -169,15 +164,15 @@ mod tests {
     use super::*;
     use crate::error::exit_code_of;
 
-    fn names(c: &[Config]) -> Vec<String> {
-        c.iter().map(|c| c.info.name()).collect()
+    fn names(c: &[Planned]) -> Vec<String> {
+        c.iter().map(|c| c.name()).collect()
     }
 
     #[test]
     fn study_and_glob_narrow_and_widen() {
         let program = crate::model::program::builtin();
         let formats = select(&program, &["formats".into()], &[]).unwrap();
-        assert!(!formats.is_empty() && formats.iter().all(|c| c.info.study == "formats"));
+        assert!(!formats.is_empty() && formats.iter().all(|c| c.info().study == "formats"));
         let one = select(&program, &[], &["formats/serde_json".into()]).unwrap();
         assert_eq!(names(&one), ["formats/serde_json"]);
         let two = select(
@@ -189,7 +184,7 @@ mod tests {
         assert_eq!(two.len(), 2);
         let bare = select(&program, &["formats".into()], &["postcard*".into()]).unwrap();
         assert!(names(&bare).contains(&"formats/postcard+bytes".to_string()));
-        assert!(bare.iter().all(|c| c.info.config.starts_with("postcard")));
+        assert!(bare.iter().all(|c| c.info().config.starts_with("postcard")));
     }
 
     #[test]
@@ -203,9 +198,9 @@ mod tests {
             .collect();
         assert!(opt_in.iter().any(|s| s == "rsb-log"), "{opt_in:?}");
         let every = select(&program, &[], &[]).unwrap();
-        assert!(every.iter().all(|c| !opt_in.contains(&c.info.study)));
+        assert!(every.iter().all(|c| !opt_in.contains(&c.info().study)));
         let named = select(&program, &["rsb-log".into()], &[]).unwrap();
-        assert!(!named.is_empty() && named.iter().all(|c| c.info.study == "rsb-log"));
+        assert!(!named.is_empty() && named.iter().all(|c| c.info().study == "rsb-log"));
     }
 
     #[test]

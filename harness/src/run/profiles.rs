@@ -3,10 +3,9 @@
 
 use std::path::Path;
 
-use serprof_api::__private::Config;
+use crate::model::Planned;
 
 use super::executor::{Executor, Outcome};
-use super::plan::config_id;
 use super::progress;
 use crate::analyze::hotspots;
 use crate::analyze::types::{self, TypeHints};
@@ -33,7 +32,7 @@ impl Profiling<'_> {
     /// recorded for a configuration that already failed.
     pub(crate) fn profile(
         &self,
-        config: &Config,
+        config: &Planned,
         dir: &Path,
         result: &mut ConfigResult,
         clock: &mut PhaseSeconds,
@@ -44,7 +43,7 @@ impl Profiling<'_> {
         }
         if let (None, Some(version)) = (&result.error, self.valgrind) {
             self.progress
-                .recording(&config.info.name(), "instructions (callgrind)");
+                .recording(&config.name(), "instructions (callgrind)");
             let counted = clock.time(
                 |c| &mut c.instructions,
                 || super::instructions::record(self.exec, config, dir, &settings, version),
@@ -63,15 +62,15 @@ impl Profiling<'_> {
 /// warm workload), else each its own.
 fn profile_config(
     profiling: &Profiling,
-    config: &Config,
+    config: &Planned,
     dir: &Path,
     settings: &Settings,
     result: &mut ConfigResult,
     clock: &mut PhaseSeconds,
 ) {
     let (exec, progress) = (profiling.exec, profiling.progress);
-    let name = config.info.name();
-    let id = config_id(config);
+    let name = config.name();
+    let id = config.id();
     let recording = match (settings.cpu, settings.alloc) {
         (true, _) => Recording::Cpu,
         (false, true) => Recording::Alloc,
@@ -131,13 +130,13 @@ fn profile_config(
 /// A CPU recording's figures and views, checked against what was asked for, into `result`.
 fn keep_cpu(
     profiling: &Profiling,
-    config: &Config,
+    config: &Planned,
     dir: &Path,
     settings: &Settings,
     result: &mut ConfigResult,
     cpu: crate::model::CpuStats,
 ) {
-    let name = config.info.name();
+    let name = config.name();
     let quick = if settings.quick { " (quick run)" } else { "" };
     if cpu.effective_hz < 0.8 * cpu.requested_hz {
         result.warnings.push(format!(
@@ -181,17 +180,17 @@ fn read_folded(dir: &Path) -> Option<Folded> {
 /// The profile summary of a configuration from its `cpu.folded`.
 fn summarize_profile(
     program: &Program,
-    config: &Config,
+    config: &Planned,
     folded: &Folded,
     by_type: &Folded,
 ) -> crate::model::ProfileSummary {
     let question = program
-        .find_info(&config.info.study)
+        .find_info(&config.info().study)
         .and_then(|s| s.question);
     hotspots::summarize(
         folded,
-        &config.info.config,
-        config.info.engine_frames.regex(),
+        &config.info().config,
+        config.info().engine_frames.regex(),
         question.as_ref().map(|q| q.frames.regex()),
         by_type,
     )

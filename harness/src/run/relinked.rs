@@ -9,8 +9,8 @@
 
 use std::path::Path;
 
+use crate::model::Planned;
 use anyhow::Result;
-use serprof_api::__private::Config;
 
 use super::sides::{self, BuildTarget, Checkout, KeptLink, LayoutMode, SideSpec};
 use crate::analyze::before_after::Side;
@@ -35,7 +35,7 @@ impl Drop for Relinked {
 /// serprof's own) and links it `n` times in layouts of `mode` with seeds from `seed`.
 pub(crate) fn link(
     program: &Program,
-    configs: &[Config],
+    configs: &[Planned],
     (n, mode, seed): (usize, LayoutMode, u64),
     quiet: bool,
 ) -> Result<Relinked> {

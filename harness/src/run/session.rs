@@ -15,8 +15,8 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
+use crate::model::Planned;
 use anyhow::{Context, Result};
-use serprof_api::__private::Config;
 
 use super::executor::{self, Executor};
 use super::placement::{self, CpuChoice};
@@ -129,7 +129,7 @@ impl<'a> Session<'a> {
     pub(crate) fn run_folder(
         &self,
         dir: PathBuf,
-        configs: &[Config],
+        configs: &[Planned],
         git_rev: Option<&str>,
     ) -> Result<RunFolder> {
         let mut manifest = folder::new_manifest(
@@ -231,7 +231,7 @@ impl<'a> Session<'a> {
     pub(crate) fn corrupt(
         &mut self,
         exec: &dyn Executor,
-        configs: &[&Config],
+        configs: &[&Planned],
         run_dir: &Path,
     ) -> Result<Vec<Option<ConfigResult>>> {
         let started = Instant::now();
@@ -270,21 +270,21 @@ impl<'a> Session<'a> {
     fn decode(
         &self,
         exec: &dyn Executor,
-        config: &Config,
+        config: &Planned,
         run_dir: &Path,
         settings: &Settings,
     ) -> Result<Option<ConfigResult>> {
         if interrupt::interrupted() {
             return Ok(None);
         }
-        let dir = layout::config_dir(run_dir, &config.info.study, &config.info.config);
+        let dir = layout::config_dir(run_dir, &config.id());
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create {}", dir.display()))?;
         let damage = self
             .program
-            .find_info(&config.info.study)
+            .find_info(&config.info().study)
             .and_then(|s| s.damage)
-            .with_context(|| format!("{}: the study has no damage", config.info.name()))?;
+            .with_context(|| format!("{}: the study has no damage", config.name()))?;
         let result = corrupt::measure_config(exec, &damage, config, &dir, settings, &self.progress);
         if interrupt::interrupted() {
             return Ok(None);
@@ -312,7 +312,7 @@ impl<'a> Session<'a> {
 /// them short (nothing written).
 fn record_one(
     profiling: &Profiling,
-    config: &Config,
+    config: &Planned,
     dir: &Path,
     result: &mut ConfigResult,
     clock: &mut PhaseSeconds,
@@ -320,7 +320,7 @@ fn record_one(
     if interrupt::interrupted() {
         return Ok(false);
     }
-    let _span = tracing::info_span!("config", name = %config.info.name()).entered();
+    let _span = tracing::info_span!("config", name = %config.name()).entered();
     profiling.profile(config, dir, result, clock);
     if interrupt::interrupted() {
         // The recording in flight was cut short.
@@ -348,7 +348,7 @@ impl RunFolder {
     }
 
     /// Reopens an interrupted run folder (`--resume`): its manifest and selection.
-    pub(crate) fn resume(program: &Program, dir: &Path) -> Result<(RunFolder, Vec<Config>)> {
+    pub(crate) fn resume(program: &Program, dir: &Path) -> Result<(RunFolder, Vec<Planned>)> {
         let (dir, manifest, configs) = folder::resume(program, dir)?;
         Ok((RunFolder { dir, manifest }, configs))
     }

@@ -4,14 +4,13 @@
 
 use std::path::{Path, PathBuf};
 
-use serprof_api::__private::Config;
+use crate::model::Planned;
 
 use super::executor::{Executor, Outcome, TimingChild};
 use super::lane::LaneKind;
-use super::plan::config_id;
 use super::session::Session;
 use super::timing::{TimedLane, Unit};
-use crate::model::allocator::{self, Allocator};
+use crate::model::allocator::Allocator;
 use crate::model::{ConfigId, ConfigResult, Recording, Settings};
 
 /// The timing phase of one build: every configuration verified, then the verified ones timed
@@ -20,7 +19,7 @@ use crate::model::{ConfigId, ConfigResult, Recording, Settings};
 pub(crate) fn time_configs(
     session: &mut Session,
     (exec, layouts): (&dyn Executor, &[&dyn Executor]),
-    configs: &[&Config],
+    configs: &[&Planned],
     run_dir: &Path,
 ) -> Vec<ConfigResult> {
     let lane = TimedLane {
@@ -45,36 +44,38 @@ pub(crate) fn time_configs(
 pub(crate) fn time_allocators(
     session: &mut Session,
     exec: &dyn Executor,
-    configs: &[&Config],
+    configs: &[&Planned],
     run_dir: &Path,
 ) -> Vec<ConfigResult> {
-    fn named(c: &Config) -> (&str, Option<Allocator>) {
-        allocator::split(&c.info.config)
-    }
     let mut lanes: Vec<Option<Allocator>> = Vec::new();
     for c in configs {
-        if !lanes.contains(&named(c).1) {
-            lanes.push(named(c).1);
+        if !lanes.contains(&c.allocator) {
+            lanes.push(c.allocator);
         }
     }
     // Each allocator's configurations, in the order given.
-    let of_lane = |lane: Option<Allocator>| -> Vec<&Config> {
+    let of_lane = |lane: Option<Allocator>| -> Vec<&Planned> {
         configs
             .iter()
             .copied()
-            .filter(|c| named(c).1 == lane)
+            .filter(|c| c.allocator == lane)
             .collect()
     };
     // Lanes only for two allocators or more, every configuration named after one, each lane
     // holding the same configurations in the same order.
     let first: Vec<&str> = lanes
         .first()
-        .map(|&l| of_lane(l).iter().map(|c| named(c).0).collect())
+        .map(|&l| {
+            of_lane(l)
+                .iter()
+                .map(|c| c.info().config.as_str())
+                .collect()
+        })
         .unwrap_or_default();
     let rectangular = lanes.iter().all(|&l| {
         of_lane(l)
             .iter()
-            .map(|c| named(c).0)
+            .map(|c| c.info().config.as_str())
             .eq(first.iter().copied())
     });
     let allocators: Option<Vec<Allocator>> = lanes.iter().copied().collect();
@@ -141,7 +142,7 @@ impl Executor for AllocLane<'_> {
     ) -> anyhow::Result<Box<dyn TimingChild>> {
         let own: Vec<ConfigId> = configs
             .iter()
-            .map(|c| ConfigId::new(&c.study, &allocator::with(&c.config, self.allocator)))
+            .map(|c| c.under(Some(self.allocator)))
             .collect();
         self.inner.timing_child(&own, ops, settings, cpu)
     }
@@ -155,15 +156,12 @@ impl Executor for AllocLane<'_> {
 /// empty one).
 fn in_order(
     results: impl IntoIterator<Item = ConfigResult>,
-    configs: &[&Config],
+    configs: &[&Planned],
 ) -> Vec<ConfigResult> {
     let mut all: std::collections::HashMap<ConfigId, ConfigResult> =
         results.into_iter().map(|r| (r.id(), r)).collect();
     configs
         .iter()
-        .map(|c| {
-            all.remove(&config_id(c))
-                .unwrap_or_else(|| ConfigResult::new(&c.info))
-        })
+        .map(|c| all.remove(&c.id()).unwrap_or_else(|| ConfigResult::of(c)))
         .collect()
 }

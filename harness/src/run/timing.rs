@@ -3,12 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use serprof_api::__private::Config;
+use crate::model::Planned;
 
 use super::executor::{Executor, Outcome};
 use super::lane::{Lane, LaneKind};
 use super::lockstep::{self, Job};
-use super::plan::config_id;
 use super::progress;
 use crate::layout::config_dir;
 use crate::model::lockstep::{Placement, Schedule};
@@ -19,7 +18,7 @@ use crate::protocol::WorkerReport;
 /// One thing to time: a configuration as one executor's children run it, into one folder.
 pub(crate) struct Unit<'a> {
     pub exec: &'a dyn Executor,
-    pub config: &'a Config,
+    pub config: &'a Planned,
     pub dir: PathBuf,
     /// How progress names it.
     pub label: String,
@@ -27,12 +26,12 @@ pub(crate) struct Unit<'a> {
 
 impl<'a> Unit<'a> {
     /// `config` as `exec` runs it, in its folder of the run folder `run_dir`, named as itself.
-    pub(crate) fn in_run(exec: &'a dyn Executor, config: &'a Config, run_dir: &Path) -> Unit<'a> {
+    pub(crate) fn in_run(exec: &'a dyn Executor, config: &'a Planned, run_dir: &Path) -> Unit<'a> {
         Unit {
             exec,
             config,
-            dir: config_dir(run_dir, &config.info.study, &config.info.config),
-            label: config.info.name(),
+            dir: config_dir(run_dir, &config.id()),
+            label: config.name(),
         }
     }
 }
@@ -83,12 +82,7 @@ pub(crate) fn time_lanes(
 ) -> Timings {
     let mut results: Vec<Vec<ConfigResult>> = lanes
         .iter()
-        .map(|l| {
-            l.units
-                .iter()
-                .map(|u| ConfigResult::new(&u.config.info))
-                .collect()
-        })
+        .map(|l| l.units.iter().map(|u| ConfigResult::of(u.config)).collect())
         .collect();
     // Each configuration is verified once per lane, in a child of its own, before it is timed:
     // one that fails verification is not timed.
@@ -112,7 +106,7 @@ pub(crate) fn time_lanes(
     if interrupt::interrupted() {
         return done(results, None);
     }
-    let configs: Vec<&Config> = first.units.iter().map(|u| u.config).collect();
+    let configs: Vec<&Planned> = first.units.iter().map(|u| u.config).collect();
     let job_lanes = lanes
         .iter()
         .map(|l| Lane {
@@ -216,7 +210,7 @@ fn verify_units(
     };
     let items = units.iter().zip(execs).enumerate();
     let jobs: Vec<_> = items
-        .map(|(i, (u, exec))| (i, exec, config_id(u.config), u.dir.clone(), u.label.clone()))
+        .map(|(i, (u, exec))| (i, exec, u.config.id(), u.dir.clone(), u.label.clone()))
         .collect();
     let (_, done, _) = super::slots::in_slots(
         settings,
@@ -242,7 +236,7 @@ fn verify_in(
     progress: &progress::Progress,
 ) -> Verified {
     progress.recording(&unit.label, "verify");
-    Verified::of(exec, &config_id(unit.config), &unit.dir, settings)
+    Verified::of(exec, &unit.config.id(), &unit.dir, settings)
 }
 
 /// What a verification child found, with the compressed sizes of the payloads it left.
@@ -344,7 +338,7 @@ mod tests {
     /// `time_configs` in a session of its own: the results and the schedule.
     fn time_in_session(
         (exec, layouts): (&dyn Executor, &[&dyn Executor]),
-        configs: &[&Config],
+        configs: &[&Planned],
         dir: &Path,
         settings: &Settings,
     ) -> (Vec<ConfigResult>, Option<Schedule>) {
@@ -393,7 +387,7 @@ mod tests {
         }
     }
 
-    fn configs(names: &[&str]) -> Vec<Config> {
+    fn configs(names: &[&str]) -> Vec<Planned> {
         let program = crate::model::program::builtin();
         names.iter().map(|n| program.find(n).unwrap()).collect()
     }
@@ -417,7 +411,7 @@ mod tests {
             calibrated: Cell::new(0),
         };
         let all = configs(&["formats/postcard", "formats/bincode", "formats/bitcode"]);
-        let refs: Vec<&Config> = all.iter().collect();
+        let refs: Vec<&Planned> = all.iter().collect();
         let mut settings = Settings::quick();
         settings.processes = 4;
         settings.rounds = 20;
@@ -467,7 +461,7 @@ mod tests {
         let refs: Vec<&dyn Executor> = layouts.iter().map(|l| l as &dyn Executor).collect();
         let this = layout(9);
         let all = configs(&["formats/postcard", "formats/bincode", "formats/bitcode"]);
-        let chosen: Vec<&Config> = all.iter().collect();
+        let chosen: Vec<&Planned> = all.iter().collect();
         let mut settings = Settings::quick();
         settings.processes = 4;
         settings.rounds = 6;
@@ -515,7 +509,7 @@ mod tests {
             calibrated: Cell::new(0),
         };
         let all = configs(&["formats/postcard", "formats/bincode"]);
-        let refs: Vec<&Config> = all.iter().collect();
+        let refs: Vec<&Planned> = all.iter().collect();
         let mut settings = Settings::quick();
         settings.processes = 2;
         settings.rounds = 5;

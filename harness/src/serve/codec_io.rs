@@ -22,7 +22,8 @@ const DECODE_STACK_BYTES: usize = 1 << 30;
 /// The workload of `config`: its codec on its dataset.
 fn make(program: &Program, config: &str) -> Result<Box<dyn Workload>> {
     let c = program.one(config)?;
-    c.workload()
+    c.config
+        .workload()
         .map_err(|e| misuse_err(format!("{config}: {e}")))
 }
 

@@ -89,14 +89,14 @@ impl BuildTarget {
     pub(crate) fn of(
         binary: &crate::model::Binary,
         repo: &Path,
-        configs: &[serprof_api::__private::Config],
+        configs: &[crate::model::Planned],
     ) -> Result<BuildTarget> {
         let dir = package_dir(repo, binary)?;
         // serprof's own binary needs its `driver` feature (its binary target requires it).
         let features = binary.is_serprof().then(|| {
             let mut f: Vec<String> = configs
                 .iter()
-                .filter_map(|c| c.info.feature.clone())
+                .filter_map(|c| c.info().feature.clone())
                 .chain(std::iter::once("driver".to_string()))
                 .collect();
             f.sort();
