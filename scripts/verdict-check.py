@@ -16,10 +16,18 @@ built with `cargo build --release`), over scratch commits this script makes and 
   of HEAD~1 HEAD. Size `--spin` first with `--flag=--layouts=80` (the script prints each row's
   ratio).
 
+- `make`: writes the crate the validation page describes into `--crate` (a new folder): serprof
+  as a path dependency with sonic-rs and postcard, one type shaped like
+  rust_serialization_benchmark's log (an address of four bytes, four strings, a `u16` code and
+  a `u64` size), 1,000 logs from a fixed seed, and commits it in a new git repository. Build
+  its binary with `cargo build --release` inside it; its commands go to the installed driver
+  (or `SERPROF_DRIVER`).
+
 Every before-after's verdicts go to stdout, one line per row, and the tally at the end. The
 crate's files are restored afterwards (the scratch commits are reset away; uncommitted changes of
 the crate are refused at start). Timing: nothing else should run on the machine meanwhile.
 
+    scripts/verdict-check.py --crate ../logbench --bin logbench make
     scripts/verdict-check.py --crate ../logbench --bin logbench noop
     scripts/verdict-check.py --crate ../logbench --bin logbench change --spin 40 --runs 5
 """
@@ -48,6 +56,131 @@ TAILS = {
     "overlapped": "std::hint::black_box(x);\n    s.serialize_u16(*code)",
     "dependent": "s.serialize_u16(*code ^ (x as u16 & std::hint::black_box(0u16)))",
 }
+
+
+CRATE_TOML = """[package]
+name = "{bin}"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+serprof = {{ package = "serprof-bench", path = "{bench}", default-features = false, features = ["sonic-rs", "postcard"] }}
+serde = {{ version = "1", features = ["derive"] }}
+
+[profile.release]
+debug = "limited"
+"""
+
+CRATE_MAIN = """//! Logs shaped like rust_serialization_benchmark's log dataset, measured by serprof
+//! (written by serprof's scripts/verdict-check.py make).
+
+use serde::{Deserialize, Serialize};
+use serprof::{Operation, Study};
+
+/// An IPv4 address.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Address {
+    pub x0: u8,
+    pub x1: u8,
+    pub x2: u8,
+    pub x3: u8,
+}
+
+/// One line of a web server's access log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Log {
+    pub address: Address,
+    pub identity: String,
+    pub userid: String,
+    pub date: String,
+    pub request: String,
+    pub code: u16,
+    pub size: u64,
+}
+
+/// A fixed-seed generator (SplitMix64), so every build measures the same logs.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn word(&mut self, min: u64, max: u64) -> String {
+        let len = min + self.below(max - min + 1);
+        (0..len).map(|_| (b'a' + self.below(26) as u8) as char).collect()
+    }
+}
+
+fn logs() -> Vec<Log> {
+    let mut rng = Rng(0x5eed);
+    (0..1000)
+        .map(|_| Log {
+            address: Address {
+                x0: rng.below(256) as u8,
+                x1: rng.below(256) as u8,
+                x2: rng.below(256) as u8,
+                x3: rng.below(256) as u8,
+            },
+            identity: rng.word(1, 10),
+            userid: rng.word(1, 10),
+            date: format!(
+                "{:02}/Oct/2000:{:02}:{:02}:{:02} -0700",
+                1 + rng.below(28),
+                rng.below(24),
+                rng.below(60),
+                rng.below(60)
+            ),
+            request: format!("GET /{}/{}.html HTTP/1.1", rng.word(3, 12), rng.word(3, 12)),
+            code: [200, 301, 404, 500][rng.below(4) as usize],
+            size: rng.below(100_000),
+        })
+        .collect()
+}
+
+fn studies() -> Vec<Study> {
+    vec![Study::new("logs", "Which engine for our access logs?")
+        .dataset(logs)
+        .operations([Operation::Serialize, Operation::Deserialize])
+        .engines(serprof::engines::serde())
+        .baseline("serde_json")
+        .into()]
+}
+
+serprof::main!(studies);
+"""
+
+
+def make_crate(args):
+    """Writes the validation page's crate into args.crate and commits it."""
+    if os.path.exists(args.crate) and os.listdir(args.crate):
+        sys.exit(f"{args.crate} exists and is not empty: give a new folder")
+    bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench")
+    os.makedirs(os.path.join(args.crate, "src"), exist_ok=True)
+    with open(os.path.join(args.crate, "Cargo.toml"), "w") as f:
+        f.write(CRATE_TOML.format(bin=args.bin, bench=os.path.normpath(bench)))
+    with open(os.path.join(args.crate, "src", "main.rs"), "w") as f:
+        f.write(CRATE_MAIN)
+    with open(os.path.join(args.crate, ".gitignore"), "w") as f:
+        f.write("/target\n")
+    subprocess.run(["git", "init", "-q", args.crate], check=True)
+    # The lock file pins what serprof's own lock pins, so the engines are the versions measured.
+    lock = os.path.join(os.path.dirname(bench), "Cargo.lock")
+    subprocess.run(["cp", lock, os.path.join(args.crate, "Cargo.lock")], check=True)
+    # Cargo prunes that lock to this crate's graph on its first look: let it, before the commit.
+    subprocess.run(["cargo", "metadata", "--format-version", "1"], cwd=args.crate, check=True,
+                   stdout=subprocess.DEVNULL)
+    commit(args.crate, "logs measured by serprof")
+    print(f"wrote {args.crate}: build it with `cargo build --release` there")
 
 
 def git(crate, *args):
@@ -117,9 +250,12 @@ def main():
                    help="change: how the spinning loop meets the serializer")
     p.add_argument("--field", default="pub code: u16,",
                    help="the field line that gets the serialize_with")
-    p.add_argument("what", choices=["noop", "order", "change"])
+    p.add_argument("what", choices=["make", "noop", "order", "change"])
     args = p.parse_args()
     args.crate = os.path.abspath(args.crate)
+    if args.what == "make":
+        make_crate(args)
+        return
     if git(args.crate, "status", "--porcelain", "--untracked-files=no"):
         sys.exit(f"{args.crate} has uncommitted changes: commit or stash them first")
     start = git(args.crate, "rev-parse", "HEAD")
