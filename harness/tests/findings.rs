@@ -120,6 +120,25 @@ fn each_finding_fires_on_its_trap_and_not_on_its_twin() {
     assert!(text.contains("repeated_work"), "{text}");
     assert!(text.contains("introspect_fields"), "{text}");
     assert!(text.contains("remedy: "), "{text}");
+    // hotspots --json carries the same findings beside its rows.
+    let o = Command::cargo_bin("serprof")
+        .unwrap()
+        .arg("hotspots")
+        .arg(run.join("testkit-findings/repeated_work-trap"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let table: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        table["rows"].as_array().is_some_and(|r| !r.is_empty()),
+        "{table}"
+    );
+    let listed: Vec<&str> = table["findings"]
+        .as_array()
+        .map(|f| f.iter().filter_map(|d| d["kind"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(listed.contains(&"repeated_work"), "{table}");
     // A name that is no configuration is a misuse (exit 2), not a panic.
     Command::cargo_bin("serprof")
         .unwrap()

@@ -237,7 +237,19 @@ pub(crate) fn run(req: &HotspotsRequest) -> Result<ExitCode> {
     let mut table = compute(&folded, engine.as_ref(), matching.as_ref());
     table.rows.truncate(req.top);
     if req.json {
-        println!("{}", serde_json::to_string_pretty(&table)?);
+        /// The table, and the findings that rest on the profile (`findings`, absent when none).
+        #[derive(serde::Serialize)]
+        struct WithFindings<'a> {
+            #[serde(flatten)]
+            table: &'a Hotspots,
+            #[serde(skip_serializing_if = "<[_]>::is_empty")]
+            findings: &'a [Diagnosis],
+        }
+        let out = WithFindings {
+            table: &table,
+            findings: &findings,
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         print!("{}", render(&table, &file, kind, req.by, engine.is_some()));
         print!("{}", findings_beside(&table, &findings));
