@@ -10,11 +10,11 @@
 use std::collections::BTreeMap;
 
 use super::error::{FieldsError, JsonProblem};
-use super::record::{Layout, PathBytes};
+use super::record::{PathBytes, PayloadPaths};
 
 /// `text` split by its members; `root` names the value (`Order`), `maps` the paths of the
 /// objects that are maps (`Order.attributes`).
-pub fn json_text(root: &str, maps: &[&str], text: &[u8]) -> Result<Layout, FieldsError> {
+pub fn json_text(root: &str, maps: &[&str], text: &[u8]) -> Result<PayloadPaths, FieldsError> {
     let mut p = Parser {
         b: text,
         i: 0,
@@ -31,7 +31,7 @@ pub fn json_text(root: &str, maps: &[&str], text: &[u8]) -> Result<Layout, Field
         // The root keeps the whitespace after the value too.
         r.own += text.len() - end;
     }
-    Ok(Layout {
+    Ok(PayloadPaths {
         bytes: text.to_vec(),
         paths: p.paths,
     })

@@ -30,15 +30,15 @@ use serde::Serialize;
 
 pub use error::{FieldsError, JsonProblem};
 pub use json::json_text;
-pub use record::{Layout, Sink, Tracked};
+pub use record::{PayloadPaths, Sink, Tracked};
 
 use record::Recorder;
 use tally::short_type;
 
 /// Records a value's serialization ([`FieldSplit::Record`]).
-pub type Recording<T> = Arc<dyn Fn(&T) -> Result<Layout, FieldsError> + Send + Sync>;
+pub type Recording<T> = Arc<dyn Fn(&T) -> Result<PayloadPaths, FieldsError> + Send + Sync>;
 /// Reads a payload by field ([`FieldSplit::Payload`]).
-pub type PayloadReader = Arc<dyn Fn(&[u8]) -> Result<Layout, FieldsError> + Send + Sync>;
+pub type PayloadReader = Arc<dyn Fn(&[u8]) -> Result<PayloadPaths, FieldsError> + Send + Sync>;
 
 /// How an engine's payload splits by field.
 pub enum FieldSplit<T> {
@@ -66,9 +66,9 @@ impl<T> Clone for FieldSplit<T> {
 pub fn record<T: Serialize + ?Sized, E: Display>(
     value: &T,
     write: impl for<'r> FnOnce(&Tracked<'r, T>, Sink<'r>) -> Result<(), E>,
-) -> Result<Layout, FieldsError> {
+) -> Result<PayloadPaths, FieldsError> {
     let (bytes, paths) = Recorder::record(value, short_type(std::any::type_name::<T>()), write)?;
-    Ok(Layout { bytes, paths })
+    Ok(PayloadPaths { bytes, paths })
 }
 
 #[cfg(test)]

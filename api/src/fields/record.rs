@@ -24,12 +24,12 @@ use serde::ser::{
 
 /// One value's payload as it splits by path.
 #[derive(Debug, Clone, Default)]
-pub struct Layout {
+pub struct PayloadPaths {
     pub(super) bytes: Vec<u8>,
     pub(super) paths: BTreeMap<String, PathBytes>,
 }
 
-impl Layout {
+impl PayloadPaths {
     /// The bytes the split is of.
     pub fn bytes(&self) -> &[u8] {
         &self.bytes

@@ -1,4 +1,4 @@
-//! serprof's side of a split by field: a dataset's layouts added up ([`Tally`]) into the
+//! serprof's side of a split by field: a dataset's payloads by path added up ([`Tally`]) into the
 //! report the driver stores and reads (`result.json` `fields`, its findings). A user's crate
 //! writes none of this: it reaches the driver through the API's hidden module.
 
@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::record::PathBytes;
-use super::{FieldsError, Layout};
+use super::{FieldsError, PayloadPaths};
 use crate::verify::Finding;
 
 /// The reason of an engine that names none.
@@ -94,10 +94,15 @@ pub const ELEMENTS_THRESHOLD: f64 = 0.01;
 pub const LARGE_FIELD_THRESHOLD: f64 = 0.5;
 
 impl Tally {
-    /// Adds one value's layout, whose bytes must be `payload` (the timed call's).
-    pub fn add(&mut self, index: usize, layout: Layout, payload: &[u8]) -> Result<(), FieldsError> {
-        if layout.bytes != payload {
-            let at = layout
+    /// Adds one value's paths, whose bytes must be `payload` (the timed call's).
+    pub fn add(
+        &mut self,
+        index: usize,
+        paths: PayloadPaths,
+        payload: &[u8],
+    ) -> Result<(), FieldsError> {
+        if paths.bytes != payload {
+            let at = paths
                 .bytes
                 .iter()
                 .zip(payload)
@@ -105,14 +110,14 @@ impl Tally {
                 .count();
             return Err(FieldsError::NotThePayload {
                 index,
-                recorded: layout.bytes.len(),
+                recorded: paths.bytes.len(),
                 payload: payload.len(),
                 first_difference: at,
             });
         }
         self.values += 1;
         self.total += payload.len();
-        let mut paths: Vec<(String, PathBytes)> = layout.paths.into_iter().collect();
+        let mut paths: Vec<(String, PathBytes)> = paths.paths.into_iter().collect();
         paths.sort_by_key(|(_, p)| p.order);
         for (path, p) in paths {
             let order = self.paths.len();

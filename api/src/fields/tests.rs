@@ -73,9 +73,9 @@ fn member(first: bool, key: &str, value: &impl Serialize) -> usize {
 }
 
 fn split_json(r: &Reading) -> BTreeMap<String, usize> {
-    let layout = record(r, |t, sink| serde_json::to_writer(sink, t)).unwrap();
-    assert_eq!(layout.bytes(), serde_json::to_vec(r).unwrap());
-    layout
+    let paths = record(r, |t, sink| serde_json::to_writer(sink, t)).unwrap();
+    assert_eq!(paths.bytes(), serde_json::to_vec(r).unwrap());
+    paths
         .paths
         .into_iter()
         .map(|(path, p)| (path, p.own))
@@ -156,9 +156,9 @@ fn a_byte_array_of_u8s_is_a_finding_and_serde_bytes_is_not() {
         native: vec![1; 64],
     };
     let mut tally = Tally::default();
-    let layout = record(&b, |t, sink| serde_json::to_writer(sink, t)).unwrap();
+    let paths = record(&b, |t, sink| serde_json::to_writer(sink, t)).unwrap();
     let payload = serde_json::to_vec(&b).unwrap();
-    tally.add(0, layout, &payload).unwrap();
+    tally.add(0, paths, &payload).unwrap();
     // In JSON both are numbers: both are written element by element.
     let report = tally.report(true);
     let paths: Vec<_> = report
@@ -176,8 +176,8 @@ fn a_byte_array_of_u8s_is_a_finding_and_serde_bytes_is_not() {
     assert_eq!(sum, payload.len() as f64);
     // A binary reading of the same calls: only the u8 sequence is.
     let mut tally = Tally::default();
-    let layout = record(&b, |t, sink| serde_json::to_writer(sink, t)).unwrap();
-    tally.add(0, layout, &payload).unwrap();
+    let paths = record(&b, |t, sink| serde_json::to_writer(sink, t)).unwrap();
+    tally.add(0, paths, &payload).unwrap();
     let report = tally.report(false);
     assert!(
         matches!(&report.findings[..], [Finding::ElementByElement { path, .. }] if path == "Blob.raw")
@@ -187,10 +187,10 @@ fn a_byte_array_of_u8s_is_a_finding_and_serde_bytes_is_not() {
 #[test]
 fn a_recording_that_is_not_the_payload_gives_no_split() {
     let r = reading(true);
-    let layout = record(&r, |t, sink| serde_json::to_writer(sink, t)).unwrap();
+    let paths = record(&r, |t, sink| serde_json::to_writer(sink, t)).unwrap();
     let mut other = serde_json::to_vec(&r).unwrap();
     other[3] ^= 1;
-    let err = Tally::default().add(4, layout, &other).unwrap_err();
+    let err = Tally::default().add(4, paths, &other).unwrap_err();
     let err = err.to_string();
     assert!(err.contains("value 4") && err.contains("byte 3"), "{err}");
 }
@@ -211,7 +211,7 @@ fn json_text_splits_as_the_serde_recording_does_for_structs_and_lists() {
     let text = serde_json::to_vec(&d).unwrap();
     let from_text = json_text("Doc", &[], &text).unwrap();
     let recorded = record(&d, |t, sink| serde_json::to_writer(sink, t)).unwrap();
-    let own = |l: &Layout| -> BTreeMap<String, (usize, usize)> {
+    let own = |l: &PayloadPaths| -> BTreeMap<String, (usize, usize)> {
         l.paths
             .iter()
             .map(|(k, p)| (k.clone(), (p.own, p.u8_elements)))
@@ -232,7 +232,7 @@ fn json_text_splits_as_the_serde_recording_does_for_structs_and_lists() {
     let text = serde_json::to_vec(&r).unwrap();
     let as_map = json_text("Reading", &["Reading.labels"], &text).unwrap();
     let recorded = record(&r, |t, sink| serde_json::to_writer(sink, t)).unwrap();
-    let paths = |l: &Layout| -> BTreeMap<String, usize> {
+    let paths = |l: &PayloadPaths| -> BTreeMap<String, usize> {
         l.paths.iter().map(|(k, p)| (k.clone(), p.own)).collect()
     };
     assert_eq!(paths(&as_map), paths(&recorded));
@@ -252,8 +252,8 @@ fn short_types_drop_module_paths() {
 #[test]
 fn names_count_every_key_and_variant_tag_serde_json_writes() {
     let r = reading(true);
-    let layout = record(&r, |t, sink| serde_json::to_writer(sink, &t)).unwrap();
-    let names: usize = layout.paths.values().map(|p| p.names).sum();
+    let paths = record(&r, |t, sink| serde_json::to_writer(sink, &t)).unwrap();
+    let names: usize = paths.paths.values().map(|p| p.names).sum();
     // Every struct field's key (Reading's eight, Place's two, the alarm's two, each Point's
     // two) and the variant tag `Alarm`; the map's keys are data, not names.
     let keys = [

@@ -385,18 +385,14 @@ impl<T: Value> Workload for Values<T> {
                     "no field split: encoding value {index} again failed: {e}"
                 ));
             }
-            let layout = match &self.fields {
+            let paths = match &self.fields {
                 FieldSplit::Record(record) => record(value),
                 FieldSplit::Payload(read) => read(&payload),
                 FieldSplit::Not(_) => unreachable!("returned above"),
             };
-            let added = layout
+            let added = paths
                 .map_err(|e| format!("no field split: value {index}: {e}"))
-                .and_then(|layout| {
-                    tally
-                        .add(index, layout, &payload)
-                        .map_err(|e| e.to_string())
-                });
+                .and_then(|paths| tally.add(index, paths, &payload).map_err(|e| e.to_string()));
             if let Err(e) = added {
                 return FieldsReport::none(e);
             }

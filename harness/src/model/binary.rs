@@ -127,13 +127,54 @@ impl BuildInfo {
     }
 }
 
+/// How a side's layouts differ from the binary cargo linked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "driver", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
+pub enum LayoutMode {
+    /// Code, read-only data and data each moved by a random multiple of 16 bytes below 4 KiB
+    /// (a padding object linked first), the order of everything kept: what an edit above the
+    /// measured code does to it. Needs only an assembler (`cc -c`); any linker.
+    Shift,
+    /// Every section in a random order (the linker's `--shuffle-sections`): layouts far apart,
+    /// hot functions split up. LLD or mold only.
+    Shuffle,
+    /// Both: the padding object of `shift` and the section order of `shuffle`, so that each
+    /// layout moves the order of functions (what an edit to a crate whose generic code is
+    /// instantiated in it can do to exactly the code measured) and their offsets. With a
+    /// linker that cannot shuffle (GNU ld, gold), `shift` alone, and the record says so.
+    #[default]
+    Both,
+}
+
+impl LayoutMode {
+    /// Its name, as `--layout-mode` and the record spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LayoutMode::Shift => "shift",
+            LayoutMode::Shuffle => "shuffle",
+            LayoutMode::Both => "both",
+        }
+    }
+
+    /// Whether its layouts link the padding object first.
+    pub fn pads(self) -> bool {
+        matches!(self, LayoutMode::Shift | LayoutMode::Both)
+    }
+
+    /// Whether its layouts shuffle the sections.
+    pub fn shuffles(self) -> bool {
+        matches!(self, LayoutMode::Shuffle | LayoutMode::Both)
+    }
+}
+
 /// One layout of a build: its binary linked again, by `mode` with `seed` (a before-after
 /// side's, or a run's with `--layouts`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Layout {
     /// `shift` (code, read-only data and data moved by `shifts` bytes) or `shuffle` (every
     /// section in the order the linker's shuffle with `seed` gives).
-    pub mode: String,
+    pub mode: LayoutMode,
     pub seed: u64,
     /// The bytes of padding before the code, the read-only data and the data (`shift`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -2,6 +2,7 @@
 //! (`before-after.html`, in the report's style): the verdicts with their intervals, the exact
 //! instruction changes, the functions that moved, and links to every flame graph.
 
+use crate::model::binary::LayoutMode;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -187,9 +188,9 @@ fn instructions_note(row: &Row) -> Option<&'static str> {
 /// What the verdicts of this record mean.
 pub(crate) fn verdict_rule(r: &BeforeAfterRecord) -> String {
     let layouts = r.before.layouts.len().min(r.after.layouts.len());
-    let how = match r.before.layouts.first().map(|l| l.mode.as_str()) {
-        Some("shuffle") => "every section in another order",
-        Some("both") => "every section in another order, and code, read-only data and data moved by random multiples of 16 bytes",
+    let how = match r.before.layouts.first().map(|l| l.mode) {
+        Some(LayoutMode::Shuffle) => "every section in another order",
+        Some(LayoutMode::Both) => "every section in another order, and code, read-only data and data moved by random multiples of 16 bytes",
         _ => "code, read-only data and data moved by random multiples of 16 bytes, in their order",
     };
     if layouts > 1 {

@@ -323,7 +323,7 @@ fn link_both_sides(
         before: kept_before,
         after: kept_after,
     };
-    let mode = sides::LayoutMode::linkable(mode, &[&kept.before, &kept.after], notes);
+    let mode = sides::linkable(mode, &[&kept.before, &kept.after], notes);
     // Both sides' links at once, one on each CPU (nothing is timed yet).
     let linked: BySide<Result<Vec<Layout>, sides::LayoutError>> = std::thread::scope(|scope| {
         let spawn = |side: Side| {

@@ -76,7 +76,7 @@ pub(crate) fn link(
         side.describe,
         cache.display()
     )];
-    let mode = mode.linkable(&[&kept], &mut notes);
+    let mode = sides::linkable(mode, &[&kept], &mut notes);
     let layouts = sides::link_layouts(&side, &kept, 0, mode, (n, seed)).map_err(misuse_err)?;
     say(&format!(
         "{n} layouts linked ({}; seeds in run.json)",

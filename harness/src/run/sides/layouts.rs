@@ -33,7 +33,7 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, Result};
 
 use crate::analyze::before_after::{Side, SideRecord};
-use crate::model::binary::Layout;
+use crate::model::binary::{Layout, LayoutMode};
 
 /// The workspace wrapper: the measured crate links through [`LINK_KEEP`]; `@ALIGN@` is `yes` in
 /// the aligned wrapper ([`Tools::rustc_wrap_align`]), which compiles every workspace crate with
@@ -180,69 +180,24 @@ pub(crate) struct KeptLink {
     pub output: PathBuf,
 }
 
-/// How a side's layouts differ from the binary cargo linked.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Default,
-    serde::Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) enum LayoutMode {
-    /// Code, read-only data and data each moved by a random multiple of 16 bytes below 4 KiB
-    /// (a padding object linked first), the order of everything kept: what an edit above the
-    /// measured code does to it. Needs only an assembler (`cc -c`); any linker.
-    Shift,
-    /// Every section in a random order (the linker's `--shuffle-sections`): layouts far apart,
-    /// hot functions split up. LLD or mold only.
-    Shuffle,
-    /// Both: the padding object of `shift` and the section order of `shuffle`, so that each
-    /// layout moves the order of functions (what an edit to a crate whose generic code is
-    /// instantiated in it can do to exactly the code measured) and their offsets. With a
-    /// linker that cannot shuffle (GNU ld, gold), `shift` alone, and the record says so.
-    #[default]
-    Both,
-}
-
-impl LayoutMode {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            LayoutMode::Shift => "shift",
-            LayoutMode::Shuffle => "shuffle",
-            LayoutMode::Both => "both",
-        }
+/// `mode`, or `shift` when it is `both` and a link's linker cannot shuffle sections (the
+/// note says so).
+pub(crate) fn linkable(
+    mode: LayoutMode,
+    kept: &[&KeptLink],
+    notes: &mut Vec<String>,
+) -> LayoutMode {
+    if mode != LayoutMode::Both {
+        return mode;
     }
-
-    /// `self`, or `shift` when it is `both` and a link's linker cannot shuffle sections (the
-    /// note says so).
-    pub(crate) fn linkable(self, kept: &[&KeptLink], notes: &mut Vec<String>) -> LayoutMode {
-        if self != LayoutMode::Both {
-            return self;
+    match kept.iter().map(|k| k.shuffle()).find_map(Result::err) {
+        Some(cannot) => {
+            notes.push(format!(
+                "layouts shift code and data but keep the order of functions: {cannot}"
+            ));
+            LayoutMode::Shift
         }
-        match kept.iter().map(|k| k.shuffle()).find_map(Result::err) {
-            Some(cannot) => {
-                notes.push(format!(
-                    "layouts shift code and data but keep the order of functions: {cannot}"
-                ));
-                LayoutMode::Shift
-            }
-            None => self,
-        }
-    }
-
-    /// Whether its layouts link the padding object first.
-    pub(crate) fn pads(self) -> bool {
-        matches!(self, LayoutMode::Shift | LayoutMode::Both)
-    }
-
-    /// Whether its layouts shuffle the sections.
-    pub(crate) fn shuffles(self) -> bool {
-        matches!(self, LayoutMode::Shuffle | LayoutMode::Both)
+        None => mode,
     }
 }
 
@@ -466,7 +421,7 @@ pub(crate) fn link_layouts(
             });
         }
         linked.push(Layout {
-            mode: mode.as_str().into(),
+            mode,
             seed: s,
             shifts: mode.pads().then(|| shifts(s)),
             exe: out.display().to_string(),

@@ -41,10 +41,11 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
+pub(crate) use crate::model::binary::LayoutMode;
 use cache::{cache_limit, prune_targets, seed_target, CacheLock};
 pub(crate) use cache::{check_cache, default_cache, side_target};
 use layouts::Tools;
-pub(crate) use layouts::{link_layouts, remove_layout, KeptLink, LayoutError, LayoutMode};
+pub(crate) use layouts::{link_layouts, linkable, remove_layout, KeptLink, LayoutError};
 pub(crate) use patches::Patch;
 use patches::{apply_patch, check_patches_used, metadata};
 use source::{absolute_paths, extract_revision, git, rewrite_paths, sync_working_tree};
