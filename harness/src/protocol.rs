@@ -33,8 +33,9 @@ use serprof_api::__private::Finding;
 /// compress. 9: a configuration may be named `CONFIG@ALLOCATOR` (`run --allocators`), and a
 /// program without the `regex` feature sends its frame patterns as text for the driver to
 /// compile. 10: a recorder child ([`WorkerRequest::Recorder`]) serves recording requests one after
-/// another over pipes.
-pub(crate) const PROTOCOL: u32 = 10;
+/// another over pipes. 11: a timing child records a short CPU profile of a unit
+/// ([`TimingCommand::Profile`], [`TimingReply::Profile`]) for before-after's functions.
+pub(crate) const PROTOCOL: u32 = 11;
 
 /// The hidden subcommand every worker child runs.
 pub(crate) const WORKER_COMMAND: &str = "__worker";
@@ -164,6 +165,10 @@ pub(crate) enum TimingCommand {
     Sample { unit: usize },
     /// Move to CPU `cpu` (`sched_setaffinity`); the reply is [`TimingReply::Pinned`].
     Pin { cpu: usize },
+    /// Run unit `unit`'s loop for `ms` milliseconds of thread CPU time under the CPU sampler
+    /// (the CPU recording's, at `settings.frequency_hz`); the reply is
+    /// [`TimingReply::Profile`].
+    Profile { unit: usize, ms: u64 },
     /// Exit.
     Quit,
 }
@@ -185,6 +190,13 @@ pub(crate) enum TimingReply {
     Failed { unit: usize, failure: Failure },
     /// It moved to the CPU it was told.
     Pinned,
+    /// The profile of a [`TimingCommand::Profile`]: its folded stacks (the text of
+    /// `cpu.folded`, rooted at the configuration's name), or why there is none (the unit
+    /// stays: a profile that fails drops nothing).
+    Profile {
+        folded: String,
+        failure: Option<Failure>,
+    },
 }
 
 /// Why a request could not be read.
@@ -517,6 +529,7 @@ mod tests {
         let commands = [
             TimingCommand::Sample { unit: 7 },
             TimingCommand::Pin { cpu: 1 },
+            TimingCommand::Profile { unit: 2, ms: 150 },
             TimingCommand::Quit,
         ];
         for c in commands {
@@ -539,6 +552,10 @@ mod tests {
                 failure: Failure::harness("x"),
             },
             TimingReply::Pinned,
+            TimingReply::Profile {
+                folded: "cfg;loop;a 3\ncfg;loop 1\n".into(),
+                failure: None,
+            },
         ];
         for r in replies {
             let line = json_line(&r);

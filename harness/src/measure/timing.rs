@@ -31,6 +31,8 @@ use crate::protocol::{TimingCommand, TimingReply, TimingRequest};
 /// One configuration held by the child.
 struct HeldConfig {
     work: Box<dyn Workload>,
+    /// `STUDY/CONFIG`: the root frame of its profiles.
+    name: String,
     /// Operations per sample.
     ops: u64,
     /// Time per operation while warming up, ns.
@@ -66,6 +68,7 @@ impl HeldConfig {
             };
             Ok(HeldConfig {
                 work,
+                name: id.to_string(),
                 ops,
                 ns_per_op,
             })
@@ -81,6 +84,26 @@ impl HeldConfig {
             }
             timed_batch(work.as_mut(), ops).map_err(engine)
         })
+    }
+
+    /// Its loop for `ms` of CPU time under the sampler at `hz`: the folded stacks, or why
+    /// there are none.
+    fn profile(&mut self, ms: u64, hz: u32) -> TimingReply {
+        let (work, ns_per_op, name) = (&mut self.work, self.ns_per_op, &self.name);
+        let profiled = guarded(|| {
+            crate::measure::functions::profile(work.as_mut(), ns_per_op, ms, hz, name)
+                .map_err(|e| Failure::harness(format_args!("no profile: {e:#}")))
+        });
+        match profiled {
+            Ok(folded) => TimingReply::Profile {
+                folded: folded.to_text(),
+                failure: None,
+            },
+            Err(failure) => TimingReply::Profile {
+                folded: String::new(),
+                failure: Some(failure),
+            },
+        }
     }
 }
 
@@ -145,6 +168,15 @@ pub(crate) fn serve(program: &Program, req: &TimingRequest) -> Result<()> {
                 crate::measure::reference::pin_thread(&[cpu]);
                 TimingReply::Pinned
             }
+            TimingCommand::Profile { unit, ms } => match units.get_mut(unit) {
+                Some(Some(u)) => u.profile(ms, req.settings.frequency_hz),
+                _ => TimingReply::Profile {
+                    folded: String::new(),
+                    failure: Some(Failure::harness(format_args!(
+                        "no unit {unit} in this timing child"
+                    ))),
+                },
+            },
             TimingCommand::Sample { unit } => match units.get_mut(unit) {
                 Some(Some(u)) => match u.sample() {
                     Ok((cpu_ns, wall_ns)) => TimingReply::Sample { cpu_ns, wall_ns },

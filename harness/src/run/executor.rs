@@ -733,6 +733,12 @@ pub(crate) mod fake {
                     None => self.dead = true,
                 },
                 TimingCommand::Pin { .. } => self.replies.push_back(TimingReply::Pinned),
+                TimingCommand::Profile { unit, .. } => {
+                    self.replies.push_back(TimingReply::Profile {
+                        folded: format!("{};loop 10\n", self.configs[unit]),
+                        failure: None,
+                    })
+                }
                 TimingCommand::Quit => {}
             }
             !self.dead || matches!(command, TimingCommand::Sample { .. })

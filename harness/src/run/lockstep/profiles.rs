@@ -1,0 +1,51 @@
+//! The short CPU profiles a set of timing children records after its rounds
+//! (`settings.functions_ms`): before-after's functions over layouts
+//! ([`crate::analyze::moved`]).
+
+use super::{ScheduleState, Set, Stop};
+use crate::analyze::moved::SetProfile;
+use crate::process::pipes::Lost;
+use crate::profile::folded::Folded;
+use crate::protocol::{TimingCommand, TimingReply};
+
+/// A profile of configuration `config` by lane `lane`'s child of a set.
+pub(super) struct UnitProfile {
+    pub(super) lane: usize,
+    pub(super) config: usize,
+    pub(super) profile: SetProfile,
+}
+
+impl Set<'_> {
+    /// Each live child's profile of each configuration it holds, `ms` of CPU time each, one
+    /// child after the other. A profile the child could not make is left out.
+    pub(super) fn profiles(
+        &mut self,
+        ms: u64,
+        k: usize,
+        state: &mut ScheduleState,
+    ) -> Result<Vec<UnitProfile>, Stop> {
+        let mut out = Vec::new();
+        for lane in 0..self.children.len() {
+            for c in self.units[lane].clone() {
+                let Some(unit) = self.holds(lane, c, state) else {
+                    continue;
+                };
+                self.in_flight[lane] = Some(c);
+                self.send(lane, TimingCommand::Profile { unit, ms }, k, state)?;
+                let folded = match self.receive(lane, k, state)? {
+                    TimingReply::Profile { folded, .. } => folded,
+                    _ => return Err(self.lose(lane, Lost::Closed, k, state)),
+                };
+                self.in_flight[lane] = None;
+                if let Ok(folded) = Folded::parse(&folded) {
+                    out.push(UnitProfile {
+                        lane,
+                        config: c,
+                        profile: SetProfile { set: k, folded },
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+}
