@@ -6,7 +6,7 @@
 //! Without Chromium the test says it was skipped, except in CI (`CI` set), where it fails:
 //! CI must install it (`scripts/test` does).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command as Process;
 
 use assert_cmd::Command;
