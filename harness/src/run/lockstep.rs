@@ -35,7 +35,6 @@ use crate::model::{ConfigId, Failure, Settings, TimeStats};
 use crate::process::interrupt;
 use crate::process::pipes::Lost;
 use crate::protocol::{TimingCommand, TimingReply};
-use profiles::UnitProfile;
 
 mod profiles;
 
@@ -125,6 +124,13 @@ struct Record {
     step: usize,
     cpu_ns: f64,
     wall_ns: f64,
+}
+
+/// A profile of configuration `config` by lane `lane`'s child of a set.
+struct UnitProfile {
+    lane: usize,
+    config: usize,
+    profile: SetProfile,
 }
 
 /// A live set of children, one per lane.
@@ -491,17 +497,7 @@ fn run_set(
     }
     let profiles = match job.settings.functions_ms {
         0 => Vec::new(),
-        ms => {
-            progress.recording(
-                "lock-step timing",
-                &format!(
-                    "child {}/{}, profiles",
-                    k + 1,
-                    job.settings.processes.max(1)
-                ),
-            );
-            set.profiles(ms, k, state)?
-        }
+        ms => set.profiles(ms, k, state, progress)?,
     };
     set.quit();
     Ok((records, profiles))

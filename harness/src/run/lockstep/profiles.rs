@@ -2,18 +2,12 @@
 //! (`settings.functions_ms`): before-after's functions over layouts
 //! ([`crate::analyze::moved`]).
 
-use super::{ScheduleState, Set, Stop};
+use super::{ScheduleState, Set, Stop, UnitProfile};
 use crate::analyze::moved::SetProfile;
 use crate::process::pipes::Lost;
 use crate::profile::folded::Folded;
 use crate::protocol::{TimingCommand, TimingReply};
-
-/// A profile of configuration `config` by lane `lane`'s child of a set.
-pub(super) struct UnitProfile {
-    pub(super) lane: usize,
-    pub(super) config: usize,
-    pub(super) profile: SetProfile,
-}
+use crate::run::progress::Progress;
 
 impl Set<'_> {
     /// Each live child's profile of each configuration it holds, `ms` of CPU time each, one
@@ -23,7 +17,13 @@ impl Set<'_> {
         ms: u64,
         k: usize,
         state: &mut ScheduleState,
+        progress: &Progress,
     ) -> Result<Vec<UnitProfile>, Stop> {
+        let sets = self.job.settings.processes.max(1);
+        progress.recording(
+            "lock-step timing",
+            &format!("child {}/{sets}, profiles", k + 1),
+        );
         let mut out = Vec::new();
         for lane in 0..self.children.len() {
             for c in self.units[lane].clone() {
