@@ -103,3 +103,102 @@ pub(crate) fn html(out: &mut String, row: &Row) {
     }
     out.push_str("</tbody></table></div>\n");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::before_after::Verdict;
+    use crate::analyze::compare::{compare_results, TimeComparison};
+    use crate::analyze::moved::{Functions, FunctionsSummary};
+    use crate::model::ConfigResult;
+
+    fn function(name: &str, called: bool, contribution: f64) -> FunctionMove {
+        FunctionMove {
+            name: name.into(),
+            before_ns: 20.0,
+            after_ns: 20.0 + 100.0 * contribution,
+            time_ratio: Some(1.0 + 5.0 * contribution),
+            time_ci95: Some([1.0 + 2.0 * contribution, 1.0 + 8.0 * contribution]),
+            delta_ns: 100.0 * contribution,
+            delta_ci95: [50.0 * contribution, 150.0 * contribution],
+            contribution,
+            contribution_ci95: [contribution / 2.0, 1.5 * contribution],
+            p_value: if called { 0.001 } else { 0.4 },
+            called,
+            instructions_delta: Some(if called { 410.0 } else { 0.0 }),
+            branch_mispredicts_delta: Some(if called { 0.0 } else { 1.5 }),
+            d1_misses_delta: None,
+            ll_misses_delta: None,
+        }
+    }
+
+    /// A row of `formats/postcard`, 2.1% slower [1.0, 3.2], with `functions`.
+    fn row(functions: Option<Vec<FunctionMove>>) -> Row {
+        let program = crate::model::program::builtin();
+        let config = program.find("formats/postcard").unwrap();
+        let result = ConfigResult::new(&config.info);
+        let mut c = compare_results(&result, &result, None, None, None);
+        c.time = Some(TimeComparison {
+            before_ns: 100.0,
+            after_ns: 102.1,
+            ratio: 1.021,
+            ci95: [1.010, 1.032],
+            method: Default::default(),
+            samples: 40,
+            before_layout_spread: None,
+            after_layout_spread: None,
+        });
+        let summary = FunctionsSummary {
+            sets: 40,
+            examined: 2,
+            samples: [4000, 4000],
+            unlisted_contribution: 0.001,
+            change: 0.021,
+        };
+        Row::new(c, true).with_functions(functions.map(|list| Functions { list, summary }))
+    }
+
+    #[test]
+    fn the_verdict_names_the_function_called_first_and_its_counts() {
+        let r = row(Some(vec![
+            function("log::slow_u16", true, 0.019),
+            function("log::write", false, 0.001),
+        ]));
+        assert_eq!(r.verdict, Verdict::Slower);
+        assert_eq!(
+            r.evidence,
+            "slower, +2.1% [1.0, 3.2]; `log::slow_u16` +1.9% [0.9, 2.8] of it, +410 instructions per operation"
+        );
+        let mut s = String::new();
+        text(&mut s, &r);
+        let lines: Vec<&str> = s.lines().collect();
+        assert!(
+            lines[1].contains("functions in formats/postcard over 40 layouts"),
+            "{s}"
+        );
+        assert!(
+            lines[3].contains("yes") && lines[3].ends_with("log::slow_u16"),
+            "{s}"
+        );
+        assert!(
+            lines[4].contains("+1.5") && lines[4].ends_with("log::write"),
+            "{s}"
+        );
+        let mut page = String::new();
+        html(&mut page, &r);
+        assert!(
+            page.contains("<span class=\"badge bad\">called</span>")
+                && page.contains("+1.9% [0.9, 2.8]")
+        );
+        // Nothing called, and no profiles at all.
+        let quiet = row(Some(vec![function("log::write", false, 0.001)]));
+        assert!(quiet
+            .evidence
+            .ends_with("; no function called (2 examined over 40 layouts)"));
+        let none = row(None);
+        assert_eq!(none.evidence, "slower, +2.1% [1.0, 3.2]");
+        let mut s = String::new();
+        text(&mut s, &none);
+        assert!(s.is_empty());
+    }
+}
