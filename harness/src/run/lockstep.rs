@@ -142,6 +142,8 @@ struct Set<'j> {
     /// What each lane's child is running, for blaming a loss.
     in_flight: Vec<Option<usize>>,
     cap: Duration,
+    /// The lanes in the order their children started (the first takes turns by set).
+    order: Vec<usize>,
 }
 
 /// The schedule's state across sets.
@@ -183,11 +185,13 @@ impl<'j> Set<'j> {
             units: vec![Vec::new(); lanes],
             in_flight: vec![None; lanes],
             cap: Duration::from_secs(job.settings.child_time_cap_s.max(1)),
+            order: Vec::new(),
         };
         // The lane that starts first and calibrates takes turns from set to set, so that
         // neither build is always the one whose child started first or sized the samples.
         let first = k % lanes;
         let order: Vec<usize> = (0..lanes).map(|i| (first + i) % lanes).collect();
+        set.order.clone_from(&order);
         for &lane in &order {
             let units: Vec<usize> = (0..job.configs.len())
                 .filter(|&c| state.standing(job, lane, c, k))

@@ -11,7 +11,8 @@ use crate::run::progress::Progress;
 
 impl Set<'_> {
     /// Each live child's profile of each configuration it holds, `ms` of CPU time each, one
-    /// child after the other. A profile the child could not make is left out.
+    /// child after the other, in the order they started. A profile the child could not make
+    /// is left out.
     pub(super) fn profiles(
         &mut self,
         ms: u64,
@@ -25,7 +26,9 @@ impl Set<'_> {
             &format!("child {}/{sets}, profiles", k + 1),
         );
         let mut out = Vec::new();
-        for lane in 0..self.children.len() {
+        // In the order the children started, whose first lane takes turns by set: neither
+        // build always profiles first, or waits while the other profiles.
+        for lane in self.order.clone() {
             for c in self.units[lane].clone() {
                 let Some(unit) = self.holds(lane, c, state) else {
                     continue;
