@@ -33,8 +33,8 @@ use serprof_api::__private::Finding;
 /// compress. 9: a configuration may be named `CONFIG@ALLOCATOR` (`run --allocators`), and a
 /// program without the `regex` feature sends its frame patterns as text for the driver to
 /// compile. 10: a recorder child ([`WorkerRequest::Recorder`]) serves recording requests one after
-/// another over pipes. 11: a timing child records a short CPU profile of a unit
-/// ([`TimingCommand::Profile`], [`TimingReply::Profile`]) for before-after's functions.
+/// another over pipes. 11: a timing child records short CPU profiles of its units
+/// ([`TimingCommand::Profile`], then [`TimingCommand::Fold`]) for before-after's functions.
 pub(crate) const PROTOCOL: u32 = 11;
 
 /// The hidden subcommand every worker child runs.
@@ -166,9 +166,12 @@ pub(crate) enum TimingCommand {
     /// Move to CPU `cpu` (`sched_setaffinity`); the reply is [`TimingReply::Pinned`].
     Pin { cpu: usize },
     /// Run unit `unit`'s loop for `ms` milliseconds of thread CPU time under the CPU sampler
-    /// (the CPU recording's, at `settings.frequency_hz`); the reply is
-    /// [`TimingReply::Profile`].
+    /// (the CPU recording's, at `settings.frequency_hz`) and keep the samples unresolved; the
+    /// reply is [`TimingReply::Profiled`].
     Profile { unit: usize, ms: u64 },
+    /// Fold every profile kept (symbolising allocates, so it waits until every profile of the
+    /// child is made); the reply is [`TimingReply::Profiles`].
+    Fold,
     /// Exit.
     Quit,
 }
@@ -190,13 +193,12 @@ pub(crate) enum TimingReply {
     Failed { unit: usize, failure: Failure },
     /// It moved to the CPU it was told.
     Pinned,
-    /// The profile of a [`TimingCommand::Profile`]: its folded stacks (the text of
-    /// `cpu.folded`, rooted at the configuration's name), or why there is none (the unit
-    /// stays: a profile that fails drops nothing).
-    Profile {
-        folded: String,
-        failure: Option<Failure>,
-    },
+    /// A [`TimingCommand::Profile`] was made, or why not (the unit stays: a profile that
+    /// fails drops nothing).
+    Profiled { failure: Option<Failure> },
+    /// The profiles kept, folded: per unit, its folded stacks (the text of `cpu.folded`,
+    /// rooted at the configuration's name).
+    Profiles { folded: Vec<(usize, String)> },
 }
 
 /// Why a request could not be read.
@@ -530,6 +532,7 @@ mod tests {
             TimingCommand::Sample { unit: 7 },
             TimingCommand::Pin { cpu: 1 },
             TimingCommand::Profile { unit: 2, ms: 150 },
+            TimingCommand::Fold,
             TimingCommand::Quit,
         ];
         for c in commands {
@@ -552,9 +555,9 @@ mod tests {
                 failure: Failure::harness("x"),
             },
             TimingReply::Pinned,
-            TimingReply::Profile {
-                folded: "cfg;loop;a 3\ncfg;loop 1\n".into(),
-                failure: None,
+            TimingReply::Profiled { failure: None },
+            TimingReply::Profiles {
+                folded: vec![(1, "cfg;loop;a 3\ncfg;loop 1\n".into())],
             },
         ];
         for r in replies {

@@ -12,22 +12,48 @@ use anyhow::Result;
 use serprof_api::__private::{ops_per_batch, Workload};
 
 use super::clock::timed_batch;
-use super::cpu::{fold_samples, start_sampler};
+use super::cpu::start_sampler;
 use crate::profile::folded::Folded;
+
+/// A profile's samples as the sampler left them: unresolved in the default build (folded
+/// later, [`fold`]), resolved by pprof-rs in the `fp-unwind` build.
+#[cfg(not(feature = "fp-unwind"))]
+pub(crate) type Samples = pprof::UnresolvedReport;
+/// See the default build's documentation.
+#[cfg(feature = "fp-unwind")]
+pub(crate) type Samples = pprof::Report;
+
+/// The folded stacks of `samples` under `root`.
+#[cfg(not(feature = "fp-unwind"))]
+pub(crate) fn fold(samples: &Samples, root: &str) -> Folded {
+    super::cpu::fold_unresolved(samples, root).0
+}
+
+/// See the default build's documentation.
+#[cfg(feature = "fp-unwind")]
+pub(crate) fn fold(samples: &Samples, root: &str) -> Folded {
+    super::cpu::fold_report(samples, root)
+}
+
+/// The sampler's samples, the sampler stopped.
+#[cfg(not(feature = "fp-unwind"))]
+fn take(guard: pprof::ProfilerGuard<'_>) -> Result<Samples> {
+    Ok(guard.report().build_unresolved()?)
+}
+
+/// See the default build's documentation.
+#[cfg(feature = "fp-unwind")]
+fn take(guard: pprof::ProfilerGuard<'_>) -> Result<Samples> {
+    Ok(guard.report().build()?)
+}
 
 /// Longest batch of a profile, in milliseconds: the CPU time is checked between batches.
 const BATCH_MS: u64 = 20;
 
 /// Runs `w` (whose operation takes about `ns_per_op`) under the sampler at `hz` for `ms`
-/// milliseconds of thread CPU time, and folds the samples under `root`. A loop that does not
-/// reach that time within ten times as much wall time (a machine busy elsewhere) ends there.
-pub(crate) fn profile(
-    w: &mut dyn Workload,
-    ns_per_op: f64,
-    ms: u64,
-    hz: u32,
-    root: &str,
-) -> Result<Folded> {
+/// milliseconds of thread CPU time; its samples, not yet folded. A loop that does not reach
+/// that time within ten times as much wall time (a machine busy elsewhere) ends there.
+pub(crate) fn profile(w: &mut dyn Workload, ns_per_op: f64, ms: u64, hz: u32) -> Result<Samples> {
     let batch = Duration::from_millis(BATCH_MS.min(ms.max(1)));
     let per_batch = ops_per_batch(ns_per_op, batch);
     let target_ns = ms as f64 * 1e6;
@@ -43,6 +69,5 @@ pub(crate) fn profile(
         cpu_ns += per_op * per_batch as f64;
     }
     drop(timer);
-    let (folded, _, _) = fold_samples(guard, root)?;
-    Ok(folded)
+    take(guard)
 }

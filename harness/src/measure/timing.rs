@@ -86,24 +86,14 @@ impl HeldConfig {
         })
     }
 
-    /// Its loop for `ms` of CPU time under the sampler at `hz`: the folded stacks, or why
-    /// there are none.
-    fn profile(&mut self, ms: u64, hz: u32) -> TimingReply {
-        let (work, ns_per_op, name) = (&mut self.work, self.ns_per_op, &self.name);
-        let profiled = guarded(|| {
-            crate::measure::functions::profile(work.as_mut(), ns_per_op, ms, hz, name)
+    /// Its loop for `ms` of CPU time under the sampler at `hz`: the samples, or why there
+    /// are none.
+    fn profile(&mut self, ms: u64, hz: u32) -> Result<crate::measure::functions::Samples, Failure> {
+        let (work, ns_per_op) = (&mut self.work, self.ns_per_op);
+        guarded(|| {
+            crate::measure::functions::profile(work.as_mut(), ns_per_op, ms, hz)
                 .map_err(|e| Failure::harness(format_args!("no profile: {e:#}")))
-        });
-        match profiled {
-            Ok(folded) => TimingReply::Profile {
-                folded: folded.to_text(),
-                failure: None,
-            },
-            Err(failure) => TimingReply::Profile {
-                folded: String::new(),
-                failure: Some(failure),
-            },
-        }
+        })
     }
 }
 
@@ -161,6 +151,8 @@ pub(crate) fn serve(program: &Program, req: &TimingRequest) -> Result<()> {
             .map(|u| u.as_ref().map_or(f64::NAN, |u| u.ns_per_op))
             .collect(),
     })?;
+    // Profiles kept unresolved until `Fold`: (unit, root name, samples).
+    let mut profiles = Vec::new();
     while let Some(command) = pipes.next::<TimingCommand>()? {
         let reply = match command {
             TimingCommand::Quit => break,
@@ -168,14 +160,29 @@ pub(crate) fn serve(program: &Program, req: &TimingRequest) -> Result<()> {
                 crate::measure::reference::pin_thread(&[cpu]);
                 TimingReply::Pinned
             }
-            TimingCommand::Profile { unit, ms } => match units.get_mut(unit) {
-                Some(Some(u)) => u.profile(ms, req.settings.frequency_hz),
-                _ => TimingReply::Profile {
-                    folded: String::new(),
-                    failure: Some(Failure::harness(format_args!(
+            TimingCommand::Profile { unit, ms } => {
+                let made = match units.get_mut(unit) {
+                    Some(Some(u)) => u
+                        .profile(ms, req.settings.frequency_hz)
+                        .map(|samples| profiles.push((unit, u.name.clone(), samples))),
+                    _ => Err(Failure::harness(format_args!(
                         "no unit {unit} in this timing child"
                     ))),
-                },
+                };
+                TimingReply::Profiled {
+                    failure: made.err(),
+                }
+            }
+            TimingCommand::Fold => TimingReply::Profiles {
+                folded: profiles
+                    .drain(..)
+                    .map(|(unit, name, samples)| {
+                        (
+                            unit,
+                            crate::measure::functions::fold(&samples, &name).to_text(),
+                        )
+                    })
+                    .collect(),
             },
             TimingCommand::Sample { unit } => match units.get_mut(unit) {
                 Some(Some(u)) => match u.sample() {

@@ -698,6 +698,8 @@ pub(crate) mod fake {
         replies: VecDeque<TimingReply>,
         sampler: Sampler,
         dead: bool,
+        /// Units profiled since the last `Fold`.
+        profiled: Vec<usize>,
     }
 
     impl FakeChild {
@@ -718,6 +720,7 @@ pub(crate) mod fake {
                 replies,
                 sampler,
                 dead: false,
+                profiled: Vec::new(),
             }
         }
     }
@@ -734,9 +737,15 @@ pub(crate) mod fake {
                 },
                 TimingCommand::Pin { .. } => self.replies.push_back(TimingReply::Pinned),
                 TimingCommand::Profile { unit, .. } => {
-                    self.replies.push_back(TimingReply::Profile {
-                        folded: format!("{};loop 10\n", self.configs[unit]),
-                        failure: None,
+                    self.profiled.push(unit);
+                    self.replies
+                        .push_back(TimingReply::Profiled { failure: None })
+                }
+                TimingCommand::Fold => {
+                    let folded = self.profiled.drain(..);
+                    let folded = folded.map(|u| (u, format!("{};loop 10\n", self.configs[u])));
+                    self.replies.push_back(TimingReply::Profiles {
+                        folded: folded.collect(),
                     })
                 }
                 TimingCommand::Quit => {}

@@ -261,7 +261,10 @@ impl<'j> Set<'j> {
                         state.drop_unit(self.job, lane, c, k, failure);
                     }
                 }
-                TimingReply::Sample { .. } | TimingReply::Pinned | TimingReply::Profile { .. } => {
+                TimingReply::Sample { .. }
+                | TimingReply::Pinned
+                | TimingReply::Profiled { .. }
+                | TimingReply::Profiles { .. } => {
                     return Err(self.lose(lane, Lost::Closed, k, state));
                 }
             }

@@ -29,24 +29,39 @@ impl Set<'_> {
         // In the order the children started, whose first lane takes turns by set: neither
         // build always profiles first, or waits while the other profiles.
         for lane in self.order.clone() {
+            let mut made = false;
             for c in self.units[lane].clone() {
                 let Some(unit) = self.holds(lane, c, state) else {
                     continue;
                 };
                 self.in_flight[lane] = Some(c);
                 self.send(lane, TimingCommand::Profile { unit, ms }, k, state)?;
-                let folded = match self.receive(lane, k, state)? {
-                    TimingReply::Profile { folded, .. } => folded,
+                match self.receive(lane, k, state)? {
+                    TimingReply::Profiled { .. } => made = true,
                     _ => return Err(self.lose(lane, Lost::Closed, k, state)),
-                };
-                self.in_flight[lane] = None;
-                if let Ok(folded) = Folded::parse(&folded) {
-                    out.push(UnitProfile {
-                        lane,
-                        config: c,
-                        profile: SetProfile { set: k, folded },
-                    });
                 }
+                self.in_flight[lane] = None;
+            }
+            if !made {
+                continue;
+            }
+            // Folded once every profile of the child is made: symbolising allocates, and the
+            // later profiles would see the heap it left.
+            self.send(lane, TimingCommand::Fold, k, state)?;
+            let folded = match self.receive(lane, k, state)? {
+                TimingReply::Profiles { folded } => folded,
+                _ => return Err(self.lose(lane, Lost::Closed, k, state)),
+            };
+            for (unit, text) in folded {
+                let (Some(&c), Ok(folded)) = (self.units[lane].get(unit), Folded::parse(&text))
+                else {
+                    continue;
+                };
+                out.push(UnitProfile {
+                    lane,
+                    config: c,
+                    profile: SetProfile { set: k, folded },
+                });
             }
         }
         Ok(out)
