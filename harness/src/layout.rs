@@ -62,6 +62,9 @@ pub(crate) const INSTRUCTIONS_JOB: &str = ".instructions-job.json";
 pub(crate) const CALLGRIND_OUT: &str = ".callgrind.out";
 /// A comparison's differential flame graph of instructions.
 pub(crate) const INSTRUCTIONS_DIFF_SVG: &str = "instructions-diff.svg";
+/// A before-after's flame graph of the after side over layouts, coloured where a function's
+/// change is called (`analyze::moved`).
+pub(crate) const FUNCTIONS_DIFF_SVG: &str = "functions-diff.svg";
 /// A comparison's figures and its two differential flame graphs.
 pub(crate) const COMPARE_JSON: &str = "compare.json";
 pub(crate) const DIFF_SVG: &str = "diff.svg";

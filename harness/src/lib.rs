@@ -197,6 +197,7 @@ pub mod testing {
     pub use crate::render::{
         corrupt_table::render_table as corrupt_table,
         flame::{flame_svg, Kind},
+        functions_diff::svg_of as functions_diff_svg,
         table::render as table,
     };
 }

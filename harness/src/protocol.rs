@@ -33,8 +33,9 @@ use serprof_api::__private::Finding;
 /// compress. 9: a configuration may be named `CONFIG@ALLOCATOR` (`run --allocators`), and a
 /// program without the `regex` feature sends its frame patterns as text for the driver to
 /// compile. 10: a recorder child ([`WorkerRequest::Recorder`]) serves recording requests one after
-/// another over pipes.
-pub(crate) const PROTOCOL: u32 = 10;
+/// another over pipes. 11: a timing child records short CPU profiles of its units
+/// ([`TimingCommand::Profile`], then [`TimingCommand::Fold`]) for before-after's functions.
+pub(crate) const PROTOCOL: u32 = 11;
 
 /// The hidden subcommand every worker child runs.
 pub(crate) const WORKER_COMMAND: &str = "__worker";
@@ -164,6 +165,13 @@ pub(crate) enum TimingCommand {
     Sample { unit: usize },
     /// Move to CPU `cpu` (`sched_setaffinity`); the reply is [`TimingReply::Pinned`].
     Pin { cpu: usize },
+    /// Run unit `unit`'s loop for `ms` milliseconds of thread CPU time under the CPU sampler
+    /// (the CPU recording's, at `settings.frequency_hz`) and keep the samples unresolved; the
+    /// reply is [`TimingReply::Profiled`].
+    Profile { unit: usize, ms: u64 },
+    /// Fold every profile kept (symbolising allocates, so it waits until every profile of the
+    /// child is made); the reply is [`TimingReply::Profiles`].
+    Fold,
     /// Exit.
     Quit,
 }
@@ -185,6 +193,12 @@ pub(crate) enum TimingReply {
     Failed { unit: usize, failure: Failure },
     /// It moved to the CPU it was told.
     Pinned,
+    /// A [`TimingCommand::Profile`] was made, or why not (the unit stays: a profile that
+    /// fails drops nothing).
+    Profiled { failure: Option<Failure> },
+    /// The profiles kept, folded: per unit, its folded stacks (the text of `cpu.folded`,
+    /// rooted at the configuration's name).
+    Profiles { folded: Vec<(usize, String)> },
 }
 
 /// Why a request could not be read.
@@ -517,6 +531,8 @@ mod tests {
         let commands = [
             TimingCommand::Sample { unit: 7 },
             TimingCommand::Pin { cpu: 1 },
+            TimingCommand::Profile { unit: 2, ms: 150 },
+            TimingCommand::Fold,
             TimingCommand::Quit,
         ];
         for c in commands {
@@ -539,6 +555,10 @@ mod tests {
                 failure: Failure::harness("x"),
             },
             TimingReply::Pinned,
+            TimingReply::Profiled { failure: None },
+            TimingReply::Profiles {
+                folded: vec![(1, "cfg;loop;a 3\ncfg;loop 1\n".into())],
+            },
         ];
         for r in replies {
             let line = json_line(&r);

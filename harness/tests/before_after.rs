@@ -359,6 +359,63 @@ fn extra_work_in_a_commit_and_in_a_patched_crate_moves_those_functions_only() {
     );
     assert!(grown["moved"][0]["self_delta_per_op"].as_f64().unwrap() >= 1000.0);
 
+    // Where the time moved, over layouts: the commit's new function is called first, slower,
+    // with its exact instructions beside it; the contributions add up to the row's change.
+    let changed_row = row(&record, changed);
+    let functions = changed_row["functions"].as_array().unwrap();
+    eprintln!("evidence: {}", changed_row["evidence"]);
+    for f in functions.iter().take(6) {
+        eprintln!(
+            "  {} {} {} {} {}",
+            f["called"], f["contribution"], f["time_ratio"], f["instructions_delta"], f["name"]
+        );
+    }
+    let first = &functions[0];
+    assert!(
+        first["name"]
+            .as_str()
+            .unwrap()
+            .contains("serprof_test_extra_work")
+            && first["called"] == true,
+        "the new function is called first: {changed_row}"
+    );
+    assert!(first["contribution"].as_f64().unwrap() > 0.0, "{first}");
+    assert!(
+        first["instructions_delta"].as_f64().unwrap() >= 1000.0,
+        "{first}"
+    );
+    let ci = first["time_ci95"].as_array();
+    assert!(
+        ci.is_none_or(|ci| ci.len() == 2),
+        "two numbers, or null when unbounded: {first}"
+    );
+    let summary = &changed_row["functions_summary"];
+    let sum: f64 = functions
+        .iter()
+        .map(|f| f["contribution"].as_f64().unwrap())
+        .sum::<f64>()
+        + summary["unlisted_contribution"].as_f64().unwrap();
+    assert!(
+        (sum - summary["change"].as_f64().unwrap()).abs() < 1e-9,
+        "{summary}"
+    );
+    let evidence = changed_row["evidence"].as_str().unwrap();
+    assert!(
+        evidence.contains("serprof_test_extra_work")
+            && evidence.contains("instructions per operation"),
+        "the verdict names its evidence: {evidence}"
+    );
+    for r in record["rows"].as_array().unwrap() {
+        let called: Vec<&str> = r["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["called"] == true)
+            .map(|f| f["name"].as_str().unwrap())
+            .collect();
+        eprintln!("called in {}: {called:?}", r["config"]);
+    }
+
     // The patch: built with the side's lock file moved to it (and said), growth inside base64.
     assert!(
         stderr.contains(&format!(
@@ -457,6 +514,7 @@ fn extra_work_in_a_commit_and_in_a_patched_crate_moves_those_functions_only() {
         "diff.svg",
         "diff-reverse.svg",
         "instructions-diff.svg",
+        "functions-diff.svg",
     ] {
         assert!(cfg.join(f).is_file(), "{f} in {}", cfg.display());
     }
@@ -466,4 +524,14 @@ fn extra_work_in_a_commit_and_in_a_patched_crate_moves_those_functions_only() {
         "moved function on the page"
     );
     assert!(page.contains("instructions-diff.svg"), "linked flame graph");
+    assert!(
+        page.contains("functions-diff.svg"),
+        "linked functions graph"
+    );
+    let text = std::fs::read_to_string(out.join("before-after.txt")).unwrap();
+    assert!(
+        text.contains(evidence) && text.contains(&format!("functions in {changed} over")),
+        "the table shows the evidence and the functions: {text}"
+    );
+    eprintln!("{text}");
 }

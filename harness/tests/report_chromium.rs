@@ -6,19 +6,13 @@
 //! Without Chromium the test says it was skipped, except in CI (`CI` set), where it fails:
 //! CI must install it (`scripts/test` does).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command as Process;
 
 use assert_cmd::Command;
 use regex::Regex;
 
-/// `chromium` or `chromium-browser` on PATH.
-fn chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .flat_map(|dir| ["chromium", "chromium-browser"].map(|n| dir.join(n)))
-        .find(|p| p.is_file())
-}
+mod common;
 
 /// Runs headless Chromium on `url` with `args`; returns stdout. A fresh profile folder and no
 /// background networking, so nothing but the page's own loads happen.
@@ -81,13 +75,7 @@ fn html_attribute(dom: &str, name: &str) -> Option<String> {
 
 #[test]
 fn the_report_renders_in_headless_chromium() {
-    let Some(browser) = chromium() else {
-        if std::env::var_os("CI").is_some() {
-            panic!(
-                "chromium is not installed, and CI must run this test: apt-get install chromium"
-            );
-        }
-        eprintln!("skipped: chromium not installed (apt-get install chromium)");
+    let Some(browser) = common::chromium() else {
         return;
     };
 

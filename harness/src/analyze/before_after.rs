@@ -8,7 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::compare::{ConfigComparison, MovedFunction, TimeComparison};
+use super::compare::{compact_name, ConfigComparison, MovedFunction, TimeComparison};
+use super::moved::{percent_ci, FunctionMove, Functions, FunctionsSummary};
 use crate::model::Settings;
 
 /// The CPU-share rule, in words.
@@ -126,6 +127,16 @@ impl<T, E> BySide<Result<T, E>> {
     }
 }
 
+impl<T> BySide<Option<T>> {
+    /// Both values, or `None` when a side has none.
+    pub(crate) fn transpose_option(self) -> Option<BySide<T>> {
+        Some(BySide {
+            before: self.before?,
+            after: self.after?,
+        })
+    }
+}
+
 impl std::fmt::Display for Side {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -223,6 +234,21 @@ pub(crate) struct Row {
     pub cpu_alarms: Vec<MovedFunction>,
     /// Everything `compare` says (ratio, deltas, instruction moves, flame graph paths).
     pub comparison: ConfigComparison,
+    /// The functions whose self time per operation moved, over layouts
+    /// ([`super::moved`]): called ones first, each part by |contribution|. Empty without
+    /// per-layout profiles (`--no-functions`, or too few layouts).
+    #[serde(default)]
+    pub functions: Vec<FunctionMove>,
+    /// What the function table rests on (sets, functions examined, the rest's contribution).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub functions_summary: Option<FunctionsSummary>,
+    /// The flame graph coloured where a function's change is called, when drawn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub functions_diff_svg: Option<String>,
+    /// The verdict with its evidence, in one line: the change with its interval, and the
+    /// function called first with its share of the change and its exact counts.
+    #[serde(default)]
+    pub evidence: String,
 }
 
 impl Row {
@@ -237,8 +263,73 @@ impl Row {
                 .map(|i| i.delta_per_op == 0.0),
             cpu_alarms: comparison.moved.clone().unwrap_or_default(),
             comparison,
+            functions: Vec::new(),
+            functions_summary: None,
+            functions_diff_svg: None,
+            evidence: String::new(),
+        }
+        .with_functions(None)
+    }
+
+    /// The row with its function table (none: not profiled), and its evidence to match.
+    pub(crate) fn with_functions(mut self, functions: Option<Functions>) -> Row {
+        if let Some(f) = functions {
+            self.functions = f.list;
+            self.functions_summary = Some(f.summary);
+        }
+        self.evidence = self.evidence_text();
+        self
+    }
+
+    /// The verdict and what it rests on: "slower, +2.1% [1.0, 3.2]; `slow_u16` +1.9% [0.9, 2.8]
+    /// of it, +410 instructions per operation".
+    fn evidence_text(&self) -> String {
+        let mut s = self.verdict.as_str().to_string();
+        if let Some(t) = &self.comparison.time {
+            s.push_str(", ");
+            s.push_str(&percent_ci(t.ratio - 1.0, t.ci95.map(|x| x - 1.0)));
+        }
+        let called: Vec<&FunctionMove> = self.functions.iter().filter(|m| m.called).collect();
+        match (called.first(), &self.functions_summary) {
+            (Some(m), _) => {
+                s.push_str(&format!(
+                    "; `{}` {} of it",
+                    compact_name(&m.name),
+                    percent_ci(m.contribution, m.contribution_ci95)
+                ));
+                s.push_str(&exact_text(m));
+                if called.len() > 1 {
+                    s.push_str(&format!(" (and {} more called)", called.len() - 1));
+                }
+            }
+            (None, Some(sum)) => s.push_str(&format!(
+                "; no function called ({} examined over {} layouts)",
+                sum.examined, sum.sets
+            )),
+            (None, None) => {}
+        }
+        s
+    }
+}
+
+/// A function's exact counts per operation, as a tail of its evidence: ", +410 instructions
+/// per operation, +1.2 mispredicted branches" (the misses only where they moved by at least a
+/// tenth of one per operation).
+pub(crate) fn exact_text(m: &FunctionMove) -> String {
+    let mut s = String::new();
+    if let Some(i) = m.instructions_delta {
+        s.push_str(&format!(", {i:+.0} instructions per operation"));
+    }
+    for (delta, what) in [
+        (m.branch_mispredicts_delta, "mispredicted branches"),
+        (m.d1_misses_delta, "L1 data misses"),
+        (m.ll_misses_delta, "last-level data misses"),
+    ] {
+        if let Some(d) = delta.filter(|d| d.abs() >= 0.1) {
+            s.push_str(&format!(", {d:+.1} {what}"));
         }
     }
+    s
 }
 
 impl Row {
@@ -267,6 +358,9 @@ pub(crate) struct BeforeAfterRecord {
     pub not_compared: Vec<String>,
     pub cpu_alarm_rule: String,
     pub instruction_move_rule: String,
+    /// How the functions over layouts are measured and called ([`super::moved::rule`]).
+    #[serde(default)]
+    pub functions_rule: String,
     /// Whole seconds spent measuring (after the builds).
     pub measure_seconds: f64,
     /// Where they went.

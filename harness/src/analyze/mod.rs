@@ -7,6 +7,7 @@ pub(crate) mod check;
 pub(crate) mod compare;
 pub(crate) mod findings;
 pub(crate) mod hotspots;
+pub(crate) mod moved;
 pub(crate) mod sections;
 pub(crate) mod types;
 pub(crate) mod views;

@@ -38,6 +38,11 @@ pub(crate) struct BeforeAfterArgs {
     /// valgrind is installed; the moved functions come from those exact counts).
     #[arg(long)]
     pub no_instructions: bool,
+    /// Do not profile each configuration in every set of timing children (by default each
+    /// timing child records 0.1 s of CPU samples of every configuration it holds after its
+    /// rounds, for the table of functions over layouts and functions-diff.svg).
+    #[arg(long)]
+    pub no_functions: bool,
     /// Where the two builds' timing children run: `same-cpu` takes turns on one CPU, sample by
     /// sample; `split` runs both at once, one on each of two CPUs, swapping CPUs every round.
     #[arg(long, value_enum, default_value_t = PlacementArg::SameCpu)]
@@ -85,6 +90,9 @@ pub(crate) enum PlacementArg {
 pub(crate) fn run(program: &Program, args: &BeforeAfterArgs) -> Result<ExitCode> {
     let mut settings = args.measure.settings()?;
     settings.instructions = !args.no_instructions;
+    if !args.no_functions {
+        settings.functions_ms = before_after::FUNCTIONS_MS;
+    }
     let layouts = layouts_wanted(args)?;
     if layouts >= 2 && args.measure.rounds.is_none() {
         // Many layouts, each timed briefly: the layouts' spread, not a child's own noise, is

@@ -216,7 +216,7 @@ pub(crate) fn library_of(addr: *mut std::ffi::c_void) -> Option<String> {
 /// kept off its CPU gets one signal when it runs again, not one per period missed (the expiries
 /// in between are counted as the timer's overrun), so the samples follow the thread's CPU
 /// time. The recording still counts samples per CPU-second (the effective rate).
-struct ProfilingTimer {
+pub(super) struct ProfilingTimer {
     id: libc::timer_t,
     interval: libc::timespec,
     /// Time left to the next expiry when it was last disarmed.
@@ -267,7 +267,7 @@ impl ProfilingTimer {
         old
     }
 
-    fn arm(&mut self) {
+    pub(super) fn arm(&mut self) {
         let left = if self.left.tv_sec == 0 && self.left.tv_nsec == 0 {
             self.interval
         } else {
@@ -279,7 +279,7 @@ impl ProfilingTimer {
         });
     }
 
-    fn disarm(&mut self) {
+    pub(super) fn disarm(&mut self) {
         let old = self.set(libc::itimerspec {
             it_interval: ZERO,
             it_value: ZERO,
@@ -426,7 +426,7 @@ const MIN_BATCH_MS: f64 = 5.0;
 
 /// Starts pprof-rs's sampler (its signal handler) and drives it with a [`ProfilingTimer`] at
 /// `hz`, disarmed, a whole interval to its first expiry; pprof-rs's own timer is switched off.
-fn start_sampler(hz: u32) -> Result<(pprof::ProfilerGuard<'static>, ProfilingTimer)> {
+pub(super) fn start_sampler(hz: u32) -> Result<(pprof::ProfilerGuard<'static>, ProfilingTimer)> {
     let _start = tracing::info_span!("sampler_start").entered();
     let guard = pprof::ProfilerGuardBuilder::default()
         .frequency(hz as i32)
@@ -594,7 +594,7 @@ fn next_sample_check(
 /// Building the report takes the profiler's lock; samples that land meanwhile are dropped by
 /// pprof's signal handler, so symbolisation does not appear in the profile.
 #[cfg(not(feature = "fp-unwind"))]
-fn fold_samples(
+pub(super) fn fold_samples(
     guard: pprof::ProfilerGuard<'_>,
     root: &str,
 ) -> Result<(Folded, Sources, std::time::SystemTime)> {
@@ -613,7 +613,7 @@ fn fold_samples(
 
 /// See the default build's documentation.
 #[cfg(feature = "fp-unwind")]
-fn fold_samples(
+pub(super) fn fold_samples(
     guard: pprof::ProfilerGuard<'_>,
     root: &str,
 ) -> Result<(Folded, Sources, std::time::SystemTime)> {

@@ -27,6 +27,7 @@ pub(crate) mod chosen;
 pub(crate) mod clock;
 pub(crate) mod corrupt;
 pub(crate) mod cpu;
+pub(crate) mod functions;
 pub(crate) mod parent;
 pub(crate) mod recorder;
 pub(crate) mod reference;

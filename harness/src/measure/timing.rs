@@ -31,6 +31,8 @@ use crate::protocol::{TimingCommand, TimingReply, TimingRequest};
 /// One configuration held by the child.
 struct HeldConfig {
     work: Box<dyn Workload>,
+    /// `STUDY/CONFIG`: the root frame of its profiles.
+    name: String,
     /// Operations per sample.
     ops: u64,
     /// Time per operation while warming up, ns.
@@ -63,6 +65,7 @@ impl HeldConfig {
             };
             Ok(HeldConfig {
                 work,
+                name: id.to_string(),
                 ops,
                 ns_per_op,
             })
@@ -77,6 +80,16 @@ impl HeldConfig {
                 work.run(1).map_err(engine)?;
             }
             timed_batch(work.as_mut(), ops).map_err(engine)
+        })
+    }
+
+    /// Its loop for `ms` of CPU time under the sampler at `hz`: the samples, or why there
+    /// are none.
+    fn profile(&mut self, ms: u64, hz: u32) -> Result<crate::measure::functions::Samples, Failure> {
+        let (work, ns_per_op) = (&mut self.work, self.ns_per_op);
+        guarded(|| {
+            crate::measure::functions::profile(work.as_mut(), ns_per_op, ms, hz)
+                .map_err(|e| Failure::harness(format_args!("no profile: {e:#}")))
         })
     }
 }
@@ -135,6 +148,8 @@ pub(crate) fn serve(program: &Program, req: &TimingRequest) -> Result<()> {
             .map(|u| u.as_ref().map_or(f64::NAN, |u| u.ns_per_op))
             .collect(),
     })?;
+    // Profiles kept unresolved until `Fold`: (unit, root name, samples).
+    let mut profiles = Vec::new();
     while let Some(command) = pipes.next::<TimingCommand>()? {
         let reply = match command {
             TimingCommand::Quit => break,
@@ -142,6 +157,30 @@ pub(crate) fn serve(program: &Program, req: &TimingRequest) -> Result<()> {
                 crate::measure::reference::pin_thread(&[cpu]);
                 TimingReply::Pinned
             }
+            TimingCommand::Profile { unit, ms } => {
+                let made = match units.get_mut(unit) {
+                    Some(Some(u)) => u
+                        .profile(ms, req.settings.frequency_hz)
+                        .map(|samples| profiles.push((unit, u.name.clone(), samples))),
+                    _ => Err(Failure::harness(format_args!(
+                        "no unit {unit} in this timing child"
+                    ))),
+                };
+                TimingReply::Profiled {
+                    failure: made.err(),
+                }
+            }
+            TimingCommand::Fold => TimingReply::Profiles {
+                folded: profiles
+                    .drain(..)
+                    .map(|(unit, name, samples)| {
+                        (
+                            unit,
+                            crate::measure::functions::fold(&samples, &name).to_text(),
+                        )
+                    })
+                    .collect(),
+            },
             TimingCommand::Sample { unit } => match units.get_mut(unit) {
                 Some(Some(u)) => match u.sample() {
                     Ok((cpu_ns, wall_ns)) => TimingReply::Sample { cpu_ns, wall_ns },

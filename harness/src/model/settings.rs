@@ -70,6 +70,11 @@ pub struct Settings {
     /// figure and its interval. Default is 24 (quick: 8); a study's budget may lower it.
     #[serde(default = "default_overhead_pairs")]
     pub overhead_pairs: usize,
+    /// CPU time of the short profile each timing child records of each configuration it holds
+    /// after its set's rounds, in milliseconds (before-after's functions over layouts); 0: none.
+    /// Default is 0; before-after sets it unless `--no-functions`.
+    #[serde(default)]
+    pub functions_ms: u64,
     /// Count instructions under callgrind (`--instructions`). Default is false.
     #[serde(default)]
     pub instructions: bool,
@@ -129,6 +134,7 @@ impl Settings {
             cpu_samples: 1000,
             cpu_time_cap_s: 60,
             overhead_pairs: OVERHEAD_PAIRS,
+            functions_ms: 0,
             instructions: false,
             instruction_passes: 2,
             alloc: true,

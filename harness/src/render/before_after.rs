@@ -112,7 +112,14 @@ pub(crate) fn table(r: &BeforeAfterRecord) -> String {
             instructions_text(row)
         );
     }
+    if r.rows.iter().any(|x| !x.evidence.is_empty()) {
+        let _ = writeln!(s, "\nverdicts and their evidence:");
+        for row in &r.rows {
+            let _ = writeln!(s, "  {}: {}", row.config, row.evidence);
+        }
+    }
     for row in &r.rows {
+        crate::render::functions_table::text(&mut s, row);
         let moved = row.instruction_moves();
         if !moved.is_empty() {
             let _ = writeln!(
@@ -150,10 +157,11 @@ pub(crate) fn table(r: &BeforeAfterRecord) -> String {
             let _ = writeln!(s, "note ({}): {n}", row.config);
         }
     }
-    let moved_any = r
-        .rows
-        .iter()
-        .any(|x| !x.cpu_alarms.is_empty() || !x.instruction_moves().is_empty());
+    let moved_any = r.rows.iter().any(|x| {
+        !x.cpu_alarms.is_empty()
+            || !x.instruction_moves().is_empty()
+            || x.functions.iter().any(|m| m.called)
+    });
     if !moved_any && !r.rows.is_empty() {
         let _ = writeln!(s, "\nno function moved");
     }
@@ -172,6 +180,9 @@ pub(crate) fn table(r: &BeforeAfterRecord) -> String {
         "moved: {}; {}",
         r.instruction_move_rule, r.cpu_alarm_rule
     );
+    if !r.functions_rule.is_empty() {
+        let _ = writeln!(s, "functions: {}", r.functions_rule);
+    }
     let _ = writeln!(s, "measured in {:.0} s", r.measure_seconds);
     s
 }
@@ -236,6 +247,7 @@ fn flame_links(out: &mut String, r: &BeforeAfterRecord, dir: &Path) {
             esc(&row.config)
         );
         let diffs = [
+            (&row.functions_diff_svg, "functions over layouts"),
             (&c.diff_svg, "cpu"),
             (&c.diff_reverse_svg, "cpu (reverse)"),
             (&c.instructions_diff_svg, "instructions"),
@@ -344,6 +356,13 @@ fn verdict_table(out: &mut String, r: &BeforeAfterRecord) {
         verdict_row(out, row);
     }
     out.push_str("</tbody></table></div>\n");
+    let evidence: Vec<String> = r
+        .rows
+        .iter()
+        .filter(|x| !x.evidence.is_empty())
+        .map(|x| format!("<code>{}</code>: {}", esc(&x.config), esc(&x.evidence)))
+        .collect();
+    html_list(out, "<ul class=\"evidence\">\n", &evidence);
     let _ = writeln!(
         out,
         "<p class=\"muted small\">verdicts: {}</p>",
@@ -391,10 +410,12 @@ fn row_details(out: &mut String, row: &Row) {
         .chain(instructions_note(row).map(str::to_string))
         .chain(spread_note(row))
         .collect();
-    if moved.is_empty() && row.cpu_alarms.is_empty() && notes.is_empty() {
+    if moved.is_empty() && row.cpu_alarms.is_empty() && notes.is_empty() && row.functions.is_empty()
+    {
         return;
     }
     let _ = writeln!(out, "<h3>{}</h3>", esc(&row.config));
+    crate::render::functions_table::html(out, row);
     instruction_moves_table(out, moved);
     cpu_alarms_list(out, &row.cpu_alarms);
     warnings_list(out, &notes);
@@ -486,10 +507,11 @@ fn page_footer(out: &mut String, r: &BeforeAfterRecord) {
         .unwrap_or_default();
     let _ = write!(
         out,
-        "<footer><p>ratio: {}</p><p>moved: {}; {}</p><p>measured in {:.0} s · {} timing processes per side and configuration, alternating A B / B A by round, pinned to CPU {}</p></footer>\n</main>\n</body>\n</html>\n",
+        "<footer><p>ratio: {}</p><p>moved: {}; {}</p><p>functions: {}</p><p>measured in {:.0} s · {} timing processes per side and configuration, alternating A B / B A by round, pinned to CPU {}</p></footer>\n</main>\n</body>\n</html>\n",
         esc(method),
         esc(&r.instruction_move_rule),
         esc(&r.cpu_alarm_rule),
+        esc(&r.functions_rule),
         r.measure_seconds,
         r.settings.processes,
         r.settings

@@ -7,6 +7,8 @@ pub(crate) mod corpus_table;
 pub(crate) mod corrupt_table;
 pub(crate) mod fields;
 pub(crate) mod flame;
+pub(crate) mod functions_diff;
+pub(crate) mod functions_table;
 pub(crate) mod numbers;
 pub(crate) mod recording;
 pub(crate) mod report;

@@ -699,6 +699,8 @@ pub(crate) mod fake {
         replies: VecDeque<TimingReply>,
         sampler: Sampler,
         dead: bool,
+        /// Units profiled since the last `Fold`.
+        profiled: Vec<usize>,
     }
 
     impl FakeChild {
@@ -719,6 +721,7 @@ pub(crate) mod fake {
                 replies,
                 sampler,
                 dead: false,
+                profiled: Vec::new(),
             }
         }
     }
@@ -734,6 +737,18 @@ pub(crate) mod fake {
                     None => self.dead = true,
                 },
                 TimingCommand::Pin { .. } => self.replies.push_back(TimingReply::Pinned),
+                TimingCommand::Profile { unit, .. } => {
+                    self.profiled.push(unit);
+                    self.replies
+                        .push_back(TimingReply::Profiled { failure: None })
+                }
+                TimingCommand::Fold => {
+                    let folded = self.profiled.drain(..);
+                    let folded = folded.map(|u| (u, format!("{};loop 10\n", self.configs[u])));
+                    self.replies.push_back(TimingReply::Profiles {
+                        folded: folded.collect(),
+                    })
+                }
                 TimingCommand::Quit => {}
             }
             !self.dead || matches!(command, TimingCommand::Sample { .. })

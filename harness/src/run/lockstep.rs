@@ -27,12 +27,16 @@ use crate::model::Planned;
 use super::executor::TimingChild;
 use super::lane::Lane;
 use super::progress::Progress;
+use super::rounds::{lane_order, round_order};
+use crate::analyze::moved::SetProfile;
 use crate::model::lockstep::{self, Pair, Placement, Sample, Schedule};
-use crate::model::stats::{median, ProcessTiming, SplitMix64, TimingMethod};
+use crate::model::stats::{median, ProcessTiming, TimingMethod};
 use crate::model::{ConfigId, Failure, Settings, TimeStats};
 use crate::process::interrupt;
 use crate::process::pipes::Lost;
 use crate::protocol::{TimingCommand, TimingReply};
+
+mod profiles;
 
 /// What to time.
 pub(crate) struct Job<'a> {
@@ -79,6 +83,8 @@ pub(crate) struct UnitTiming {
     pub processes: Vec<ProcessTiming>,
     /// Why it was dropped.
     pub failure: Option<Failure>,
+    /// The short CPU profile of each set it finished in (`settings.functions_ms`).
+    pub profiles: Vec<SetProfile>,
 }
 
 impl UnitTiming {
@@ -120,6 +126,13 @@ struct Record {
     wall_ns: f64,
 }
 
+/// A profile of configuration `config` by lane `lane`'s child of a set.
+struct UnitProfile {
+    lane: usize,
+    config: usize,
+    profile: SetProfile,
+}
+
 /// A live set of children, one per lane.
 struct Set<'j> {
     job: &'j Job<'j>,
@@ -129,6 +142,8 @@ struct Set<'j> {
     /// What each lane's child is running, for blaming a loss.
     in_flight: Vec<Option<usize>>,
     cap: Duration,
+    /// The lanes in the order their children started (the first takes turns by set).
+    order: Vec<usize>,
 }
 
 /// The schedule's state across sets.
@@ -170,11 +185,13 @@ impl<'j> Set<'j> {
             units: vec![Vec::new(); lanes],
             in_flight: vec![None; lanes],
             cap: Duration::from_secs(job.settings.child_time_cap_s.max(1)),
+            order: Vec::new(),
         };
         // The lane that starts first and calibrates takes turns from set to set, so that
         // neither build is always the one whose child started first or sized the samples.
         let first = k % lanes;
         let order: Vec<usize> = (0..lanes).map(|i| (first + i) % lanes).collect();
+        set.order.clone_from(&order);
         for &lane in &order {
             let units: Vec<usize> = (0..job.configs.len())
                 .filter(|&c| state.standing(job, lane, c, k))
@@ -244,7 +261,10 @@ impl<'j> Set<'j> {
                         state.drop_unit(self.job, lane, c, k, failure);
                     }
                 }
-                TimingReply::Sample { .. } | TimingReply::Pinned => {
+                TimingReply::Sample { .. }
+                | TimingReply::Pinned
+                | TimingReply::Profiled { .. }
+                | TimingReply::Profiles { .. } => {
                     return Err(self.lose(lane, Lost::Closed, k, state));
                 }
             }
@@ -388,28 +408,6 @@ impl<'j> Set<'j> {
     }
 }
 
-/// The configurations of round `round` of child `k`, in their shuffled order.
-pub(crate) fn round_order(configs: usize, seed: u64, k: usize, round: usize) -> Vec<usize> {
-    let mix = (k as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)
-        ^ (round as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let mut rng = SplitMix64(seed ^ mix);
-    let mut order: Vec<usize> = (0..configs).collect();
-    for i in (1..configs).rev() {
-        order.swap(i, rng.below(i + 1));
-    }
-    order
-}
-
-/// The lanes of a step, in the order they run: with two lanes taking turns, the first
-/// alternates with the round and the position in it.
-pub(crate) fn lane_order(lanes: usize, round: usize, position: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..lanes).collect();
-    if (round + position) % 2 == 1 {
-        order.reverse();
-    }
-    order
-}
-
 /// Rounds per child: `settings.rounds`, or more when a round is short, so that a child
 /// measures for at least `settings.child_ms`.
 fn rounds_for(settings: &Settings, state: &ScheduleState) -> usize {
@@ -428,13 +426,14 @@ fn rounds_for(settings: &Settings, state: &ScheduleState) -> usize {
     settings.rounds.max(wanted).clamp(1, 100_000)
 }
 
-/// Runs child set `k` to the end; its samples in the order they ran.
+/// Runs child set `k` to the end; its samples in the order they ran, and each lane's profiles
+/// of its configurations (lane, configuration, profile).
 fn run_set(
     job: &Job,
     k: usize,
     state: &mut ScheduleState,
     progress: &Progress,
-) -> Result<Vec<Record>, Stop> {
+) -> Result<(Vec<Record>, Vec<UnitProfile>), Stop> {
     let mut set = Set::start(job, k, state)?;
     let rounds = match state.rounds {
         Some(r) => r,
@@ -503,8 +502,12 @@ fn run_set(
             step += 1;
         }
     }
+    let profiles = match job.settings.functions_ms {
+        0 => Vec::new(),
+        ms => set.profiles(ms, k, state, progress)?,
+    };
     set.quit();
-    Ok(records)
+    Ok((records, profiles))
 }
 
 /// The processes of child set `k`, from its samples: per lane and configuration.
@@ -641,7 +644,10 @@ pub(crate) fn run(job: &Job, progress: &Progress) -> Timed {
                 break 'sets;
             }
             match run_set(job, k, &mut state, progress) {
-                Ok(records) => {
+                Ok((records, profiles)) => {
+                    for p in profiles {
+                        units[p.lane][p.config].profiles.push(p.profile);
+                    }
                     samples += records.len();
                     for (lane, row) in estimate(job, k, &records, &state).into_iter().enumerate() {
                         for (c, p) in row.into_iter().enumerate() {
@@ -665,6 +671,7 @@ pub(crate) fn run(job: &Job, progress: &Progress) -> Timed {
             u.failure = state.failures[lane][c].take();
             if u.failure.is_some() {
                 u.processes.clear();
+                u.profiles.clear();
             }
         }
     }
@@ -687,25 +694,5 @@ pub(crate) fn run(job: &Job, progress: &Progress) -> Timed {
         units,
         schedule,
         interrupted,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rounds_are_seeded_permutations_and_lanes_alternate() {
-        let a = round_order(7, 42, 0, 3);
-        let mut sorted = a.clone();
-        sorted.sort();
-        assert_eq!(sorted, (0..7).collect::<Vec<_>>());
-        assert_eq!(a, round_order(7, 42, 0, 3), "the seed decides");
-        assert_ne!(a, round_order(7, 42, 1, 3), "children differ");
-        assert!(round_order(0, 1, 0, 0).is_empty());
-        assert_eq!(lane_order(2, 0, 0), [0, 1]);
-        assert_eq!(lane_order(2, 0, 1), [1, 0]);
-        assert_eq!(lane_order(2, 1, 1), [0, 1]);
-        assert_eq!(lane_order(1, 1, 0), [0]);
     }
 }

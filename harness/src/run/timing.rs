@@ -9,6 +9,7 @@ use super::executor::{Executor, Outcome};
 use super::lane::{Lane, LaneKind};
 use super::lockstep::{self, Job};
 use super::progress;
+use crate::analyze::moved::SetProfile;
 use crate::layout::config_dir;
 use crate::model::lockstep::{Placement, Schedule};
 use crate::model::{ConfigId, ConfigResult, Failure, Recording, Settings};
@@ -57,6 +58,9 @@ pub(crate) struct Timings {
 pub(crate) struct LaneResults {
     pub kind: LaneKind,
     pub results: Vec<ConfigResult>,
+    /// Per unit, the short CPU profile of each set it was timed in (empty without
+    /// `settings.functions_ms`).
+    pub profiles: Vec<Vec<SetProfile>>,
 }
 
 impl Timings {
@@ -66,6 +70,15 @@ impl Timings {
             .iter_mut()
             .find(|l| l.kind == kind)
             .map(|l| std::mem::take(&mut l.results))
+            .unwrap_or_default()
+    }
+
+    /// The per-set profiles of lane `kind`'s units (empty when there is no such lane).
+    pub(crate) fn take_profiles(&mut self, kind: LaneKind) -> Vec<Vec<SetProfile>> {
+        self.lanes
+            .iter_mut()
+            .find(|l| l.kind == kind)
+            .map(|l| std::mem::take(&mut l.profiles))
             .unwrap_or_default()
     }
 }
@@ -89,22 +102,27 @@ pub(crate) fn time_lanes(
     let units: Vec<&Unit> = lanes.iter().flat_map(|l| &l.units).collect();
     let mut flat: Vec<&mut ConfigResult> = results.iter_mut().flatten().collect();
     verify_units(&units, settings, progress, &mut flat);
-    let done = |results: Vec<Vec<ConfigResult>>, schedule| Timings {
-        lanes: lanes
-            .iter()
-            .zip(results)
-            .map(|(l, results)| LaneResults {
-                kind: l.kind,
-                results,
-            })
-            .collect(),
-        schedule,
+    let done = |results: Vec<Vec<ConfigResult>>, schedule, mut profiles: Vec<Vec<Vec<_>>>| {
+        profiles.resize_with(lanes.len(), Vec::new);
+        Timings {
+            lanes: lanes
+                .iter()
+                .zip(results)
+                .zip(profiles)
+                .map(|((l, results), profiles)| LaneResults {
+                    kind: l.kind,
+                    results,
+                    profiles,
+                })
+                .collect(),
+            schedule,
+        }
     };
     let Some(first) = lanes.first().filter(|l| !l.units.is_empty()) else {
-        return done(results, None);
+        return done(results, None, Vec::new());
     };
     if interrupt::interrupted() {
-        return done(results, None);
+        return done(results, None, Vec::new());
     }
     let configs: Vec<&Planned> = first.units.iter().map(|u| u.config).collect();
     let job_lanes = lanes
@@ -126,9 +144,18 @@ pub(crate) fn time_lanes(
         job.placement = placement;
     }
     if job.active.iter().flatten().all(|a| !a) || interrupt::interrupted() {
-        return done(results, None);
+        return done(results, None, Vec::new());
     }
-    let timed = lockstep::run(&job, progress);
+    let mut timed = lockstep::run(&job, progress);
+    let profiles: Vec<Vec<Vec<SetProfile>>> = timed
+        .units
+        .iter_mut()
+        .map(|row| {
+            row.iter_mut()
+                .map(|u| std::mem::take(&mut u.profiles))
+                .collect()
+        })
+        .collect();
     let id = timed.schedule.id;
     for (lane, row) in results.iter_mut().zip(timed.units) {
         for (result, unit) in lane.iter_mut().zip(row) {
@@ -150,7 +177,7 @@ pub(crate) fn time_lanes(
     if lanes.iter().any(|l| l.layouts.len() > 1) {
         set_layout_spreads(&kinds, &mut results);
     }
-    done(results, Some(timed.schedule))
+    done(results, Some(timed.schedule), profiles)
 }
 
 /// Every timed unit's [`TimeStats::layout_spread`], when its sets of children each ran
@@ -586,6 +613,7 @@ mod tests {
         settings.processes = 3;
         settings.rounds = 12;
         settings.child_ms = 0;
+        settings.functions_ms = 5;
         let progress = progress::Progress::new(2, false, true);
         let placement = Placement::Split { cpus: [1, 0] };
         let mut timings = time_lanes(&lanes, Some(placement), &settings, &progress);
@@ -596,6 +624,16 @@ mod tests {
         // The side that sizes the samples takes turns: sets 0 and 2 the before side, set 1 the
         // after side.
         assert_eq!((before.calibrated.get(), after.calibrated.get()), (2, 1));
+        // Each set's children profiled the configuration, a profile per set and side.
+        for side in Side::BOTH {
+            let profiles = timings.take_profiles(LaneKind::Side(side));
+            let sets: Vec<usize> = profiles[0].iter().map(|p| p.set).collect();
+            assert_eq!(sets, [0, 1, 2], "{side}");
+            assert_eq!(
+                profiles[0][0].folded.to_text(),
+                "formats/postcard;loop 10\n"
+            );
+        }
         let [b, a] = [Side::Before, Side::After].map(|side| {
             timings
                 .take(LaneKind::Side(side))

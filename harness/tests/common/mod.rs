@@ -18,6 +18,20 @@ pub fn skip(why: &str, required: &str) {
     eprintln!("skipped: {why}");
 }
 
+/// `chromium` or `chromium-browser` on PATH; without either, the test says it was skipped and
+/// gets `None`, except in CI (`CI` set), where it fails: CI must install it (`scripts/test`
+/// does).
+pub fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    let found = std::env::split_paths(&path)
+        .flat_map(|dir| ["chromium", "chromium-browser"].map(|n| dir.join(n)))
+        .find(|p| p.is_file());
+    if found.is_none() {
+        skip("chromium is not installed (apt-get install chromium)", "CI");
+    }
+    found
+}
+
 /// Whether valgrind is installed. Without it a test says so and passes, except in CI
 /// (`CI=true`), where a missing valgrind fails it.
 pub fn have_valgrind() -> bool {
