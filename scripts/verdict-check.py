@@ -209,10 +209,12 @@ def before_after(args, revs, extra=()):
     rows = []
     for r in record["rows"]:
         t = r["comparison"].get("time") or {}
+        called = [f for f in r.get("functions", []) if f.get("called")]
         rows.append({
             "config": r["config"], "verdict": r["verdict"], "ratio": t.get("ratio"),
             "ci95": t.get("ci95"), "spread": [t.get("before_layout_spread"),
-                                              t.get("after_layout_spread")]})
+                                              t.get("after_layout_spread")],
+            "called": called, "profiled": bool(r.get("functions"))})
     wall = time.time() - started
     print(f"# {' '.join(revs)} {' '.join(extra)}: measure_seconds {record['measure_seconds']:.0f}, "
           f"wall {wall:.0f} s", flush=True)
@@ -221,6 +223,10 @@ def before_after(args, revs, extra=()):
         sp = " / ".join("-" if s is None else f"{100 * s:.1f}%" for s in r["spread"])
         print(f"  {r['config']:<32} {r['ratio']:.3f} [{lo:.3f}, {hi:.3f}] {r['verdict']:<8} "
               f"spread {sp}", flush=True)
+        for f in r["called"][:3]:
+            flo, fhi = f["time_ci95"]
+            print(f"      called: {f['name']} {f['time_ratio']:.3f} [{flo:.3f}, {fhi:.3f}], "
+                  f"{100 * f['contribution']:+.1f}% of the change", flush=True)
     return rows, record["measure_seconds"]
 
 
@@ -230,6 +236,10 @@ def tally(name, results):
     secs = [s for _, s in results]
     print(f"{name}: {len(called)} of {len(rows)} rows called; measure_seconds "
           f"{min(secs):.0f}-{max(secs):.0f}", flush=True)
+    profiled = [r for r in rows if r["profiled"]]
+    if profiled:
+        naming = [r for r in profiled if r["called"]]
+        print(f"{name}: {len(naming)} of {len(profiled)} profiled rows call a function", flush=True)
     return rows
 
 
@@ -304,6 +314,9 @@ def main():
                 slower = sum(r["verdict"] == "slower" for r in mine)
                 ratios = " ".join(f"{r['ratio']:.3f}" for r in mine)
                 print(f"  {config}: slower in {slower} of {len(mine)} ({ratios})")
+                firsts = [r["called"][0]["name"] if r["called"] else "-" for r in mine]
+                if any(r["profiled"] for r in mine):
+                    print(f"    first function called: {'; '.join(firsts)}")
     finally:
         git(args.crate, "reset", "-q", "--hard", start)
         with open(src, "w") as f:

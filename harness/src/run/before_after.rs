@@ -552,7 +552,7 @@ fn compare_sides(
         let profiles = measured.as_ref().map(|_, m| profiles_of(m, &c.after));
         let dirs = BySide::new(|side| {
             let r = results.get(side);
-            layout::config_dir(&folder.runs.get(side).dir, &r.study, &r.config)
+            layout::config_dir(&folder.runs.get(side).dir, &r.id())
         });
         let row = Row::new(c, layouts);
         let sides = BySide::new(|side| {
