@@ -136,7 +136,7 @@ mod tests {
     fn row(functions: Option<Vec<FunctionMove>>) -> Row {
         let program = crate::model::program::builtin();
         let config = program.find("formats/postcard").unwrap();
-        let result = ConfigResult::new(&config.info);
+        let result = ConfigResult::of(&config);
         let mut c = compare_results(&result, &result, None, None, None);
         c.time = Some(TimeComparison {
             before_ns: 100.0,
