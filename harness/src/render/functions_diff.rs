@@ -135,12 +135,12 @@ pub(crate) fn from_the_loop(profiles: &[SetProfile]) -> Folded {
 
 /// One side's profiles and times for [`svg_of`]: per set, its folded text and its time per
 /// operation.
-pub(crate) type SideSets<'a> = &'a [(usize, &'a str, f64)];
+pub(crate) type SetTexts<'a> = &'a [(usize, &'a str, f64)];
 
 /// The function table and `functions-diff.svg` of two sides' per-set profiles and times, as a
 /// before-after draws them (for serprof's browser test of the graph).
-pub fn svg_of(before: SideSets, after: SideSets) -> Result<Vec<u8>> {
-    let side = |sets: SideSets| -> Result<(Vec<SetProfile>, BTreeMap<usize, f64>)> {
+pub fn svg_of(before: SetTexts, after: SetTexts) -> Result<Vec<u8>> {
+    let side = |sets: SetTexts| -> Result<(Vec<SetProfile>, BTreeMap<usize, f64>)> {
         let mut profiles = Vec::new();
         for &(set, text, _) in sets {
             let folded = Folded::parse(text)?;
