@@ -34,8 +34,8 @@ use serprof_api::__private::Finding;
 /// program without the `regex` feature sends its frame patterns as text for the driver to
 /// compile. 10: a recorder child ([`WorkerRequest::Recorder`]) serves recording requests one after
 /// another over pipes. 11: a timing child records short CPU profiles of its units
-/// ([`TimingCommand::Profile`], then [`TimingCommand::Fold`]) for before-after's functions.
-pub(crate) const PROTOCOL: u32 = 11;
+/// ([`TimingCommand::Profile`], then [`TimingCommand::Fold`]) for before-after's functions. 12: a profile's command names its sampling rate.
+pub(crate) const PROTOCOL: u32 = 12;
 
 /// The hidden subcommand every worker child runs.
 pub(crate) const WORKER_COMMAND: &str = "__worker";
@@ -166,9 +166,9 @@ pub(crate) enum TimingCommand {
     /// Move to CPU `cpu` (`sched_setaffinity`); the reply is [`TimingReply::Pinned`].
     Pin { cpu: usize },
     /// Run unit `unit`'s loop for `ms` milliseconds of thread CPU time under the CPU sampler
-    /// (the CPU recording's, at `settings.frequency_hz`) and keep the samples unresolved; the
-    /// reply is [`TimingReply::Profiled`].
-    Profile { unit: usize, ms: u64 },
+    /// (the CPU recording's) at `hz` and keep the samples unresolved; the reply is
+    /// [`TimingReply::Profiled`].
+    Profile { unit: usize, ms: u64, hz: u32 },
     /// Fold every profile kept (symbolising allocates, so it waits until every profile of the
     /// child is made); the reply is [`TimingReply::Profiles`].
     Fold,
@@ -531,7 +531,11 @@ mod tests {
         let commands = [
             TimingCommand::Sample { unit: 7 },
             TimingCommand::Pin { cpu: 1 },
-            TimingCommand::Profile { unit: 2, ms: 150 },
+            TimingCommand::Profile {
+                unit: 2,
+                ms: 150,
+                hz: 3989,
+            },
             TimingCommand::Fold,
             TimingCommand::Quit,
         ];

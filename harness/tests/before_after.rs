@@ -363,7 +363,10 @@ fn extra_work_in_a_commit_and_in_a_patched_crate_moves_those_functions_only() {
     // with its exact instructions beside it; the contributions add up to the row's change.
     let changed_row = row(&record, changed);
     let functions = changed_row["functions"].as_array().unwrap();
-    eprintln!("evidence: {}", changed_row["evidence"]);
+    eprintln!(
+        "evidence: {} ({})",
+        changed_row["evidence"], changed_row["functions_summary"]
+    );
     for f in functions.iter().take(6) {
         eprintln!(
             "  {} {} {} {} {}",

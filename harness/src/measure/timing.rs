@@ -157,10 +157,10 @@ pub(crate) fn serve(program: &Program, req: &TimingRequest) -> Result<()> {
                 crate::measure::reference::pin_thread(&[cpu]);
                 TimingReply::Pinned
             }
-            TimingCommand::Profile { unit, ms } => {
+            TimingCommand::Profile { unit, ms, hz } => {
                 let made = match units.get_mut(unit) {
                     Some(Some(u)) => u
-                        .profile(ms, req.settings.frequency_hz)
+                        .profile(ms, hz)
                         .map(|samples| profiles.push((unit, u.name.clone(), samples))),
                     _ => Err(Failure::harness(format_args!(
                         "no unit {unit} in this timing child"

@@ -75,6 +75,10 @@ pub struct Settings {
     /// Default is 0; before-after sets it unless `--no-functions`.
     #[serde(default)]
     pub functions_ms: u64,
+    /// Sampling rate of those profiles. Default is 3,989 Hz (a prime): four times the CPU
+    /// recording's, since a profile is short and what it is for is a function's share.
+    #[serde(default = "default_functions_hz")]
+    pub functions_hz: u32,
     /// Count instructions under callgrind (`--instructions`). Default is false.
     #[serde(default)]
     pub instructions: bool,
@@ -110,6 +114,8 @@ pub(crate) const QUICK_OVERHEAD_PAIRS: usize = 8;
 impl Settings {
     /// [`Settings::frequency_hz`] unless `--frequency` says otherwise (full and quick runs).
     pub const DEFAULT_FREQUENCY_HZ: u32 = 997;
+    /// [`Settings::functions_hz`].
+    pub const DEFAULT_FUNCTIONS_HZ: u32 = 3989;
     /// [`Settings::sample_ms`] unless `--sample-ms` says otherwise (full and quick runs).
     pub const DEFAULT_SAMPLE_MS: u64 = 3;
     /// [`Settings::alloc_sample_bytes`] unless `--alloc-sample-bytes` says otherwise (full and
@@ -135,6 +141,7 @@ impl Settings {
             cpu_time_cap_s: 60,
             overhead_pairs: OVERHEAD_PAIRS,
             functions_ms: 0,
+            functions_hz: Self::DEFAULT_FUNCTIONS_HZ,
             instructions: false,
             instruction_passes: 2,
             alloc: true,
@@ -187,6 +194,10 @@ fn default_jobs() -> usize {
 
 fn default_instruction_passes() -> u64 {
     2
+}
+
+fn default_functions_hz() -> u32 {
+    Settings::DEFAULT_FUNCTIONS_HZ
 }
 
 fn default_overhead_pairs() -> usize {

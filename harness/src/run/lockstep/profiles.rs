@@ -10,7 +10,8 @@ use crate::protocol::{TimingCommand, TimingReply};
 use crate::run::progress::Progress;
 
 impl Set<'_> {
-    /// Each live child's profile of each configuration it holds, `ms` of CPU time each, one
+    /// Each live child's profile of each configuration it holds, `ms` of CPU time each (at
+    /// `settings.functions_hz`), one
     /// child after the other, in the order they started. A profile the child could not make
     /// is left out.
     pub(super) fn profiles(
@@ -21,6 +22,7 @@ impl Set<'_> {
         progress: &Progress,
     ) -> Result<Vec<UnitProfile>, Stop> {
         let sets = self.job.settings.processes.max(1);
+        let hz = self.job.settings.functions_hz.max(1);
         progress.recording(
             "lock-step timing",
             &format!("child {}/{sets}, profiles", k + 1),
@@ -35,7 +37,7 @@ impl Set<'_> {
                     continue;
                 };
                 self.in_flight[lane] = Some(c);
-                self.send(lane, TimingCommand::Profile { unit, ms }, k, state)?;
+                self.send(lane, TimingCommand::Profile { unit, ms, hz }, k, state)?;
                 match self.receive(lane, k, state)? {
                     TimingReply::Profiled { .. } => made = true,
                     _ => return Err(self.lose(lane, Lost::Closed, k, state)),
