@@ -1,7 +1,7 @@
 //! A timing child's short CPU profile of one configuration it holds
 //! ([`crate::protocol::TimingCommand::Profile`]): before-after's functions over layouts. It is
 //! the CPU recording's sampler ([`super::cpu`]: pprof-rs's handler, driven by the same
-//! high-resolution timer at `settings.frequency_hz`), armed for exactly the batches of the
+//! high-resolution timer, at the rate the command names: `settings.functions_hz`), armed for exactly the batches of the
 //! configuration's timed loop, until they have run for the CPU time asked for. No overhead
 //! pairs and no sample target: the parent wants each layout's self shares, and the same time
 //! in every layout.
