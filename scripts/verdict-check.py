@@ -15,6 +15,13 @@ built with `cargo build --release`), over scratch commits this script makes and 
   `overlapped`: it does not, and the processor hides most of the loop); `--runs` before-afters
   of HEAD~1 HEAD. Size `--spin` first with `--flag=--layouts=80` (the script prints each row's
   ratio).
+- `branch`: a change that costs time and no instructions. A first commit puts a
+  `serialize_with` on the same field whose loop of `--rounds` rounds calls one of two
+  functions of equal length by a bit of a running xorshift masked by an opaque zero (the branch
+  always goes one way); the second commit only makes that mask one (the branch follows the
+  data, and the processor mispredicts about half of the rounds). `--runs` before-afters of
+  HEAD~1 HEAD with instruction counts (callgrind's branch and cache simulation); each row's
+  functions are printed with their instruction and mispredicted-branch deltas.
 
 - `make`: writes the crate the validation page describes into `--crate` (a new folder): serprof
   as a path dependency with sonic-rs and postcard, one type shaped like
@@ -30,6 +37,7 @@ the crate are refused at start). Timing: nothing else should run on the machine 
     scripts/verdict-check.py --crate ../logbench --bin logbench make
     scripts/verdict-check.py --crate ../logbench --bin logbench noop
     scripts/verdict-check.py --crate ../logbench --bin logbench change --spin 40 --runs 5
+    scripts/verdict-check.py --crate ../logbench --bin logbench branch --rounds 32 --runs 3
 """
 
 import argparse
@@ -56,6 +64,35 @@ TAILS = {
     "overlapped": "std::hint::black_box(x);\n    s.serialize_u16(*code)",
     "dependent": "s.serialize_u16(*code ^ (x as u16 & std::hint::black_box(0u16)))",
 }
+
+BRANCH_FN = """
+static MIXED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0x9e37_79b9_7f4a_7c15);
+
+/// Scratch: a branch per round, by the data when the mask is 1 (verdict-check.py branch).
+fn mixed_code<S: serde::Serializer>(code: &u16, s: S) -> Result<S::Ok, S::Error> {{
+    use std::sync::atomic::Ordering::Relaxed;
+    let mut x = MIXED.fetch_add(0x9e37_79b9, Relaxed) | 1;
+    let mask = std::hint::black_box({mask}u64);
+    let mut acc = 0u64;
+    for _ in 0..{rounds} {{
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        acc = if x & mask != 0 {{ mixed_left(acc, x) }} else {{ mixed_right(acc, x) }};
+    }}
+    s.serialize_u16(*code ^ (acc as u16 & std::hint::black_box(0u16)))
+}}
+
+#[inline(never)]
+fn mixed_left(acc: u64, x: u64) -> u64 {{
+    acc.wrapping_add(x).rotate_left(7)
+}}
+
+#[inline(never)]
+fn mixed_right(acc: u64, x: u64) -> u64 {{
+    acc.wrapping_sub(x).rotate_left(9)
+}}
+"""
 
 
 CRATE_TOML = """[package]
@@ -194,9 +231,10 @@ def commit(crate, message):
         "commit", "-q", "-m", message)
 
 
-def before_after(args, revs, extra=()):
+def before_after(args, revs, extra=(), instructions=False):
+    counts = [] if instructions else ["--no-instructions"]
     cmd = [os.path.join(args.crate, "target", "release", args.bin), "before-after", *revs,
-           "--no-cpu", "--no-alloc", "--no-instructions", "--json", "--quiet",
+           "--no-cpu", "--no-alloc", *counts, "--json", "--quiet",
            "--out", args.out, *args.flag, *extra]
     for c in args.config:
         cmd += ["--config", c]
@@ -214,7 +252,8 @@ def before_after(args, revs, extra=()):
             "config": r["config"], "verdict": r["verdict"], "ratio": t.get("ratio"),
             "ci95": t.get("ci95"), "spread": [t.get("before_layout_spread"),
                                               t.get("after_layout_spread")],
-            "called": called, "profiled": bool(r.get("functions"))})
+            "called": called, "profiled": bool(r.get("functions")),
+            "functions": r.get("functions", [])})
     wall = time.time() - started
     print(f"# {' '.join(revs)} {' '.join(extra)}: measure_seconds {record['measure_seconds']:.0f}, "
           f"wall {wall:.0f} s", flush=True)
@@ -224,10 +263,21 @@ def before_after(args, revs, extra=()):
         print(f"  {r['config']:<32} {r['ratio']:.3f} [{lo:.3f}, {hi:.3f}] {r['verdict']:<8} "
               f"spread {sp}", flush=True)
         for f in r["called"][:3]:
-            flo, fhi = f["time_ci95"]
-            print(f"      called: {f['name']} {f['time_ratio']:.3f} [{flo:.3f}, {fhi:.3f}], "
-                  f"{100 * f['contribution']:+.1f}% of the change", flush=True)
+            print(f"      called: {function_line(f)}", flush=True)
+        if instructions:
+            for f in r["functions"][:3]:
+                print(f"      {'called' if f.get('called') else 'listed'}: {function_line(f)}; "
+                      f"instructions {f.get('instructions_delta', '-')}, mispredicted "
+                      f"{f.get('branch_mispredicts_delta', '-')}, D1 misses "
+                      f"{f.get('d1_misses_delta', '-')} per operation", flush=True)
     return rows, record["measure_seconds"]
+
+
+def function_line(f):
+    ratio = "new" if f.get("time_ratio") is None else f"{f['time_ratio']:.3f}"
+    ci = f.get("time_ci95")
+    interval = "unbounded" if ci is None else f"{ci[0]:.3f}, {ci[1]:.3f}"
+    return f"{f['name']} {ratio} [{interval}], {100 * f['contribution']:+.1f}% of the row"
 
 
 def tally(name, results):
@@ -260,7 +310,8 @@ def main():
                    help="change: how the spinning loop meets the serializer")
     p.add_argument("--field", default="pub code: u16,",
                    help="the field line that gets the serialize_with")
-    p.add_argument("what", choices=["make", "noop", "order", "change"])
+    p.add_argument("--rounds", type=int, default=32, help="branch: rounds per value")
+    p.add_argument("what", choices=["make", "noop", "order", "change", "branch"])
     args = p.parse_args()
     args.crate = os.path.abspath(args.crate)
     if args.what == "make":
@@ -299,6 +350,18 @@ def main():
                 selves.append(before_after(args, [revs[1], revs[1]]))
             tally("order-only pair", pairs)
             tally("one build against itself", selves)
+        elif args.what == "branch":
+            text = original.replace(args.field, "#[serde(serialize_with = \"mixed_code\")]\n    "
+                                    + args.field, 1)
+            if text == original:
+                sys.exit(f"no line {args.field!r} in {src}")
+            for mask in (0, 1):
+                with open(src, "w") as f:
+                    f.write(text + BRANCH_FN.format(mask=mask, rounds=args.rounds))
+                commit(args.crate, f"scratch: mixed_code's branch mask {mask}")
+            results = [before_after(args, ["HEAD~1", "HEAD"], instructions=True)
+                       for _ in range(args.runs)]
+            tally(f"branch ({args.rounds} rounds)", results)
         else:
             text = original.replace(args.field, "#[serde(serialize_with = \"slow_code\")]\n    "
                                     + args.field, 1)

@@ -262,9 +262,11 @@ fn current_stack_bounds() -> (usize, usize) {
 }
 
 /// Frames that belong to the allocator itself: the hook, its inlined thread-local access, and
-/// the `__rust_alloc` shims. Everything up to the last of them (from the leaf) is dropped, so
-/// a stack ends at the code that asked for memory (`RawVec::grow`, `String::from`, ...).
+/// the `__rust_alloc` shims (named `__rustc::__rust_alloc` by current toolchains). Everything
+/// up to the last of them (from the leaf) is dropped, so a stack ends at the code that asked
+/// for memory (`RawVec::grow`, `String::from`, ...).
 fn is_allocator_frame(name: &str) -> bool {
+    let name = name.strip_prefix("__rustc::").unwrap_or(name);
     name.contains("CountingAlloc")
         || ["on_alloc", "account", "record_stack", "walk_frame_pointers"]
             .iter()
@@ -409,6 +411,19 @@ mod tests {
         assert_eq!(c, Counts::default());
         black_box(vec![1u8; 10]);
         assert_eq!(stop(), Counts::default(), "nothing is counted while off");
+    }
+
+    #[test]
+    fn the_shims_are_allocator_frames_under_either_name() {
+        for name in [
+            "__rust_alloc",
+            "__rustc::__rust_alloc",
+            "__rustc::__rust_no_alloc_shim_is_unstable_v2",
+            "__rustc::__rdl_alloc",
+        ] {
+            assert!(is_allocator_frame(name), "{name}");
+        }
+        assert!(!is_allocator_frame("alloc::raw_vec::RawVec<T,A>::grow_one"));
     }
 
     #[test]

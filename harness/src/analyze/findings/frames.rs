@@ -36,27 +36,34 @@ macro_rules! class {
     };
 }
 
-// The allocator's own code: glibc's malloc family, Rust's allocation shims and
-// `GlobalAlloc` impls (the counting allocator's among them), jemalloc's and mimalloc's
+// The allocator's own code: glibc's malloc family, Rust's allocation shims (`__rust_alloc`,
+// `__rustc::__rust_alloc` as current toolchains name it, and the
+// `__rust_no_alloc_shim_is_unstable` call every allocation makes) and `GlobalAlloc` impls (the counting allocator's among them), jemalloc's and mimalloc's
 // entry points, and `Vec`'s growth path.
 class!(
     ALLOCATOR,
-    r"^(malloc|free|realloc|calloc|cfree|_int_malloc|_int_free\w*|_int_realloc|malloc_consolidate|unlink_chunk\w*|tcache_\w+|(__GI_)?__libc_(malloc|free|realloc|calloc)|__rust_(alloc|dealloc|realloc|alloc_zeroed)|__rdl_\w+|_rjem_\w+|je_\w+|_?mi_\w+)$|as core::alloc::global::GlobalAlloc>::|^alloc::alloc::(alloc|dealloc|realloc|exchange_malloc)|raw_vec::finish_grow"
+    r"^(malloc|free|realloc|calloc|cfree|_int_malloc|_int_free\w*|_int_realloc|malloc_consolidate|unlink_chunk\w*|tcache_\w+|(__GI_)?__libc_(malloc|free|realloc|calloc)|(__rustc::)?(__rust_(alloc|dealloc|realloc|alloc_zeroed|no_alloc_shim_is_unstable\w*)|__rdl_\w+)|_rjem_\w+|je_\w+|_?mi_\w+)$|as core::alloc::global::GlobalAlloc>::|^alloc::alloc::(alloc|dealloc|realloc|exchange_malloc)|raw_vec::finish_grow"
 );
 // Freeing: what a value's drop calls, away from where its memory was allocated.
 class!(
     FREE,
-    r"^(free|cfree|_int_free\w*|(__GI_)?__libc_free|__rust_dealloc|__rdl_dealloc|_rjem_sdallocx|_?mi_free\w*)$|GlobalAlloc>::dealloc|^alloc::alloc::dealloc"
+    r"^(free|cfree|_int_free\w*|(__GI_)?__libc_free|(__rustc::)?(__rust_dealloc|__rdl_dealloc)|_rjem_sdallocx|_?mi_free\w*)$|GlobalAlloc>::dealloc|^alloc::alloc::dealloc"
 );
 // Hashing through a `BuildHasher`, whose hasher's rounds are often inlined into it.
 class!(
     HASHING,
     r"core::hash::BuildHasher::hash_one|hashbrown::map::make_hash|make_insert_hash"
 );
+// A hash map's inserts and lookups (hashbrown's and std's), into which the hasher's rounds are
+// inlined: with them, a map's hashing and the probing that cannot be told from it.
+class!(
+    MAP_OPS,
+    r"hashbrown::map::HashMap<.*>::(insert|get|get_mut|get_inner|entry|contains_key|remove)\b|hashbrown::raw::RawTable<.*>::(find|find_or_find_insert_slot|insert|insert_in_slot|reserve_rehash)\b|hashbrown::raw::RawTableInner::(find_insert_slot|find_or_find_insert_slot_inner|find_inner)\b|std::collections::hash::map::HashMap<.*>::(insert|get|entry|contains_key|remove)\b"
+);
 // Growing a buffer: `Vec`'s reserve and grow paths, and `realloc` itself.
 class!(
     GROWTH,
-    r"^(realloc|_int_realloc|__rust_realloc|__libc_realloc)$|GlobalAlloc>::realloc|raw_vec::finish_grow|RawVec(Inner)?<.*>::(grow\w*|reserve\w*)|reserve_for_push|do_reserve_and_handle"
+    r"^(realloc|_int_realloc|(__rustc::)?__rust_realloc|__libc_realloc)$|GlobalAlloc>::realloc|raw_vec::finish_grow|RawVec(Inner)?<.*>::(grow\w*|reserve\w*)|reserve_for_push|do_reserve_and_handle"
 );
 // A string made for a decoded value (and dropped with it), by serde's visitors and the binary
 // engines' string readers. (A `Vec`'s visitor is not one: it holds its elements' decoding.)
@@ -279,14 +286,19 @@ mod tests {
 
     #[test]
     fn every_class_compiles_and_reads_the_names_it_is_for() {
-        let cases: [(&LazyLock<Class>, &str); 9] = [
+        let cases: [(&LazyLock<Class>, &str); 13] = [
             (&ALLOCATOR, "_int_malloc"),
+            // Rust's allocation shims, as current toolchains name them.
+            (&ALLOCATOR, "__rustc::__rust_alloc"),
+            (&ALLOCATOR, "__rustc::__rust_no_alloc_shim_is_unstable_v2"),
+            (&FREE, "__rustc::__rust_dealloc"),
             (&ALLOCATOR, "<serprof::measure::alloc::CountingAlloc<A> as core::alloc::global::GlobalAlloc>::alloc"),
             (&GROWTH, "alloc::raw_vec::finish_grow"),
             (&OWNED, "<serde_core::de::impls::StringVisitor as serde_core::de::Visitor>::visit_str"),
             (&NUMBERS, "ryu::pretty::format64"),
             (&UTF8, "core::str::converts::from_utf8"),
             (&SIPHASH, "<core::hash::sip::Hasher<S> as core::hash::Hasher>::write"),
+            (&MAP_OPS, "hashbrown::map::HashMap<K,V,S,A>::insert"),
             (&REPEATED, "serprof_engines::casestudy::reflect_json::introspect::introspect"),
             (&ENCODE_SIDE, "<serprof_engines::external::serde_json::SerdeJson as serprof_api::codec::Codec<T>>::encode"),
         ];

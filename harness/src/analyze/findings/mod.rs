@@ -130,7 +130,9 @@ fn sampled(
 
 /// The findings of the CPU profile.
 fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
-    use frames::{hits, ALLOCATOR, GROWTH, HASHING, NUMBERS, OWNED, REPEATED, SIPHASH, UTF8};
+    use frames::{
+        hits, ALLOCATOR, GROWTH, HASHING, MAP_OPS, NUMBERS, OWNED, REPEATED, SIPHASH, UTF8,
+    };
     let (encodes, decodes) = halves(r.operation);
     let mut out = Vec::new();
     if decodes {
@@ -183,12 +185,20 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
             remedy,
         ));
     }
-    // SipHash's rounds are inlined into `hash_one`: where the profile shows SipHash, the
-    // hashing frames are its.
+    // SipHash's rounds are inlined into `hash_one` and into the map's inserts and lookups:
+    // where the profile shows SipHash, those frames are counted with it. The share is then the
+    // map's hashing and the probing that cannot be told from it, which bounds what a faster
+    // hasher can gain (counting SipHash's own frames alone, the testkit twin gained more than
+    // that bound).
     let sip = hits(cpu, &[&*SIPHASH], None, Direction::Any);
     let h = match sip.samples {
         0 => sip,
-        _ => hits(cpu, &[&*SIPHASH, &*HASHING], None, Direction::Any),
+        _ => hits(
+            cpu,
+            &[&*SIPHASH, &*HASHING, &*MAP_OPS],
+            None,
+            Direction::Any,
+        ),
     };
     out.extend(sampled(
         DiagnosisKind::MapHashing,
@@ -311,6 +321,7 @@ fn field_names(r: &ConfigResult) -> Option<Diagnosis> {
 
 /// The findings verification and the split made, with their remedies.
 fn from_verification(r: &ConfigResult) -> Vec<Diagnosis> {
+    let samples = r.cpu.as_ref().map(|c| c.samples);
     let mut out = Vec::new();
     let mut changed: Option<(usize, String, bool)> = None;
     for f in &r.findings {
@@ -331,10 +342,9 @@ fn from_verification(r: &ConfigResult) -> Vec<Diagnosis> {
                 if let Some(p) = profile_share {
                     evidence.push(Evidence::new(EvidenceKind::Type, rust_type, *p));
                 }
-                out.push(exact(
+                out.push(from_share(
                     DiagnosisKind::ElementByElement,
-                    s,
-                    measure,
+                    (s, measure, samples),
                     evidence,
                     remedy.clone(),
                     serprof_api::__private::ELEMENTS_THRESHOLD,
@@ -347,19 +357,17 @@ fn from_verification(r: &ConfigResult) -> Vec<Diagnosis> {
                     .find(|f| &f.path == path)
                     .map(|f| f.rust_type.as_str())
                     .unwrap_or("");
-                out.push(exact(
+                out.push(from_share(
                     DiagnosisKind::LargeField,
-                    *share,
-                    Measure::PayloadBytes,
+                    (*share, Measure::PayloadBytes, None),
                     vec![Evidence::new(EvidenceKind::Field, path, *share)],
                     remedies::large_field(ty),
                     serprof_api::__private::LARGE_FIELD_THRESHOLD,
                 ));
             }
-            Finding::LargeType { rust_type, share } => out.push(exact(
+            Finding::LargeType { rust_type, share } => out.push(from_share(
                 DiagnosisKind::LargeType,
-                *share,
-                Measure::CpuSamples,
+                (*share, Measure::CpuSamples, samples),
                 vec![Evidence::new(EvidenceKind::Type, rust_type, *share)],
                 remedies::large_type(rust_type),
                 super::types::LARGE_TYPE_PERCENT / 100.0,
@@ -399,23 +407,28 @@ fn from_verification(r: &ConfigResult) -> Vec<Diagnosis> {
     out
 }
 
-/// A finding whose share is counted, not sampled.
-fn exact(
+/// A finding of a share the verification or the profile split gave. A share of CPU samples is
+/// sampled: out of `samples`, its interval is Wilson's and its bound is from the interval's
+/// high end, as for [`sampled`]; a share of the payload is counted, and exact.
+fn from_share(
     kind: DiagnosisKind,
-    share: f64,
-    measure: Measure,
+    (share, measure, samples): (f64, Measure, Option<u64>),
     evidence: Vec<Evidence>,
     remedy: String,
     threshold: f64,
 ) -> Diagnosis {
+    let interval = match (measure, samples) {
+        (Measure::CpuSamples, Some(n)) if n > 0 => wilson((share * n as f64).round() as u64, n),
+        _ => [share, share],
+    };
     Diagnosis {
         kind,
         share,
-        interval: [share, share],
+        interval,
         measure,
         threshold,
         evidence,
         remedy,
-        bound: Diagnosis::bound_of(share),
+        bound: Diagnosis::bound_of(interval[1]),
     }
 }
