@@ -145,6 +145,22 @@ pub(super) fn hits(
     under: Option<&Class>,
     side: Direction,
 ) -> Hits {
+    count(folded, classes, under, side, false)
+}
+
+/// [`hits`] with no owner class, each sample named by its innermost matching frame: where the
+/// classes nest (a map's insert calling SipHash), the inner function says more.
+pub(super) fn hits_innermost(folded: &Folded, classes: &[&Class], side: Direction) -> Hits {
+    count(folded, classes, None, side, true)
+}
+
+fn count(
+    folded: &Folded,
+    classes: &[&Class],
+    under: Option<&Class>,
+    side: Direction,
+    innermost: bool,
+) -> Hits {
     let mut out = Hits {
         total: folded.total(),
         ..Hits::default()
@@ -163,9 +179,11 @@ pub(super) fn hits(
             },
             None => 0,
         };
-        let found = frames[start..]
-            .iter()
-            .position(|f| classes.iter().any(|c| c.matches(f)));
+        let matching = |f: &&str| classes.iter().any(|c| c.matches(f));
+        let found = match innermost {
+            false => frames[start..].iter().position(matching),
+            true => frames[start..].iter().rposition(matching),
+        };
         let Some(at) = found.map(|i| start + i) else {
             continue;
         };
@@ -309,6 +327,24 @@ mod tests {
         // text.
         assert!(!REPEATED.matches("<u32 as wincode::schema::SchemaWrite>::write"));
         assert!(!NUMBERS.matches("<postcard::ser::Serializer as serde::Serializer>::serialize_u64"));
+    }
+
+    #[test]
+    fn innermost_naming_names_the_hasher_inside_the_map() {
+        let f = folded(&[
+            ("decode;hashbrown::map::HashMap<K,V,S,A>::insert;<core::hash::sip::Hasher<S> as core::hash::Hasher>::write", 3),
+            ("decode;hashbrown::map::HashMap<K,V,S,A>::insert", 2),
+            ("decode;visit_map", 5),
+        ]);
+        let classes: [&Class; 2] = [&MAP_OPS, &SIPHASH];
+        let inner = hits_innermost(&f, &classes, Direction::Any);
+        assert_eq!((inner.samples, inner.total), (5, 10));
+        // SipHash's `write` holds its 3 samples; the insert keeps only its own 2.
+        assert_eq!(inner.functions[0].1, 3, "{inner:?}");
+        assert!(inner.functions[1].0.contains("insert"), "{inner:?}");
+        assert_eq!(inner.functions[1].1, 2, "{inner:?}");
+        let outer = hits(&f, &classes, None, Direction::Any);
+        assert_eq!(outer.functions.len(), 1, "{outer:?}");
     }
 
     #[test]

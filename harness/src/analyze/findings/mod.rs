@@ -193,12 +193,9 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
     let sip = hits(cpu, &[&*SIPHASH], None, Direction::Any);
     let h = match sip.samples {
         0 => sip,
-        _ => hits(
-            cpu,
-            &[&*SIPHASH, &*HASHING, &*MAP_OPS],
-            None,
-            Direction::Any,
-        ),
+        // Named by the innermost of those frames: SipHash's own functions where a sample is
+        // in them, the map's operation where the rounds are inlined into it.
+        _ => frames::hits_innermost(cpu, &[&*SIPHASH, &*HASHING, &*MAP_OPS], Direction::Any),
     };
     out.extend(sampled(
         DiagnosisKind::MapHashing,
