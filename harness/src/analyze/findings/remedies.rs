@@ -93,7 +93,7 @@ pub(crate) fn reads(kind: DiagnosisKind) -> &'static str {
         DiagnosisKind::BufferRegrowth => "CPU samples in Vec growth and realloc under encode; reallocations per operation",
         DiagnosisKind::Numbers => "CPU samples in number formatting and parsing (ryu, itoa, core::fmt, dec2flt, the JSON engines' number readers) of a text format",
         DiagnosisKind::Utf8Validation => "CPU samples in UTF-8 validation on decode",
-        DiagnosisKind::MapHashing => "CPU samples in SipHash",
+        DiagnosisKind::MapHashing => "CPU samples in SipHash, and in the map operations its rounds are inlined into",
         DiagnosisKind::FieldNames => "the bytes of field and variant names in the payload's split by field",
         DiagnosisKind::Allocator => "CPU samples in the allocator; with --allocators, the other allocators' rows",
         DiagnosisKind::RepeatedWork => "CPU samples in type-describing work (introspection, schemas, regex compilation) inside the measured loop",
