@@ -38,8 +38,9 @@ macro_rules! class {
 
 // The allocator's own code: glibc's malloc family, Rust's allocation shims (`__rust_alloc`,
 // `__rustc::__rust_alloc` as current toolchains name it, and the
-// `__rust_no_alloc_shim_is_unstable` call every allocation makes) and `GlobalAlloc` impls (the counting allocator's among them), jemalloc's and mimalloc's
-// entry points, and `Vec`'s growth path.
+// `__rust_no_alloc_shim_is_unstable` call every allocation makes) and `GlobalAlloc` impls
+// (the counting allocator's among them), jemalloc's and mimalloc's entry points, and `Vec`'s
+// growth path.
 class!(
     ALLOCATOR,
     r"^(malloc|free|realloc|calloc|cfree|_int_malloc|_int_free\w*|_int_realloc|malloc_consolidate|unlink_chunk\w*|tcache_\w+|(__GI_)?__libc_(malloc|free|realloc|calloc)|(__rustc::)?(__rust_(alloc|dealloc|realloc|alloc_zeroed|no_alloc_shim_is_unstable\w*)|__rdl_\w+)|_rjem_\w+|je_\w+|_?mi_\w+)$|as core::alloc::global::GlobalAlloc>::|^alloc::alloc::(alloc|dealloc|realloc|exchange_malloc)|raw_vec::finish_grow"
