@@ -136,7 +136,7 @@ impl ExactSelf {
         (after, after_ops): (&Folded, u64),
     ) -> ExactSelf {
         let per_op = |f: &Folded, ops: u64| -> BTreeMap<String, f64> {
-            self_counts(f)
+            f.self_counts()
                 .into_iter()
                 .map(|(k, v)| (k, v as f64 / ops.max(1) as f64))
                 .collect()
@@ -163,16 +163,6 @@ pub(crate) struct Exact {
     pub ll_misses: Option<ExactSelf>,
 }
 
-/// Each leaf frame's count: the functions' self counts.
-pub(crate) fn self_counts(folded: &Folded) -> BTreeMap<String, u64> {
-    let mut out = BTreeMap::new();
-    for (stack, &count) in &folded.stacks {
-        let leaf = stack.rsplit(';').next().unwrap_or(stack);
-        *out.entry(leaf.to_string()).or_insert(0) += count;
-    }
-    out
-}
-
 /// One set of one side: each function's self share, the time per operation, the samples.
 type SetFigures = (BTreeMap<String, f64>, f64, u64);
 
@@ -192,7 +182,9 @@ impl SideSets {
             if total == 0 || !t.is_finite() || t <= 0.0 {
                 continue;
             }
-            let shares = self_counts(&p.folded)
+            let shares = p
+                .folded
+                .self_counts()
                 .into_iter()
                 .map(|(k, v)| (k, v as f64 / total as f64))
                 .collect();

@@ -10,17 +10,7 @@ use anyhow::Result;
 
 use crate::commands::hotspots::{load, regex_arg, resolve, ProfileKind};
 use crate::layout::write_atomic;
-use crate::render::flame::{flame_svg, Kind};
-
-/// The measured loops' frames: `serprof_api::workload::roundtrip_loop` and the others, and
-/// `serprof::measure::workload::*_loop`, their path in profiles of a harness that held the loops
-/// itself.
-fn loop_pattern() -> String {
-    format!(
-        "^({}|serprof::measure::workload::\\w+_loop)$",
-        serprof_api::__private::LOOP_FRAMES
-    )
-}
+use crate::render::flame::{flame_svg, from_the_loop, Kind, LOOP_PATTERN};
 
 pub(crate) fn run(
     path: &Path,
@@ -31,15 +21,15 @@ pub(crate) fn run(
 ) -> Result<ExitCode> {
     let (file, _) = resolve(path, kind)?;
     let folded = load(&file)?;
-    let pattern = if from_loop {
-        Some(loop_pattern())
-    } else {
-        matching.map(str::to_string)
+    let from_re = regex_arg("--match", matching)?;
+    let pattern = match from_loop {
+        true => Some(LOOP_PATTERN.as_str()),
+        false => matching,
     };
-    let from_re = regex_arg("--match", pattern.as_deref())?;
-    let folded = match &from_re {
-        Some(re) => folded.starting_at(|frame| re.is_match(frame)),
-        None => folded,
+    let folded = match (&from_re, from_loop) {
+        (Some(re), _) => folded.starting_at(|frame| re.is_match(frame)),
+        (None, true) => from_the_loop(folded),
+        (None, false) => folded,
     };
     let (flame_kind, unit) = match kind {
         ProfileKind::Cpu => (Kind::Cpu, "samples"),
@@ -47,7 +37,7 @@ pub(crate) fn run(
         ProfileKind::Instructions => (Kind::Instructions, "instructions"),
         ProfileKind::Simulated(e) => (Kind::Instructions, e.unit()),
     };
-    let subtitle = match &pattern {
+    let subtitle = match pattern {
         Some(p) => format!(
             "{} {unit}; stacks start at the first frame matching {p}",
             folded.total()

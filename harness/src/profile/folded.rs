@@ -60,6 +60,16 @@ impl Folded {
         self.stacks.values().sum()
     }
 
+    /// Each leaf frame's count: the functions' self counts.
+    pub fn self_counts(&self) -> BTreeMap<String, u64> {
+        let mut out = BTreeMap::new();
+        for (stack, &count) in &self.stacks {
+            let leaf = stack.rsplit(';').next().unwrap_or(stack);
+            *out.entry(leaf.to_string()).or_insert(0) += count;
+        }
+        out
+    }
+
     /// The folded text: one `stack count` line per stack, sorted.
     pub fn to_text(&self) -> String {
         let mut s = String::new();

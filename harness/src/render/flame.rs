@@ -2,8 +2,34 @@
 //! ones for comparisons. Folded text is the record; SVGs are derived from it, with
 //! deterministic colours so the same profile always gives the same picture.
 
+use std::sync::LazyLock;
+
 use anyhow::{Context, Result};
 use inferno::flamegraph::{self, color::BasicPalette, Options, Palette};
+use regex::Regex;
+
+use crate::profile::folded::Folded;
+
+/// The measured loops' frames: `serprof_api::workload::roundtrip_loop` and the others, and
+/// `serprof::measure::workload::*_loop`, their path in profiles of a harness that held the loops
+/// itself.
+pub(crate) static LOOP_PATTERN: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "^({}|serprof::measure::workload::\\w+_loop)$",
+        serprof_api::__private::LOOP_FRAMES
+    )
+});
+
+static LOOP: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(&LOOP_PATTERN).ok());
+
+/// `folded` with every stack started at the measured loop, so that the harness's frames under
+/// every engine are left out; a stack without the loop is kept whole, so the total stays.
+pub(crate) fn from_the_loop(folded: Folded) -> Folded {
+    match &*LOOP {
+        Some(re) => folded.starting_at(|f| re.is_match(f)),
+        None => folded,
+    }
+}
 
 /// What kind of counts a flame graph shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -41,12 +41,47 @@ pub(crate) fn ratio_ci(m: &FunctionMove) -> String {
     }
 }
 
+/// What the table says of a function.
+#[derive(Debug, Clone, Copy)]
+enum Call {
+    Slower,
+    Faster,
+    NotCalled,
+}
+
+impl Call {
+    fn of(m: &FunctionMove) -> Call {
+        match (m.called, m.delta_ns > 0.0) {
+            (true, true) => Call::Slower,
+            (true, false) => Call::Faster,
+            (false, _) => Call::NotCalled,
+        }
+    }
+
+    fn color(self) -> Color {
+        match self {
+            Call::Slower => SLOWER,
+            Call::Faster => FASTER,
+            Call::NotCalled => NOT_CALLED,
+        }
+    }
+
+    /// The class of its frames.
+    fn class(self) -> &'static str {
+        match self {
+            Call::Slower => "called-slower",
+            Call::Faster => "called-faster",
+            Call::NotCalled => "not-called",
+        }
+    }
+}
+
 /// The tooltip of a frame of `m`'s function.
 fn title(m: &FunctionMove) -> String {
-    let call = match (m.called, m.delta_ns > 0.0) {
-        (true, true) => "called: slower".to_string(),
-        (true, false) => "called: faster".to_string(),
-        (false, _) => format!(
+    let call = match Call::of(m) {
+        Call::Slower => "called: slower".to_string(),
+        Call::Faster => "called: faster".to_string(),
+        Call::NotCalled => format!(
             "not called (Holm at {:.0}% family-wise)",
             100.0 * FAMILY_ALPHA
         ),
@@ -58,15 +93,6 @@ fn title(m: &FunctionMove) -> String {
         percent_ci(m.contribution, m.contribution_ci95),
         m.delta_ns
     )
-}
-
-/// The class of a frame of `m`'s function (none when it is not examined).
-fn class(m: &FunctionMove) -> &'static str {
-    match (m.called, m.delta_ns > 0.0) {
-        (true, true) => "called-slower",
-        (true, false) => "called-faster",
-        (false, _) => "not-called",
-    }
 }
 
 /// Draws `stacks` (the after side's, every layout's profile together) with the frames of each
@@ -88,14 +114,9 @@ pub(crate) fn functions_diff_svg(
                 continue;
             }
             let m = moves.iter().find(|m| m.name == f);
-            let color = match m {
-                Some(m) if m.called && m.delta_ns > 0.0 => SLOWER,
-                Some(m) if m.called => FASTER,
-                _ => NOT_CALLED,
-            };
-            palette.insert(f, color);
+            palette.insert(f, m.map_or(NOT_CALLED, |m| Call::of(m).color()));
             let (t, c) = match m {
-                Some(m) => (title(m), class(m)),
+                Some(m) => (title(m), Call::of(m).class()),
                 None => (
                     format!("{f}: not examined (too few samples, or not its own time)"),
                     "not-examined",
@@ -127,10 +148,7 @@ pub(crate) fn from_the_loop(profiles: &[SetProfile]) -> Folded {
             *all.stacks.entry(stack.clone()).or_insert(0) += count;
         }
     }
-    match regex::Regex::new(&format!("^{}$", serprof_api::__private::LOOP_FRAMES)) {
-        Ok(re) => all.starting_at(|f| re.is_match(f)),
-        Err(_) => all,
-    }
+    crate::render::flame::from_the_loop(all)
 }
 
 /// One side's profiles and times for [`svg_of`]: per set, its folded text and its time per

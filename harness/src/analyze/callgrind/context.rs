@@ -94,7 +94,6 @@ impl Profile {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
 
     use super::super::test_data::*;
     use super::*;
@@ -191,10 +190,7 @@ calls=3 1
         // per-function totals: both equal the self costs.
         for p in [&base, &callers.merge_contexts(), &callers] {
             let f = p.folded(&FoldOptions::default());
-            let mut per_leaf: HashMap<&str, u64> = HashMap::new();
-            for (s, n) in &f.stacks {
-                *per_leaf.entry(s.rsplit(';').next().unwrap()).or_default() += n;
-            }
+            let per_leaf = f.self_counts();
             let put_node: u64 = per_leaf
                 .get("scratch::workload::put_node")
                 .copied()
