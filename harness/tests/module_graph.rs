@@ -6,7 +6,10 @@
 //!   only `cli` imports `commands`;
 //! - every run-folder file name (the `&str` constants of `harness/src/layout.rs`) is written as a
 //!   literal once in `harness/src`, outside tests;
-//! - no study or operation name is compared with a string literal outside `engines/src/studies/`.
+//! - no study or operation name is compared with a string literal outside `engines/src/studies/`;
+//! - one meaning per name in the harness: no type defined twice (a pair of `#[cfg]` alternatives
+//!   is one), one `enum Verdict` in the harness and the API, no `Result<_, String>` outside
+//!   `cli.rs`, and at most 8 `feature = "driver"` gates.
 //!
 //! An import is any path `crate::a::b`, `super::a`, `self::a` or a path through a child module
 //! in a file's non-test code (comments, strings and the trailing `#[cfg(test)]` part are blanked
@@ -772,4 +775,154 @@ fn the_checker_sees_cycles_groups_and_strings() {
     let found = cycles(&e);
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].len(), 3);
+}
+
+/// The types a source's code defines: `(name, line, whether a `#[cfg(...)]` line comes just
+/// before it)`. Structs, enums and traits at any depth; `type` aliases at a file's top level only
+/// (an impl's `type Err` and a function's local alias name nothing of the module).
+fn type_definitions(code: &str) -> Vec<(String, usize, bool)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let top_level = !line.starts_with(char::is_whitespace);
+        let mut words = line.split_whitespace().skip_while(|w| w.starts_with("pub"));
+        let (Some(kind), Some(name)) = (words.next(), words.next()) else {
+            continue;
+        };
+        let counted = matches!(kind, "struct" | "enum" | "trait") || (kind == "type" && top_level);
+        let name: String = name.chars().take_while(|c| is_ident(*c)).collect();
+        if !counted || !name.starts_with(|c: char| c.is_ascii_uppercase()) {
+            continue;
+        }
+        let before = lines[..i]
+            .iter()
+            .rev()
+            .map(|l| l.trim())
+            .find(|l| !l.is_empty());
+        let cfg = before.is_some_and(|l| l.starts_with("#[cfg("));
+        out.push((name, i + 1, cfg));
+    }
+    out
+}
+
+/// The last generic argument of each `Result<...>` in `line`, spaces removed.
+fn result_errors(line: &str) -> Vec<String> {
+    let compact: String = line.split_whitespace().collect();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(pos) = compact[from..].find("Result<") {
+        let start = from + pos + "Result<".len();
+        from = start;
+        if compact[..start - "Result<".len()]
+            .chars()
+            .next_back()
+            .is_some_and(is_ident)
+        {
+            continue;
+        }
+        let (mut depth, mut last) = (1, start);
+        for (j, c) in compact[start..].char_indices() {
+            match c {
+                '<' | '(' => depth += 1,
+                '>' | ')' => depth -= 1,
+                ',' if depth == 1 => last = start + j + 1,
+                _ => {}
+            }
+            if depth == 0 {
+                if last > start {
+                    out.push(compact[last..start + j].to_string());
+                }
+                break;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn one_meaning_per_name_in_the_harness() {
+    let harness = load(&crate_src("harness"));
+    let mut problems = Vec::new();
+
+    let mut defined: BTreeMap<String, Vec<(String, usize, bool)>> = BTreeMap::new();
+    for s in &harness {
+        for (name, line, cfg) in type_definitions(&s.code) {
+            let at = s.path.display().to_string();
+            defined.entry(name).or_default().push((at, line, cfg));
+        }
+    }
+    for (name, places) in &defined {
+        let files: BTreeSet<&String> = places.iter().map(|p| &p.0).collect();
+        let alternatives = files.len() == 1 && places.iter().all(|p| p.2);
+        if places.len() > 1 && !alternatives {
+            let at: Vec<String> = places.iter().map(|p| format!("{}:{}", p.0, p.1)).collect();
+            problems.push(format!(
+                "type {name} is defined {} times: {}",
+                places.len(),
+                at.join(", ")
+            ));
+        }
+    }
+
+    let api = load(&crate_src("api"));
+    let verdicts: Vec<String> = harness
+        .iter()
+        .chain(&api)
+        .flat_map(|s| {
+            type_definitions(&s.code)
+                .into_iter()
+                .filter(|(name, _, _)| name == "Verdict")
+                .map(|(_, line, _)| format!("{}:{line}", s.path.display()))
+        })
+        .collect();
+    if verdicts.len() != 1 {
+        problems.push(format!("`Verdict` should be defined once: {verdicts:?}"));
+    }
+
+    for s in harness.iter().filter(|s| s.module != ["cli"]) {
+        for (i, line) in s.code.lines().enumerate() {
+            if result_errors(line).iter().any(|e| e == "String") {
+                problems.push(format!("{}:{}: Result<_, String>", s.path.display(), i + 1));
+            }
+        }
+    }
+
+    let gates: usize = harness
+        .iter()
+        .map(|s| {
+            let compact: String = s.code_with_strings.split_whitespace().collect();
+            compact.matches("feature=\"driver\"").count()
+        })
+        .sum();
+    if gates > 8 {
+        problems.push(format!(
+            "`feature = \"driver\"` gates {gates} places (at most 8)"
+        ));
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+#[test]
+fn the_name_checker_sees_types_alternatives_and_error_types() {
+    let code = "pub(crate) struct A;\n#[cfg(x)]\npub type B = u8;\nimpl F for A {\n    type Err = E;\n}\nfn f() {\n    enum C {}\n}\n";
+    let found: Vec<(String, usize, bool)> = type_definitions(code);
+    assert_eq!(
+        found,
+        [
+            ("A".to_string(), 1, false),
+            ("B".to_string(), 3, true),
+            ("C".to_string(), 8, false)
+        ]
+    );
+    assert_eq!(
+        result_errors(
+            "fn f() -> Result<HashMap<u8, String>, Error> { Ok(x) } // MyResult<u8, String>"
+        ),
+        ["Error"]
+    );
+    assert_eq!(
+        result_errors("-> std::result::Result<Vec<(u8, u8)>, String>"),
+        ["String"]
+    );
+    assert!(result_errors("-> Result<()>").is_empty());
 }

@@ -41,47 +41,48 @@ pub(crate) fn ratio_ci(m: &FunctionMove) -> String {
     }
 }
 
-/// What the table says of a function.
+/// What the table says of a function: slower, faster or not called (one mark for its colour,
+/// class and tooltip).
 #[derive(Debug, Clone, Copy)]
-enum Call {
+enum Mark {
     Slower,
     Faster,
     NotCalled,
 }
 
-impl Call {
-    fn of(m: &FunctionMove) -> Call {
+impl Mark {
+    fn of(m: &FunctionMove) -> Mark {
         match (m.called, m.delta_ns > 0.0) {
-            (true, true) => Call::Slower,
-            (true, false) => Call::Faster,
-            (false, _) => Call::NotCalled,
+            (true, true) => Mark::Slower,
+            (true, false) => Mark::Faster,
+            (false, _) => Mark::NotCalled,
         }
     }
 
     fn color(self) -> Color {
         match self {
-            Call::Slower => SLOWER,
-            Call::Faster => FASTER,
-            Call::NotCalled => NOT_CALLED,
+            Mark::Slower => SLOWER,
+            Mark::Faster => FASTER,
+            Mark::NotCalled => NOT_CALLED,
         }
     }
 
     /// The class of its frames.
     fn class(self) -> &'static str {
         match self {
-            Call::Slower => "called-slower",
-            Call::Faster => "called-faster",
-            Call::NotCalled => "not-called",
+            Mark::Slower => "called-slower",
+            Mark::Faster => "called-faster",
+            Mark::NotCalled => "not-called",
         }
     }
 }
 
 /// The tooltip of a frame of `m`'s function.
 fn title(m: &FunctionMove) -> String {
-    let call = match Call::of(m) {
-        Call::Slower => "called: slower".to_string(),
-        Call::Faster => "called: faster".to_string(),
-        Call::NotCalled => format!(
+    let call = match Mark::of(m) {
+        Mark::Slower => "called: slower".to_string(),
+        Mark::Faster => "called: faster".to_string(),
+        Mark::NotCalled => format!(
             "not called (Holm at {:.0}% family-wise)",
             100.0 * FAMILY_ALPHA
         ),
@@ -114,9 +115,9 @@ pub(crate) fn functions_diff_svg(
                 continue;
             }
             let m = moves.iter().find(|m| m.name == f);
-            palette.insert(f, m.map_or(NOT_CALLED, |m| Call::of(m).color()));
+            palette.insert(f, m.map_or(NOT_CALLED, |m| Mark::of(m).color()));
             let (t, c) = match m {
-                Some(m) => (title(m), Call::of(m).class()),
+                Some(m) => (title(m), Mark::of(m).class()),
                 None => (
                     format!("{f}: not examined (too few samples, or not its own time)"),
                     "not-examined",
