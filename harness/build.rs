@@ -34,13 +34,42 @@ fn main() {
     println!("cargo:rustc-env=SERPROF_RUSTC={rustc_version}");
     println!("cargo:rerun-if-env-changed=SERPROF_BUILD_REV");
     build_flags();
-    // Only paths that exist: cargo reruns a build script on every build when one is missing,
-    // which would rebuild the harness each time in a copy without `.git`.
-    for path in ["../.git/HEAD", "../.git/index"] {
-        if given.is_none() && std::path::Path::new(path).exists() {
+    if given.is_none() {
+        for path in watched() {
             println!("cargo:rerun-if-changed={path}");
         }
     }
+}
+
+/// What the revision and its `+dirty` mark depend on: git's own files for HEAD, the branch it
+/// names, the packed refs and the index, asked of git (in a worktree `.git` is a file and they
+/// live elsewhere), and the workspace's sources (an edit makes the tree dirty). Only paths that
+/// exist: cargo reruns a build script on every build when one is missing, which would rebuild
+/// the harness each time in a copy without `.git`.
+fn watched() -> Vec<String> {
+    let mut paths: Vec<String> = Vec::new();
+    if let Some(branch) = output("git", &["symbolic-ref", "-q", "HEAD"]) {
+        paths.push(branch);
+    }
+    let git_files = ["HEAD", "index", "packed-refs"].map(String::from);
+    for name in paths.drain(..).chain(git_files).collect::<Vec<_>>() {
+        if let Some(p) = output(
+            "git",
+            &["rev-parse", "--path-format=absolute", "--git-path", &name],
+        ) {
+            paths.push(p);
+        }
+    }
+    let sources = [
+        "src",
+        "Cargo.toml",
+        "../api/src",
+        "../engines/src",
+        "../Cargo.lock",
+    ];
+    paths.extend(sources.map(String::from));
+    paths.retain(|p| std::path::Path::new(p).exists());
+    paths
 }
 
 /// How this build is made: the same rustflags apply to every crate of a build (serprof's and

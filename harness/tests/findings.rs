@@ -80,12 +80,12 @@ fn each_finding_fires_on_its_trap_and_not_on_its_twin() {
                     "{kind}: no evidence in {d}"
                 );
                 let share = d["share"].as_f64().unwrap();
-                // The bound is what is left once the share (at the high end of its interval,
-                // for a sampled one) is gone.
+                // The bound is what is left once the share is gone: for a sampled share, from
+                // a high end at least the 95% interval's.
                 let high = d["interval"][1].as_f64().unwrap();
                 assert!(high >= share, "{kind}: {d}");
                 if let Some(b) = d["bound"].as_f64() {
-                    assert!((b - 1.0 / (1.0 - high)).abs() < 1e-9, "{kind}: {d}");
+                    assert!(b >= 1.0 / (1.0 - high) - 1e-9, "{kind}: {d}");
                 }
                 // What the twin gained, in time and in payload, beside the bound.
                 let time = |r: &Value| r["time_ns"]["median"].as_f64().unwrap_or(f64::NAN);
@@ -102,8 +102,27 @@ fn each_finding_fires_on_its_trap_and_not_on_its_twin() {
                 );
             }
         }
-        if kinds(&twin).iter().any(|k| k == kind) {
-            failures.push(format!("{kind}: the twin has the finding too"));
+        // The twin applied the trap's remedy. A finding of the same kind on it must name another
+        // remedy: the numbers twin writes its floats with zmij, which still takes about a tenth
+        // of its samples, and then the finding names the next remedy (fewer numbers, or a
+        // binary format).
+        let trap_remedy = d.map(|d| d["remedy"].clone());
+        let same = twin["diagnoses"].as_array().and_then(|a| {
+            a.iter()
+                .find(|t| t["kind"] == kind && Some(&t["remedy"]) == trap_remedy.as_ref())
+        });
+        if same.is_some() {
+            failures.push(format!(
+                "{kind}: the twin has the finding too, with the same remedy"
+            ));
+        } else if let Some(t) = twin["diagnoses"]
+            .as_array()
+            .and_then(|a| a.iter().find(|t| t["kind"] == kind))
+        {
+            eprintln!(
+                "{kind:<20} the twin's finding names the next remedy: {}",
+                t["remedy"]
+            );
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -186,14 +186,6 @@ pub struct Series {
     pub xs: Vec<u64>,
 }
 
-fn series() -> Vec<Series> {
-    (0..20u64)
-        .map(|i| Series {
-            xs: (0..20_000).map(|k| k * 7919 + i).collect(),
-        })
-        .collect()
-}
-
 /// Each reading as 8 little-endian bytes, written into a fresh buffer grown as it fills, which
 /// then replaces the caller's (`fresh`), or into the caller's buffer, reused and reserved once.
 struct SeriesCodec {
@@ -420,11 +412,19 @@ impl Codec<Names> for TextsCodec {
                 std::str::from_utf8(t).map_err(CodecError::decode)?;
             }
         }
-        Ok(bytes_digest(texts.into_iter()))
+        Ok(every_byte_digest(texts.into_iter()))
     }
 }
 
-/// Records of long texts (the in-place read's cost is their validation).
+/// What a reader that uses every byte of its texts computes: FNV-1a over all of them. Beside it
+/// validation is a part of the read, as in a real reader, not nearly all of it.
+fn every_byte_digest<'a>(texts: impl Iterator<Item = &'a [u8]>) -> u64 {
+    texts.flatten().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Records of long texts (the in-place read validates them, then digests every byte).
 fn long_names() -> Vec<Names> {
     (0..100)
         .map(|i| Names {
@@ -437,7 +437,7 @@ fn utf8() -> Vec<Config> {
     access_pair(
         "utf8_validation",
         long_names,
-        |v: &Names| bytes_digest(v.texts.iter().map(String::as_bytes)),
+        |v: &Names| every_byte_digest(v.texts.iter().map(String::as_bytes)),
         |fixed| TextsCodec { validate: !fixed },
     )
 }
@@ -517,9 +517,18 @@ fn field_names() -> Vec<Config> {
 
 // ---- the allocator: a box per reading on encode; the twin writes them straight ------------
 
-/// Series' bytes, each reading first boxed (`boxed`) or not.
+/// Series as decimal text, a reading per line, each reading first boxed (`boxed`) or not: the
+/// box is a part of the encode, beside writing the digits.
 struct BoxingCodec {
     boxed: bool,
+}
+
+/// `x`'s decimal digits and a newline, written by hand (no formatting machinery).
+fn write_decimal(x: u64, out: &mut Vec<u8>) {
+    let mut digits = [0u8; 20];
+    let first = crate::model::decimal::digits_before(&mut digits, 20, x);
+    out.extend_from_slice(&digits[first..]);
+    out.push(b'\n');
 }
 
 impl Codec<Series> for BoxingCodec {
@@ -530,18 +539,32 @@ impl Codec<Series> for BoxingCodec {
             } else {
                 black_box(*x)
             };
-            out.extend_from_slice(&x.to_le_bytes());
+            write_decimal(x, out);
         }
         Ok(())
     }
     fn decode(&mut self, bytes: &mut [u8]) -> Result<Series, CodecError> {
-        SeriesCodec { fresh: false }.decode(bytes)
+        let text = std::str::from_utf8(bytes).map_err(CodecError::decode)?;
+        let xs = text
+            .lines()
+            .map(|l| l.parse::<u64>().map_err(CodecError::decode))
+            .collect::<Result<_, _>>()?;
+        Ok(Series { xs })
     }
+}
+
+/// Readings of four or five digits: writing them costs less than boxing them.
+fn small_readings() -> Vec<Series> {
+    (0..20u64)
+        .map(|i| Series {
+            xs: (0..20_000).map(|k| 1_000 + (k * 7 + i) % 90_000).collect(),
+        })
+        .collect()
 }
 
 fn allocator() -> Vec<Config> {
     let s = sub("allocator")
-        .dataset(series)
+        .dataset(small_readings)
         .engine(own("allocator-trap", || BoxingCodec { boxed: true }))
         .engine(own("allocator-twin", || BoxingCodec { boxed: false }))
         .operations([Operation::Serialize])
@@ -564,9 +587,52 @@ fn introspect_fields() -> Vec<String> {
 /// The field names worked out once.
 static FIELDS: LazyLock<Vec<String>> = LazyLock::new(introspect_fields);
 
-/// `name=text;` per field, the names worked out per value (`per_value`) or once.
+/// `name=text;` per field, the names worked out per value (`per_value`) or once; a text's `;`,
+/// `=` and `\\` are escaped with a `\\`, byte by byte, so writing the texts is a part of the
+/// encode beside the names.
 struct NamedCodec {
     per_value: bool,
+}
+
+/// Whether `b` is escaped in a text.
+fn is_special(b: u8) -> bool {
+    matches!(b, b';' | b'=' | b'\\')
+}
+
+/// The fields of a `name=text;` payload: each field's text, unescaped.
+fn named_texts(bytes: &[u8]) -> Result<Vec<String>, CodecError> {
+    let mut texts = Vec::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let eq = rest
+            .iter()
+            .position(|&b| b == b'=')
+            .ok_or_else(|| CodecError::decode("a field without '='"))?;
+        rest = &rest[eq + 1..];
+        let mut text = Vec::new();
+        loop {
+            match rest.split_first() {
+                Some((b';', tail)) => {
+                    rest = tail;
+                    break;
+                }
+                Some((b'\\', tail)) => {
+                    let (&b, tail) = tail
+                        .split_first()
+                        .ok_or_else(|| CodecError::decode("a '\\' at the end"))?;
+                    text.push(b);
+                    rest = tail;
+                }
+                Some((&b, tail)) => {
+                    text.push(b);
+                    rest = tail;
+                }
+                None => return Err(CodecError::decode("a field without ';'")),
+            }
+        }
+        texts.push(String::from_utf8(text).map_err(CodecError::decode)?);
+    }
+    Ok(texts)
 }
 
 impl Codec<Names> for NamedCodec {
@@ -581,29 +647,36 @@ impl Codec<Names> for NamedCodec {
         for (name, text) in fields.iter().zip(&v.texts) {
             out.extend_from_slice(name.as_bytes());
             out.push(b'=');
-            out.extend_from_slice(text.as_bytes());
+            for &b in text.as_bytes() {
+                if is_special(b) {
+                    out.push(b'\\');
+                }
+                out.push(b);
+            }
             out.push(b';');
         }
         Ok(())
     }
     fn decode(&mut self, bytes: &mut [u8]) -> Result<Names, CodecError> {
-        let text = std::str::from_utf8(bytes).map_err(CodecError::decode)?;
-        let texts: Vec<String> = text
-            .split(';')
-            .filter(|p| !p.is_empty())
-            .map(|p| p.split_once('=').map(|(_, t)| t.to_string()))
-            .collect::<Option<_>>()
-            .ok_or_else(|| CodecError::decode("a field without '='"))?;
-        let texts: [String; 16] = texts
+        let texts: [String; 16] = named_texts(bytes)?
             .try_into()
             .map_err(|_| CodecError::decode("not 16 fields"))?;
         Ok(Names { texts })
     }
 }
 
+/// Records of texts of about 150 bytes, a few of them to escape.
+fn escaped_names() -> Vec<Names> {
+    (0..200)
+        .map(|i| Names {
+            texts: std::array::from_fn(|k| format!("{k:x}-{i}; {}", "a=b c\\d ".repeat(15))),
+        })
+        .collect()
+}
+
 fn repeated_work() -> Vec<Config> {
     let s = sub("repeated")
-        .dataset(names)
+        .dataset(escaped_names)
         .engine(own("repeated_work-trap", || NamedCodec { per_value: true }))
         .engine(own("repeated_work-twin", || NamedCodec {
             per_value: false,

@@ -205,7 +205,7 @@ pub struct Diagnosis {
     /// The change that removes it, naming the attribute, crate or call.
     pub remedy: String,
     /// The most removing it can gain: `1 / (1 - share)` of the time (CPU samples, from the
-    /// high end of the share's interval) or of the payload (bytes, exact); none for a
+    /// high end of the share's 99.9% interval) or of the payload (bytes, exact); none for a
     /// correctness finding, or when the share is nearly the whole ([`UNBOUNDED`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bound: Option<f64>,

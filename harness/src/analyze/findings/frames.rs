@@ -45,6 +45,30 @@ class!(
     ALLOCATOR,
     r"^(malloc|free|realloc|calloc|cfree|_int_malloc|_int_free\w*|_int_realloc|malloc_consolidate|unlink_chunk\w*|tcache_\w+|(__GI_)?__libc_(malloc|free|realloc|calloc)|(__rustc::)?(__rust_(alloc|dealloc|realloc|alloc_zeroed|no_alloc_shim_is_unstable\w*)|__rdl_\w+)|_rjem_\w+|je_\w+|_?mi_\w+)$|as core::alloc::global::GlobalAlloc>::|^alloc::alloc::(alloc|dealloc|realloc|exchange_malloc)|raw_vec::finish_grow"
 );
+// serprof's own allocation wrappers in the measured program (counting each allocation, choosing
+// the allocator of `run --allocators`): a sample whose innermost frame is one of them is
+// serprof's cost, not the program's.
+class!(
+    INSTRUMENTATION,
+    r"<serprof::measure::(alloc::CountingAlloc|chosen::ChosenAlloc)\b"
+);
+
+/// `folded` without the samples spent in serprof's own allocation wrappers
+/// ([`INSTRUMENTATION`] as the innermost frame): what the program's profile would be without
+/// serprof counting its allocations.
+pub(super) fn without_instrumentation(folded: &Folded) -> Folded {
+    let stacks = folded
+        .stacks
+        .iter()
+        .filter(|(stack, _)| {
+            let leaf = stack.rsplit(';').next().unwrap_or("");
+            !INSTRUMENTATION.matches(leaf)
+        })
+        .map(|(k, v)| (k.clone(), *v))
+        .collect();
+    Folded { stacks }
+}
+
 // Freeing: what a value's drop calls, away from where its memory was allocated.
 class!(
     FREE,
@@ -66,11 +90,14 @@ class!(
     GROWTH,
     r"^(realloc|_int_realloc|(__rustc::)?__rust_realloc|__libc_realloc)$|GlobalAlloc>::realloc|raw_vec::finish_grow|RawVec(Inner)?<.*>::(grow\w*|reserve\w*)|reserve_for_push|do_reserve_and_handle"
 );
-// A string made for a decoded value (and dropped with it), by serde's visitors and the binary
-// engines' string readers. (A `Vec`'s visitor is not one: it holds its elements' decoding.)
+// A string made for a decoded value (and dropped with it), by serde's `String` visitor and the
+// binary engines' string readers, named `<String as Trait>` or `<impl Trait for String>`. Not
+// `deserialize_str` nor a `visit_str`: any type may read a borrowed `&str` (a base64 byte array,
+// a field's name) without making a String. (A `Vec`'s visitor is not one either: it holds its
+// elements' decoding.)
 class!(
     OWNED,
-    r"Deserialize for alloc::string::String>|deserialize_string|deserialize_str\b|deserialize_byte_buf|StringVisitor|visit_string|visit_str\b|<alloc::string::String as [^>]*(Deserialize|Decode|Readable|Unpackable|DeBin|DeJson|SchemaRead)|<str as alloc::borrow::ToOwned>|<\[T\] as alloc::borrow::ToOwned>|alloc::str::<impl str>::to_owned|<alloc::string::String as core::convert::From<&str>>|encoding::string::merge|read_string|decode_string|drop_in_place<alloc::string::String>|drop_in_place<alloc::vec::Vec<alloc::string::String>>"
+    r"Deserialize for alloc::string::String>|deserialize_string|deserialize_byte_buf|StringVisitor|visit_string|<alloc::string::String as [^>]*(Deserialize|Decode|Readable|Unpackable|DeBin|DeJson|SchemaRead)|<impl .*(Deserialize|Decode|Readable|Unpackable|DeBin|DeJson|SchemaRead)\b.* for alloc::string::String>|<str as alloc::borrow::ToOwned>|<\[T\] as alloc::borrow::ToOwned>|alloc::str::<impl str>::to_owned|<alloc::string::String as core::convert::From<&str>>|encoding::string::merge|read_string|decode_string|drop_in_place<alloc::string::String>|drop_in_place<alloc::vec::Vec<alloc::string::String>>"
 );
 // Numbers written or read as text: ryu, itoa, std's formatting and parsing, and the JSON
 // engines' number routines.
@@ -328,6 +355,40 @@ mod tests {
         // text.
         assert!(!REPEATED.matches("<u32 as wincode::schema::SchemaWrite>::write"));
         assert!(!NUMBERS.matches("<postcard::ser::Serializer as serde::Serializer>::serialize_u64"));
+        // The binary engines' string readers in both of their demangled forms; a borrowed `&str`
+        // read for another type (a base64 byte array, a field name) is not a String made.
+        for reader in [
+            "<impl bincode::de::Decode<Context> for alloc::string::String>::decode",
+            "<impl speedy::readable::Readable<C> for alloc::string::String>::read_from",
+            "<impl msgpacker::Unpackable for alloc::string::String>::unpack",
+            "<alloc::string::String as borsh::de::BorshDeserialize>::deserialize_reader",
+        ] {
+            assert!(OWNED.matches(reader), "{reader}");
+        }
+        for other in [
+            "<&mut serde_json::de::Deserializer<R> as serde_core::de::Deserializer>::deserialize_str",
+            "<my::ByteArray::deserialize::V as serde_core::de::Visitor>::visit_str",
+            "<impl bincode::enc::Encode for alloc::string::String>::encode",
+        ] {
+            assert!(!OWNED.matches(other), "{other}");
+        }
+    }
+
+    #[test]
+    fn serprofs_counting_of_allocations_is_left_out() {
+        let counting =
+            "<serprof::measure::alloc::CountingAlloc<A> as core::alloc::global::GlobalAlloc>::alloc";
+        let f = folded(&[
+            (&format!("decode;__rustc::__rust_alloc;{counting}"), 2),
+            (
+                &format!("decode;__rustc::__rust_alloc;{counting};malloc"),
+                3,
+            ),
+            ("decode;visit_map", 5),
+        ]);
+        let kept = without_instrumentation(&f);
+        assert_eq!(kept.total(), 8);
+        assert_eq!(hits(&kept, &[&ALLOCATOR], None, Direction::Any).samples, 3);
     }
 
     #[test]

@@ -81,10 +81,26 @@ fn halves(op: Operation) -> (bool, bool) {
 
 /// Wilson's 95% interval of `k` of `n`.
 pub(crate) fn wilson(k: u64, n: u64) -> [f64; 2] {
+    wilson_at(k, n, 1.96)
+}
+
+/// The normal quantile of the interval a sampled share's bound is read from: 99.9%, two-sided.
+/// A bound is the most a remedy can gain, read against many rows; at 95% one row in forty would
+/// gain more than its bound by sampling alone.
+const BOUND_Z: f64 = 3.29;
+
+/// The most removing `k` of `n` samples can gain: [`Diagnosis::bound_of`] the high end of their
+/// share's 99.9% interval.
+fn sampled_bound(k: u64, n: u64) -> Option<f64> {
+    Diagnosis::bound_of(wilson_at(k, n, BOUND_Z)[1])
+}
+
+/// Wilson's interval of `k` of `n` at the normal quantile `z`.
+fn wilson_at(k: u64, n: u64, z: f64) -> [f64; 2] {
     if n == 0 {
         return [0.0, 1.0];
     }
-    let (n, p, z) = (n as f64, k as f64 / n as f64, 1.96_f64);
+    let (n, p) = (n as f64, k as f64 / n as f64);
     let centre = p + z * z / (2.0 * n);
     let spread = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
     let d = 1.0 + z * z / n;
@@ -122,9 +138,22 @@ fn sampled(
         threshold,
         evidence: functions,
         remedy,
-        // The most it can gain at 95%: from the interval's high end, since near the whole of
-        // the samples the bound moves fast with the share.
-        bound: Diagnosis::bound_of(interval[1]),
+        // The most it can gain: from a high end, since near the whole of the samples the
+        // bound moves fast with the share.
+        bound: sampled_bound(hits.samples, hits.total),
+    })
+}
+
+/// Whether `rust_type`'s samples are a byte array's written element by element, which that
+/// finding already names with its remedy: the array's type, or its element `u8`.
+fn byte_array_timed(r: &ConfigResult, rust_type: &str) -> bool {
+    r.findings.iter().any(|f| match f {
+        Finding::ElementByElement {
+            rust_type: array,
+            profile_share: Some(_),
+            ..
+        } => rust_type == array || rust_type == "u8",
+        _ => false,
     })
 }
 
@@ -133,6 +162,8 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
     use frames::{
         hits, ALLOCATOR, GROWTH, HASHING, MAP_OPS, NUMBERS, OWNED, REPEATED, SIPHASH, UTF8,
     };
+    // serprof's counting of allocations is not the program's cost.
+    let cpu = &frames::without_instrumentation(cpu);
     let (encodes, decodes) = halves(r.operation);
     let mut out = Vec::new();
     if decodes {
@@ -149,7 +180,7 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
                 &h,
                 threshold::OWNED_STRINGS,
                 evidence,
-                remedies::OWNED_STRINGS.into(),
+                remedies::owned_strings(&r.engine, &h.functions),
             ));
         }
         let h = hits(cpu, &[&*UTF8], None, Direction::Decode);
@@ -335,21 +366,37 @@ fn from_verification(r: &ConfigResult) -> Vec<Diagnosis> {
                 profile_share,
                 ..
             } => {
-                let (s, measure) = match profile_share {
-                    Some(p) => (*p, Measure::CpuSamples),
-                    None => (*share, Measure::PayloadBytes),
-                };
-                let mut evidence = vec![Evidence::new(EvidenceKind::Field, path, *share)];
-                if let Some(p) = profile_share {
-                    evidence.push(Evidence::new(EvidenceKind::Type, rust_type, *p));
-                }
-                out.push(from_share(
-                    DiagnosisKind::ElementByElement,
-                    (s, measure, samples),
-                    evidence,
-                    remedy.clone(),
-                    serprof_api::__private::ELEMENTS_THRESHOLD,
-                ));
+                let threshold = serprof_api::__private::ELEMENTS_THRESHOLD;
+                let field = Evidence::new(EvidenceKind::Field, path, *share);
+                // The type's share of the profile, when it reaches the threshold as a sampled
+                // share must; else (its code inlined into a caller's, or no profile) the
+                // payload says the bytes go element by element, and no bound of time is given.
+                let timed = profile_share
+                    .map(|p| {
+                        let evidence = vec![
+                            field.clone(),
+                            Evidence::new(EvidenceKind::Type, rust_type, p),
+                        ];
+                        let s = (p, Measure::CpuSamples, samples);
+                        from_share(
+                            DiagnosisKind::ElementByElement,
+                            s,
+                            evidence,
+                            remedy.clone(),
+                            threshold,
+                        )
+                    })
+                    .filter(|d| d.interval[0] >= d.threshold);
+                out.push(timed.unwrap_or_else(|| Diagnosis {
+                    bound: None,
+                    ..from_share(
+                        DiagnosisKind::ElementByElement,
+                        (*share, Measure::PayloadBytes, None),
+                        vec![field],
+                        remedy.clone(),
+                        threshold,
+                    )
+                }));
             }
             Finding::LargeField { path, share } => {
                 let ty = r
@@ -366,7 +413,7 @@ fn from_verification(r: &ConfigResult) -> Vec<Diagnosis> {
                     serprof_api::__private::LARGE_FIELD_THRESHOLD,
                 ));
             }
-            Finding::LargeType { rust_type, share } => {
+            Finding::LargeType { rust_type, share } if !byte_array_timed(r, rust_type) => {
                 let d = from_share(
                     DiagnosisKind::LargeType,
                     (*share, Measure::CpuSamples, samples),
@@ -425,9 +472,12 @@ fn from_share(
     remedy: String,
     threshold: f64,
 ) -> Diagnosis {
-    let interval = match (measure, samples) {
-        (Measure::CpuSamples, Some(n)) if n > 0 => wilson((share * n as f64).round() as u64, n),
-        _ => [share, share],
+    let (interval, bound) = match (measure, samples) {
+        (Measure::CpuSamples, Some(n)) if n > 0 => {
+            let k = (share * n as f64).round() as u64;
+            (wilson(k, n), sampled_bound(k, n))
+        }
+        _ => ([share, share], Diagnosis::bound_of(share)),
     };
     Diagnosis {
         kind,
@@ -437,6 +487,6 @@ fn from_share(
         threshold,
         evidence,
         remedy,
-        bound: Diagnosis::bound_of(interval[1]),
+        bound,
     }
 }

@@ -22,7 +22,7 @@ pub(crate) fn large_type(rust_type: &str) -> String {
         return "a byte array: write it in one piece (`#[serde(with = \"serde_bytes\")]`; base64 text in JSON)".into();
     }
     if is_text(rust_type) {
-        return "text decoded into owned Strings: borrow it (`&'de str`, `Cow<'de, str>` with `#[serde(borrow)]`) or use a zero-copy engine (rkyv)".into();
+        return "text: copied (and escaped, in a text format) on encode; decoded into owned Strings, borrow it (`&'de str`, `Cow<'de, str>` with `#[serde(borrow)]`) or use a zero-copy engine (rkyv); shorter texts or integer codes for a closed set of them".into();
     }
     if rust_type.starts_with("HashMap") {
         return "a map: hash with a faster hasher (`rustc_hash::FxBuildHasher`, `foldhash`) or store it as a `BTreeMap` or a `Vec<(K, V)>`".into();
@@ -35,8 +35,37 @@ pub(crate) fn large_type(rust_type: &str) -> String {
     )
 }
 
-/// Owned strings made on decode.
-pub(super) const OWNED_STRINGS: &str = "borrow from the input instead of allocating: `&'de str` or `Cow<'de, str>` fields with `#[serde(borrow)]` (decoding from a buffer that outlives the value: `serde_json::from_slice`, `postcard::from_bytes`), `&'de [u8]` with `serde_bytes` for bytes, or a zero-copy engine (rkyv's access)";
+/// Owned strings made on decode by `engine`, by the code that makes them (`functions`, largest
+/// first): serde's borrowing where serde's visitors make them and the engine reads borrowed
+/// values, the engine's own borrowed read where it has one, a zero-copy engine otherwise.
+pub(super) fn owned_strings(engine: &str, functions: &[(String, u64)]) -> String {
+    let top = functions.first().map(|(f, _)| f.as_str()).unwrap_or("");
+    // Engines that read through `io::Read` or into owned messages only: nothing to borrow from.
+    let never_borrows = [
+        "ciborium",
+        "borsh",
+        "prost",
+        "protobuf",
+        "bilrost",
+        "nanoserde",
+    ]
+    .iter()
+    .any(|e| engine.starts_with(e));
+    if never_borrows {
+        return format!(
+            "{engine} makes an owned String per text field and cannot decode borrowed ones (here: {top}): an engine that borrows (`&'de str` with `#[serde(borrow)]` under postcard, bincode or serde_json's `from_slice`), or a zero-copy engine (rkyv's access)"
+        );
+    }
+    let serde = ["serde", "Visitor", "de::impls", "deserialize_string"]
+        .iter()
+        .any(|p| top.contains(p));
+    if serde {
+        return "borrow from the input instead of allocating: `&'de str` or `Cow<'de, str>` fields with `#[serde(borrow)]` (decoding from a buffer that outlives the value: `serde_json::from_slice`, `postcard::from_bytes`), `&'de [u8]` with `serde_bytes` for bytes, or a zero-copy engine (rkyv's access)".into();
+    }
+    format!(
+        "the engine's own reader makes an owned String per field (here: {top}): decode into a borrowed type (`&'a str` fields) where the engine reads one (bincode 2's `BorrowDecode`, speedy, wincode, minicbor, msgpacker), or use a zero-copy engine (rkyv's access)"
+    )
+}
 
 /// An output buffer grown by reallocation on encode.
 pub(super) const BUFFER_REGROWTH: &str = "write into one buffer reserved once: `Vec::with_capacity` or `reserve` with a size hint (the last payload's length), `serde_json::to_writer(&mut out, ..)` into the caller's buffer rather than `to_vec` and a copy, and keep that buffer across calls (`out.clear()`)";
