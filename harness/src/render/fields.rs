@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use serprof_api::__private::FieldBytes;
 use serprof_api::__private::Finding;
 
-use crate::analyze::findings::remedies;
+use crate::analyze::findings::{large_field_remedy, remedies};
 use crate::model::diagnosis::DiagnosisKind;
 use crate::model::ConfigResult;
 
@@ -20,12 +20,6 @@ const SPLIT_KINDS: [DiagnosisKind; 3] = [
     DiagnosisKind::LargeField,
     DiagnosisKind::LargeType,
 ];
-
-/// The remedy of a large field of `r`, from its type.
-fn large_field_remedy(r: &ConfigResult, path: &str) -> String {
-    let ty = r.fields.iter().find(|f| f.path == path);
-    remedies::large_field(ty.map_or("", |f| f.rust_type.as_str()))
-}
 
 /// A configuration's name without its operation (`serde_json` for `serde_json.serialize`):
 /// every operation of an engine has the same payloads, so the same split.

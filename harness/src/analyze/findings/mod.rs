@@ -144,6 +144,17 @@ fn sampled(
     })
 }
 
+/// The remedy of `r`'s large field at `path`, from its type and whether the split saw it
+/// written element by element.
+pub(crate) fn large_field_remedy(r: &ConfigResult, path: &str) -> String {
+    let ty = r.fields.iter().find(|f| f.path == path);
+    let elementwise = r
+        .findings
+        .iter()
+        .any(|f| matches!(f, Finding::ElementByElement { path: p, .. } if p == path));
+    remedies::large_field(ty.map_or("", |f| f.rust_type.as_str()), !elementwise)
+}
+
 /// Whether `rust_type`'s samples are a byte array's written element by element, which that
 /// finding already names with its remedy: the array's type, or its element `u8`.
 fn byte_array_timed(r: &ConfigResult, rust_type: &str) -> bool {
@@ -399,17 +410,11 @@ fn from_verification(r: &ConfigResult) -> Vec<Diagnosis> {
                 }));
             }
             Finding::LargeField { path, share } => {
-                let ty = r
-                    .fields
-                    .iter()
-                    .find(|f| &f.path == path)
-                    .map(|f| f.rust_type.as_str())
-                    .unwrap_or("");
                 out.push(from_share(
                     DiagnosisKind::LargeField,
                     (*share, Measure::PayloadBytes, None),
                     vec![Evidence::new(EvidenceKind::Field, path, *share)],
-                    remedies::large_field(ty),
+                    large_field_remedy(r, path),
                     serprof_api::__private::LARGE_FIELD_THRESHOLD,
                 ));
             }

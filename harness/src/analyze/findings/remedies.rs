@@ -3,9 +3,12 @@
 
 use crate::model::diagnosis::DiagnosisKind;
 
-/// A field of one's own type that takes most of the payload.
-pub(crate) fn large_field(rust_type: &str) -> String {
-    let what = if is_bytes(rust_type) {
+/// A field of one's own type that takes most of the payload; `one_piece` when the split saw it
+/// written as one byte string already (no `element_by_element` on it).
+pub(crate) fn large_field(rust_type: &str, one_piece: bool) -> String {
+    let what = if is_bytes(rust_type) && one_piece {
+        "its bytes are already written in one piece: compress them (zstd, a compressed image format), or send them apart from the value (by reference, or in a message of its own)"
+    } else if is_bytes(rust_type) {
         "write it as one byte string (`#[serde(with = \"serde_bytes\")]`; base64 text in JSON), compress it, or send it apart from the value (by reference, or in a message of its own)"
     } else if is_text(rust_type) {
         "shorten what it holds (an enum or integer code for a closed set of texts), compress the payload, or send it apart from the value"
