@@ -34,7 +34,7 @@ pub(crate) fn large_type(rust_type: &str) -> String {
         return "floats: in a text format they are formatted by ryu and parsed digit by digit; a binary format (postcard, bincode) writes their 8 bytes".into();
     }
     format!(
-        "its own (de)serialization code: write `Serialize`/`Deserialize` for `{rust_type}` by hand, or give it a cheaper representation with `#[serde(with = ...)]`; `serprof hotspots --by type` and `tree --by type` show where inside it"
+        "the samples of `{rust_type}`'s own code, with what the compiler inlined into it (its fields' code and the engine's writer or reader): `serprof tree --by type` and the flame graph show which part holds them, and that part's finding or remedy applies (`serde_bytes` for bytes written element by element, borrowing for text, a faster hasher for maps); else a cheaper representation of the type with `#[serde(with = ...)]`"
     )
 }
 
