@@ -567,20 +567,24 @@ fn roundtrip_loop<T>(
     next: &mut usize,
     n: u64,
 ) -> Result<(), CodecError> {
-    cycle(
-        codec,
-        data,
-        buf,
-        next,
-        n,
-        |codec, value, buf: &mut Vec<u8>| {
-            buf.clear();
-            codec.encode(value, buf)?;
-            let back = codec.decode(black_box(buf.as_mut_slice()))?;
-            drop(black_box(back));
-            Ok(())
-        },
-    )
+    cycle(codec, data, buf, next, n, |codec, value, buf| {
+        let payload = encoded(codec, value, buf)?;
+        let back = codec.decode(black_box(payload))?;
+        drop(black_box(back));
+        Ok(())
+    })
+}
+
+/// `value` encoded into `buf`, cleared first: the payload.
+#[inline(always)]
+fn encoded<'b, T>(
+    codec: &mut dyn Codec<T>,
+    value: &T,
+    buf: &'b mut Vec<u8>,
+) -> Result<&'b mut [u8], CodecError> {
+    buf.clear();
+    codec.encode(value, buf)?;
+    Ok(buf.as_mut_slice())
 }
 
 /// Where the serialize loop writes.
@@ -645,19 +649,10 @@ fn serialize_loop<T>(
     n: u64,
 ) -> Result<(), CodecError> {
     match out {
-        Out::Vec(buf) => cycle(
-            codec,
-            data,
-            buf,
-            next,
-            n,
-            |codec, value, buf: &mut Vec<u8>| {
-                buf.clear();
-                codec.encode(value, buf)?;
-                black_box(buf.as_slice());
-                Ok(())
-            },
-        ),
+        Out::Vec(buf) => cycle(codec, data, buf, next, n, |codec, value, buf| {
+            black_box(encoded(codec, value, buf)?);
+            Ok(())
+        }),
         Out::Slice(slice) => {
             let room = slice.len();
             cycle(
