@@ -1,9 +1,11 @@
 //! The seam every engine implements: encode a value into a caller-owned buffer, decode bytes back.
 //!
-//! One buffer policy for every engine: the harness owns one `Vec<u8>` per configuration, clears
-//! it before each encode and reuses it, so allocation figures measure the codec, not `Vec`
-//! growth. Decoding takes `&mut [u8]` because in-place parsers (simd-json) parse the encode
-//! buffer itself; every other engine only reads it.
+//! The harness owns one `Vec<u8>` per configuration, clears it before each encode and reuses
+//! it, so allocation figures measure the codec, not `Vec` growth. An engine whose call writes
+//! into a slice the caller owns also implements [`Codec::encode_to_slice`]: its serialize loop
+//! writes into one buffer allocated and zero-filled before the loop. Decoding takes `&mut [u8]`
+//! because in-place parsers (simd-json) parse the encode buffer itself; every other engine only
+//! reads it.
 
 use std::fmt;
 
@@ -103,6 +105,27 @@ pub trait Codec<T>: Send {
     fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError>;
     /// Reads a value back from a payload `encode` wrote (or from damaged bytes: an error).
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError>;
+
+    /// The engine's call for a buffer the caller allocated once: writes `value` at the start of
+    /// `out` and returns the payload, `out`'s first bytes (or, for an engine that keeps its
+    /// output in a buffer of its own, like bitcode's reused `Buffer`, that buffer's). The
+    /// serialize loop calls it instead of [`Codec::encode`] when the engine has it, as
+    /// rust_serialization_benchmark times most engines: `out` is allocated and zero-filled once,
+    /// outside the timed loop, larger than the largest payload `encode` writes, and reused
+    /// without clearing.
+    ///
+    /// The payload must be exactly the bytes `encode` writes (verification checks every value
+    /// against `encode`'s); an `out` too small for it is an error, never a panic. The default,
+    /// `None`, says the engine has no such call: its serialize loop uses `encode`. Every other
+    /// loop (round trip, deserialize, the reads) and every command uses `encode`.
+    fn encode_to_slice<'a>(
+        &'a mut self,
+        value: &T,
+        out: &'a mut [u8],
+    ) -> Option<Result<&'a [u8], CodecError>> {
+        let _ = (value, out);
+        None
+    }
 
     /// Whether `decode` writes into `bytes` (an in-place parser, like simd-json). A
     /// deserialize-only measurement then copies each payload before decoding it, and its

@@ -148,3 +148,73 @@ fn every_engine_round_trips_every_dataset() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The engines rsb serializes into a slice answer the slice call (`Codec::encode_to_slice`) with
+/// exactly `encode`'s bytes, postcard through the borrowed-decode wrapper the studies put on it
+/// (which must forward the call); the serialize rows time that call.
+#[cfg(all(
+    feature = "postcard",
+    feature = "rmp-serde",
+    feature = "ciborium",
+    feature = "bincode",
+    feature = "bincode1",
+    feature = "simd-json",
+    feature = "borsh",
+    feature = "wincode",
+    feature = "minicbor",
+    feature = "msgpacker",
+    feature = "speedy",
+    feature = "bitcode",
+    feature = "nanoserde"
+))]
+#[test]
+fn the_slice_writers_answer_with_encodes_bytes() {
+    use serprof_engines::external::{self, borrowed};
+    use serprof_engines::model::SerdeBytes;
+    let value = &log::logs()[0];
+    type Make = fn(SerdeBytes) -> serprof_engines::Engine<log::Logs>;
+    let serde: [Make; 6] = [
+        external::serde_json::engine,
+        external::rmp_serde::engine,
+        external::ciborium::engine,
+        external::bincode::engine,
+        external::bincode1::engine,
+        external::simd_json::engine,
+    ];
+    let mut engines: Vec<serprof_engines::Engine<log::Logs>> = vec![
+        borrowed::serde(
+            external::postcard::engine(SerdeBytes::Seq),
+            borrowed::Reader::Postcard,
+        ),
+        external::borsh::engine(),
+        external::wincode::engine(),
+        external::minicbor::engine(),
+        external::msgpacker::engine(),
+        external::speedy::engine(),
+        external::bitcode::derive_engine(),
+        external::nanoserde::fresh_vec_engine(),
+    ];
+    engines.extend(serde.map(|make| make(SerdeBytes::Seq)));
+    for engine in engines {
+        let mut codec = engine.build().unwrap();
+        let mut encoded = Vec::new();
+        codec.encode(value, &mut encoded).unwrap();
+        let mut slice = vec![0xA5; encoded.len() + 64];
+        let written = codec
+            .encode_to_slice(value, &mut slice)
+            .map(|payload| payload.unwrap().to_vec());
+        assert_eq!(
+            written.as_deref(),
+            Some(encoded.as_slice()),
+            "{}",
+            engine.name()
+        );
+        // Too small a slice is an error, not a panic (bitcode and nanoserde write into buffers
+        // of their own).
+        if !matches!(engine.name(), "bitcode-derive" | "nanoserde") {
+            let mut short = vec![0; encoded.len() - 1];
+            let answer = codec.encode_to_slice(value, &mut short).unwrap();
+            assert!(answer.is_err(), "{}", engine.name());
+        }
+    }
+}

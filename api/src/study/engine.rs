@@ -163,6 +163,8 @@ impl<T: Value> Engine<T> {
 
     /// The same engine, each codec it builds handed to `wrap`, whose codec the study measures
     /// instead (a codec that adds a way to read to the engine's, such as a borrowed decode).
+    /// The wrapper forwards what it keeps of the engine's codec, its slice call
+    /// ([`Codec::encode_to_slice`]) included: one it does not forward is not called.
     pub fn wrap<C: Codec<T> + 'static>(
         mut self,
         wrap: impl Fn(Box<dyn Codec<T>>) -> C + Send + Sync + 'static,

@@ -600,6 +600,96 @@ mod tests {
         assert!(step.problem().unwrap().contains("the step \"txt\""));
     }
 
+    /// `Text` with a slice call: right, writing one byte wrong, or refusing.
+    #[derive(Clone, Copy)]
+    enum SliceCall {
+        Right,
+        OneByteWrong,
+        Refuses,
+    }
+    struct Slicer {
+        call: SliceCall,
+        calls: Arc<std::sync::atomic::AtomicUsize>,
+    }
+    impl Codec<Point> for Slicer {
+        fn encode(&mut self, v: &Point, out: &mut Vec<u8>) -> Result<(), CodecError> {
+            Text.encode(v, out)
+        }
+        fn decode(&mut self, bytes: &mut [u8]) -> Result<Point, CodecError> {
+            Text.decode(bytes)
+        }
+        fn encode_to_slice<'a>(
+            &'a mut self,
+            v: &Point,
+            out: &'a mut [u8],
+        ) -> Option<Result<&'a [u8], CodecError>> {
+            self.calls
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let text = v.x.to_string();
+            let n = text.len();
+            let Some(room) = out.get_mut(..n) else {
+                return Some(Err(CodecError::encode("the slice is too small")));
+            };
+            room.copy_from_slice(text.as_bytes());
+            match self.call {
+                SliceCall::Right => {}
+                SliceCall::OneByteWrong => room[n - 1] ^= 1,
+                SliceCall::Refuses => return Some(Err(CodecError::encode("no"))),
+            }
+            Some(Ok(&out[..n]))
+        }
+    }
+
+    #[test]
+    fn the_serialize_loop_writes_into_a_slice_whose_payload_verification_checks() {
+        let study = |call: SliceCall, calls: &Arc<std::sync::atomic::AtomicUsize>| -> Study {
+            let calls = Arc::clone(calls);
+            Study::new("points", "q")
+                .dataset(|| vec![Point { x: 1.5 }, Point { x: -20.25 }])
+                .codec("slicer", move || {
+                    Ok(Slicer {
+                        call,
+                        calls: Arc::clone(&calls),
+                    })
+                })
+                .operations([Operation::Serialize, Operation::RoundTrip])
+                .into()
+        };
+        let count = |calls: &Arc<std::sync::atomic::AtomicUsize>| {
+            calls.load(std::sync::atomic::Ordering::Relaxed)
+        };
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let right = study(SliceCall::Right, &calls);
+        let mut w = right.configs()[0].workload().unwrap();
+        w.verify().unwrap();
+        assert_eq!(count(&calls), 2, "verification checks every value's slice");
+        w.run(10).unwrap();
+        // One call decides the loop's output, then ten timed ones.
+        assert_eq!(count(&calls), 13);
+        // Round trips encode into the `Vec`, never into a slice.
+        let mut trip = right.configs()[1].workload().unwrap();
+        trip.verify().unwrap();
+        trip.run(10).unwrap();
+        assert_eq!(count(&calls), 13);
+
+        let wrong = study(SliceCall::OneByteWrong, &calls);
+        let err = wrong.configs()[0].workload().unwrap().verify().unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("value 0"), "{text}");
+        assert!(text.contains("encode_to_slice"), "{text}");
+        assert!(text.contains("first different at byte 2"), "{text}");
+
+        let refuses = study(SliceCall::Refuses, &calls);
+        let mut w = refuses.configs()[0].workload().unwrap();
+        let err = w.verify().unwrap_err().to_string();
+        assert!(
+            err.contains("encode_to_slice") && err.contains("no"),
+            "{err}"
+        );
+        let err = w.run(1).unwrap_err().to_string();
+        assert!(err.contains("a slice of 1031 bytes"), "{err}");
+    }
+
     #[test]
     fn access_configurations_are_checked_against_the_digest_and_kept_out_of_corrupt_studies() {
         let study = |wrong: bool| -> Study {

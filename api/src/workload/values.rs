@@ -46,6 +46,8 @@ pub struct Values<T: 'static> {
     checks: Checks<T>,
     in_place: bool,
     buf: Vec<u8>,
+    /// Where the serialize loop writes, decided by its first run.
+    output: Output,
     next: usize,
     /// The deserialize loop's inputs: every value's payload, encoded before any timing.
     payloads: Vec<Vec<u8>>,
@@ -70,6 +72,7 @@ impl<T: Value> Values<T> {
             checks,
             in_place,
             buf: Vec::new(),
+            output: Output::Undecided,
             next: 0,
             payloads: Vec::new(),
             fields: FieldSplit::Not(crate::fields::tally::NOT_SERDE.into()),
@@ -206,6 +209,79 @@ impl<T: Value> Values<T> {
         Ok(held as f64 / self.payloads.len().max(1) as f64)
     }
 
+    /// For the serialize loop of an engine that writes into a slice: its payload of value
+    /// `index` must be exactly what `encode` writes (into `expected`), here written into a
+    /// slice that is not zeroed, as the timed loop's slice holds the payload before. Whether
+    /// the engine has the call.
+    fn check_slice(
+        &mut self,
+        index: usize,
+        scratch: &mut Vec<u8>,
+        expected: &mut Vec<u8>,
+    ) -> Result<bool, VerifyError> {
+        let value = &self.data[index];
+        expected.clear();
+        self.codec
+            .encode(value, expected)
+            .map_err(|error| VerifyError::Encode { index, error })?;
+        scratch.clear();
+        scratch.resize(slice_room(expected.len()), UNZEROED);
+        let room = scratch.len();
+        let payload = match self.codec.encode_to_slice(value, scratch.as_mut_slice()) {
+            None => return Ok(false),
+            Some(Err(error)) => {
+                return Err(VerifyError::Encode {
+                    index,
+                    error: in_slice(error, room),
+                })
+            }
+            Some(Ok(payload)) => payload,
+        };
+        if payload != expected.as_slice() {
+            return Err(VerifyError::Check {
+                index,
+                message: slice_differs(payload, expected),
+            });
+        }
+        Ok(true)
+    }
+
+    /// Decides, once and before the serialize loop is timed, where it writes: into one slice
+    /// allocated and zero-filled here when the codec has a slice call
+    /// ([`Codec::encode_to_slice`]), [`slice_room`] for the largest payload `encode` writes
+    /// of the dataset; else into the reused `Vec`.
+    fn prepare_output(&mut self) -> Result<(), CodecError> {
+        if !matches!(self.output, Output::Undecided) {
+            return Ok(());
+        }
+        let Some(first) = self.data.first() else {
+            self.output = Output::Vec;
+            return Ok(());
+        };
+        let mut largest = 0;
+        for value in self.data.iter() {
+            self.buf.clear();
+            self.codec.encode(value, &mut self.buf)?;
+            largest = largest.max(self.buf.len());
+        }
+        let mut slice = vec![0u8; slice_room(largest)].into_boxed_slice();
+        let room = slice.len();
+        let answer = self
+            .codec
+            .encode_to_slice(first, &mut slice[..])
+            .map(|written| written.map(|_| ()));
+        self.output = match answer {
+            None => Output::Vec,
+            Some(Err(e)) => return Err(in_slice(e, room)),
+            Some(Ok(())) => {
+                // The loop does not use the `Vec`: its memory goes back.
+                self.buf = Vec::new();
+                Output::Slice(slice)
+            }
+        };
+        Ok(())
+    }
+
     /// Encodes every value once, for the deserialize loop.
     fn encode_all(&mut self) -> Result<(), CodecError> {
         if self.payloads.len() == self.data.len() {
@@ -236,9 +312,23 @@ impl<T: Value> Workload for Values<T> {
         let mut shares = None;
         let mut floats: Option<(usize, DebugDiff)> = None;
         let mut float_values = 0;
+        // Whether the engine writes into a slice (the serialize loop's check).
+        let mut slice_call: Option<bool> = None;
+        let (mut scratch, mut expected) = (Vec::new(), Vec::new());
         for index in 0..self.data.len() {
             let back = self.round_trip(index)?;
             total += self.buf.len();
+            if self.operation == Operation::Serialize {
+                let answered = self.check_slice(index, &mut scratch, &mut expected)?;
+                if *slice_call.get_or_insert(answered) != answered {
+                    return Err(VerifyError::Check {
+                        index,
+                        message: "the engine's slice call (`Codec::encode_to_slice`) answers \
+                                  for some values and not for others"
+                            .into(),
+                    });
+                }
+            }
             if self.operation == Operation::Deserialize && !self.in_place {
                 self.check_reads_only(index)?;
             }
@@ -319,18 +409,20 @@ impl<T: Value> Workload for Values<T> {
                     self.in_place,
                 )
             }
-            op => {
-                let body = match op {
-                    Operation::RoundTrip => roundtrip_loop::<T>,
-                    _ => serialize_loop::<T>,
+            Operation::RoundTrip => roundtrip_loop::<T>(
+                self.codec.as_mut(),
+                &self.data,
+                &mut self.buf,
+                &mut self.next,
+                n,
+            ),
+            _ => {
+                self.prepare_output()?;
+                let out = match &mut self.output {
+                    Output::Slice(slice) => Out::Slice(&mut slice[..]),
+                    _ => Out::Vec(&mut self.buf),
                 };
-                body(
-                    self.codec.as_mut(),
-                    &self.data,
-                    &mut self.buf,
-                    &mut self.next,
-                    n,
-                )
+                serialize_loop::<T>(self.codec.as_mut(), &self.data, out, &mut self.next, n)
             }
         }
     }
@@ -437,20 +529,20 @@ impl<T: Value> Workload for Values<T> {
     }
 }
 
-/// Runs `n` operations cycling through `data` from `*next`, each one `op(codec, value, buf)` on
-/// the cleared buffer. Generic over `op`, so each loop below is compiled on its own and no
-/// dispatch happens per operation.
+/// Runs `n` operations cycling through `data` from `*next`, each one `op(codec, value, buf)`.
+/// Generic over `op`, so each loop below is compiled on its own and no dispatch happens per
+/// operation.
 #[inline(always)]
-fn cycle<T, F>(
+fn cycle<T, B: ?Sized, F>(
     codec: &mut dyn Codec<T>,
     data: &[T],
-    buf: &mut Vec<u8>,
+    buf: &mut B,
     next: &mut usize,
     n: u64,
     mut op: F,
 ) -> Result<(), CodecError>
 where
-    F: FnMut(&mut dyn Codec<T>, &T, &mut Vec<u8>) -> Result<(), CodecError>,
+    F: FnMut(&mut dyn Codec<T>, &T, &mut B) -> Result<(), CodecError>,
 {
     let mut i = *next;
     for _ in 0..n {
@@ -459,7 +551,6 @@ where
         if i == data.len() {
             i = 0;
         }
-        buf.clear();
         op(&mut *codec, black_box(value), &mut *buf)?;
     }
     *next = i;
@@ -477,27 +568,112 @@ fn roundtrip_loop<T>(
     n: u64,
 ) -> Result<(), CodecError> {
     cycle(codec, data, buf, next, n, |codec, value, buf| {
-        codec.encode(value, buf)?;
-        let back = codec.decode(black_box(buf.as_mut_slice()))?;
+        let payload = encoded(codec, value, buf)?;
+        let back = codec.decode(black_box(payload))?;
         drop(black_box(back));
         Ok(())
     })
 }
 
-/// The serialize-only loop.
+/// `value` encoded into `buf`, cleared first: the payload.
+#[inline(always)]
+fn encoded<'b, T>(
+    codec: &mut dyn Codec<T>,
+    value: &T,
+    buf: &'b mut Vec<u8>,
+) -> Result<&'b mut [u8], CodecError> {
+    buf.clear();
+    codec.encode(value, buf)?;
+    Ok(buf.as_mut_slice())
+}
+
+/// Where the serialize loop writes.
+enum Output {
+    /// Not decided yet: the first run decides ([`Values::prepare_output`]).
+    Undecided,
+    /// The reused `Vec`, cleared before each [`Codec::encode`].
+    Vec,
+    /// One slice allocated and zero-filled before the loop, for [`Codec::encode_to_slice`].
+    Slice(Box<[u8]>),
+}
+
+/// The serialize loop's output, borrowed for one run.
+enum Out<'a> {
+    Vec(&'a mut Vec<u8>),
+    Slice(&'a mut [u8]),
+}
+
+/// What a verification slice holds before the engine writes into it: not zeroes, so that an
+/// engine that counts on zeroed memory fails.
+const UNZEROED: u8 = 0xA5;
+
+/// The room of a slice for payloads of at most `largest` bytes: a quarter more, and 1 KiB.
+fn slice_room(largest: usize) -> usize {
+    largest.saturating_add(largest / 4).saturating_add(1024)
+}
+
+/// An engine's error from its slice call, with the slice's size.
+#[cold]
+fn in_slice(error: CodecError, room: usize) -> CodecError {
+    CodecError::encode(format_args!(
+        "{error} (the slice call, `Codec::encode_to_slice`, into a slice of {room} bytes \
+         sized from the largest payload `encode` wrote)"
+    ))
+}
+
+/// How a slice call's payload differs from `encode`'s.
+#[cold]
+fn slice_differs(slice: &[u8], encoded: &[u8]) -> String {
+    let at = slice
+        .iter()
+        .zip(encoded)
+        .position(|(a, b)| a != b)
+        .unwrap_or(slice.len().min(encoded.len()));
+    format!(
+        "the engine's slice call (`Codec::encode_to_slice`) wrote {} bytes and `encode` {}, \
+         first different at byte {at}: they must be the same payload",
+        slice.len(),
+        encoded.len()
+    )
+}
+
+/// The serialize-only loop: into the cleared reused `Vec` ([`Codec::encode`]), or into the one
+/// slice allocated before the loop and reused without clearing ([`Codec::encode_to_slice`]).
+/// The choice is made once, outside the loop.
 #[inline(never)]
 fn serialize_loop<T>(
     codec: &mut dyn Codec<T>,
     data: &[T],
-    buf: &mut Vec<u8>,
+    out: Out<'_>,
     next: &mut usize,
     n: u64,
 ) -> Result<(), CodecError> {
-    cycle(codec, data, buf, next, n, |codec, value, buf| {
-        codec.encode(value, buf)?;
-        black_box(buf.as_slice());
-        Ok(())
-    })
+    match out {
+        Out::Vec(buf) => cycle(codec, data, buf, next, n, |codec, value, buf| {
+            black_box(encoded(codec, value, buf)?);
+            Ok(())
+        }),
+        Out::Slice(slice) => {
+            let room = slice.len();
+            cycle(
+                codec,
+                data,
+                slice,
+                next,
+                n,
+                |codec, value, slice: &mut [u8]| match codec.encode_to_slice(value, slice) {
+                    Some(Ok(payload)) => {
+                        black_box(payload);
+                        Ok(())
+                    }
+                    Some(Err(e)) => Err(in_slice(e, room)),
+                    None => Err(CodecError::encode(
+                        "the engine's slice call (`Codec::encode_to_slice`) stopped answering",
+                    )),
+                },
+            )
+        }
+    }
 }
 
 /// Runs `op(codec, payload)` on `n` stored payloads, cycling from `*next` (see [`cycle`]).

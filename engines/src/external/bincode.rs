@@ -27,6 +27,13 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Bincode {
         .map_err(CodecError::encode)
     }
 
+    fn encode_to_slice<'a>(&'a mut self, value: &T, out: &'a mut [u8]) -> super::Written<'a> {
+        let written = with_serde_bytes(self.bytes, || {
+            bincode::serde::encode_into_slice(value, &mut *out, bincode::config::standard())
+        });
+        Some(written.map(|n| &out[..n]).map_err(CodecError::encode))
+    }
+
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         let (value, read) = with_serde_bytes(self.bytes, || {
             bincode::serde::decode_from_slice(bytes, bincode::config::standard())
@@ -43,7 +50,10 @@ pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T>
     super::described("bincode", version(), "bincode|serde(_core)?::", move || {
         Bincode { bytes }
     })
-    .call("bincode::serde::encode_into_std_write, decode_from_slice (standard config)")
+    .call(
+        "bincode::serde::encode_into_std_write (serialize: encode_into_slice into one slice), \
+         decode_from_slice (standard config)",
+    )
     .fields(super::recorded(bytes, |t, mut sink| {
         bincode::serde::encode_into_std_write(t, &mut sink, bincode::config::standard()).map(|_| ())
     }))

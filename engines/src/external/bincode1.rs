@@ -32,6 +32,12 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Bincode1 {
             .map_err(CodecError::encode)
     }
 
+    fn encode_to_slice<'a>(&'a mut self, value: &T, out: &'a mut [u8]) -> super::Written<'a> {
+        super::into_slice(out, |w| {
+            with_serde_bytes(self.bytes, || options().serialize_into(w, value))
+        })
+    }
+
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         with_serde_bytes(self.bytes, || options().deserialize(bytes)).map_err(CodecError::decode)
     }
@@ -45,7 +51,10 @@ pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T>
         "bincode|serde(_core)?::",
         move || Bincode1 { bytes },
     )
-    .call("bincode::Options::serialize_into, deserialize (fixint)")
+    .call(
+        "bincode::Options::serialize_into (serialize: io::Write over one slice), deserialize \
+         (fixint)",
+    )
     .fields(super::recorded(bytes, |t, sink| {
         options().serialize_into(sink, t)
     }))

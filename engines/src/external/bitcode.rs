@@ -47,8 +47,9 @@ pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T>
 }
 
 /// bitcode's own derive with one `bitcode::Buffer` reused across calls, the call bitcode
-/// documents for speed. `Buffer::encode` returns a slice of the buffer's own memory, which is
-/// copied into the caller's buffer (the seam's contract: the payload is in `out`).
+/// documents for speed. `Buffer::encode` returns a slice of the buffer's own memory: the
+/// serialize loop's slice call returns it as it is, as rsb times it; `encode` copies it into
+/// the caller's buffer (the seam's contract: the payload is in `out`).
 pub struct Derived<T> {
     buffer: bitcode::Buffer,
     value: std::marker::PhantomData<fn() -> T>,
@@ -58,6 +59,12 @@ impl<T: bitcode::Encode + bitcode::DecodeOwned> Codec<T> for Derived<T> {
     fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
         out.extend_from_slice(self.buffer.encode(value));
         Ok(())
+    }
+
+    fn encode_to_slice<'a>(&'a mut self, value: &T, out: &'a mut [u8]) -> super::Written<'a> {
+        // rsb's call: the payload stays in the reused `Buffer`, not copied; `out` is not used.
+        let _ = out;
+        Some(Ok(self.buffer.encode(value)))
     }
 
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
@@ -73,7 +80,10 @@ pub fn derive_engine<T: serprof_api::Value + bitcode::Encode + bitcode::DecodeOw
         value: std::marker::PhantomData,
     })
     .named("bitcode-derive")
-    .call("bitcode::Buffer::encode (reused) + copy, bitcode::Buffer::decode")
+    .call(
+        "bitcode::Buffer::encode (reused; serialize: its payload left in the Buffer, other \
+         loops: copied out), bitcode::Buffer::decode",
+    )
     .fields(serprof_api::fields::FieldSplit::Not(super::columns(
         "bitcode",
     )))

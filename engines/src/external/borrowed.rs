@@ -134,6 +134,10 @@ impl<T: Borrowable + Value> Codec<T> for Borrowing<T> {
         self.inner.encode(value, out)
     }
 
+    fn encode_to_slice<'a>(&'a mut self, value: &T, out: &'a mut [u8]) -> super::Written<'a> {
+        self.inner.encode_to_slice(value, out)
+    }
+
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         self.inner.decode(bytes)
     }

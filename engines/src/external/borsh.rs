@@ -18,6 +18,10 @@ impl<T: borsh::BorshSerialize + borsh::BorshDeserialize> Codec<T> for Borsh {
         borsh::to_writer(&mut *out, value).map_err(CodecError::encode)
     }
 
+    fn encode_to_slice<'a>(&'a mut self, value: &T, out: &'a mut [u8]) -> super::Written<'a> {
+        super::into_slice(out, |w| value.serialize(w))
+    }
+
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         // `from_slice` fails on bytes after the value.
         borsh::from_slice(bytes).map_err(CodecError::decode)
@@ -27,8 +31,10 @@ impl<T: borsh::BorshSerialize + borsh::BorshDeserialize> Codec<T> for Borsh {
 /// borsh on any type that derives its traits (`BorshSerialize`, `BorshDeserialize`).
 pub fn engine<T: serprof_api::Value + borsh::BorshSerialize + borsh::BorshDeserialize>(
 ) -> serprof_api::Engine<T> {
-    super::described("borsh", version(), "borsh", || Borsh)
-        .call("borsh::to_writer, borsh::from_slice")
+    super::described("borsh", version(), "borsh", || Borsh).call(
+        "borsh::to_writer (serialize: BorshSerialize::serialize, io::Write over one slice), \
+             borsh::from_slice",
+    )
 }
 
 // What borsh cannot do for the Order model: it is not self-describing; `Arc` needs the `rc`

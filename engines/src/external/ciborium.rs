@@ -25,6 +25,12 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Ciborium {
             .map_err(CodecError::encode)
     }
 
+    fn encode_to_slice<'a>(&'a mut self, value: &T, out: &'a mut [u8]) -> super::Written<'a> {
+        super::into_slice(out, |w| {
+            with_serde_bytes(self.bytes, || ciborium::into_writer(value, w))
+        })
+    }
+
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         // `from_reader` parses through a 4 KiB scratch buffer on the stack; a `&[u8]` is its reader.
         with_serde_bytes(self.bytes, || ciborium::from_reader(&bytes[..]))
@@ -40,7 +46,7 @@ pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T>
         "ciborium|serde(_core)?::",
         move || Ciborium { bytes },
     )
-    .call("ciborium::into_writer, ciborium::from_reader")
+    .call("ciborium::into_writer (serialize: io::Write over one slice), ciborium::from_reader")
     .fields(super::recorded(bytes, |t, sink| {
         ciborium::into_writer(t, sink)
     }))

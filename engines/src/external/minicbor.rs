@@ -30,6 +30,11 @@ impl<T: Encode<()> + for<'b> Decode<'b, ()>> Codec<T> for Minicbor {
         minicbor::encode(value, &mut *out).map_err(CodecError::encode)
     }
 
+    fn encode_to_slice<'a>(&'a mut self, value: &T, out: &'a mut [u8]) -> super::Written<'a> {
+        // minicbor's own `Write` for `&mut [u8]`.
+        super::into_slice(out, |w| minicbor::encode(value, w))
+    }
+
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         let mut d = Decoder::new(bytes);
         let value: T = d.decode().map_err(CodecError::decode)?;
@@ -42,7 +47,7 @@ impl<T: Encode<()> + for<'b> Decode<'b, ()>> Codec<T> for Minicbor {
 pub fn engine<T: serprof_api::Value + Encode<()> + for<'b> Decode<'b, ()>>(
 ) -> serprof_api::Engine<T> {
     super::described("minicbor", version(), "minicbor", || Minicbor)
-        .call("minicbor::encode, Decoder::decode")
+        .call("minicbor::encode (serialize: into one slice), Decoder::decode")
 }
 
 type EncodeResult<W> = Result<(), EncodeError<<W as Write>::Error>>;

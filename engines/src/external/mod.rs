@@ -136,6 +136,28 @@ fn described<T: Value, C: crate::Codec<T> + 'static>(
     }
 }
 
+/// What an adapter's slice call returns (`Codec::encode_to_slice`): the payload, or `None`.
+#[allow(dead_code)]
+type Written<'a> = Option<Result<&'a [u8], serprof_api::CodecError>>;
+
+/// A payload written by `write` at the start of `out`, through `&mut [u8]` as a writer that
+/// copies each write into the slice and moves its start on (`std::io::Write` for `&mut [u8]`,
+/// as rust_serialization_benchmark serializes the engines that write to an `io::Write`, and
+/// minicbor's, wincode's and `bytes`' own impls for it): the bytes written.
+#[allow(dead_code)]
+fn into_slice<'a, E: std::fmt::Display>(
+    out: &'a mut [u8],
+    write: impl FnOnce(&mut &mut [u8]) -> Result<(), E>,
+) -> Written<'a> {
+    let room = out.len();
+    let mut rest: &mut [u8] = &mut *out;
+    if let Err(e) = write(&mut rest) {
+        return Some(Err(serprof_api::CodecError::encode(e)));
+    }
+    let written = room - rest.len();
+    Some(Ok(&out[..written]))
+}
+
 /// The error of a decode that stopped before the end of the payload: the bytes after the value
 /// mean the payload is not one value.
 #[allow(dead_code)]

@@ -30,6 +30,18 @@ impl<T: Packable + Unpackable> Codec<T> for Msgpacker {
         Ok(())
     }
 
+    fn encode_to_slice<'a>(&'a mut self, value: &T, out: &'a mut [u8]) -> super::Written<'a> {
+        // `&mut [u8]` as a `BufMut` (the `bytes` crate's) panics past its end: the panic
+        // becomes an error. (rsb's `EncoderSlice` does not check the end: a slice too small
+        // would be written past.)
+        let room = out.len();
+        super::into_slice(out, |w| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| value.pack(w)))
+                .map(drop)
+                .map_err(|_| format!("the payload does not fit the slice of {room} bytes"))
+        })
+    }
+
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         let (read, value) = T::unpack_with_ofs(bytes).map_err(CodecError::decode)?;
         super::whole(read, bytes.len())?;
@@ -40,7 +52,7 @@ impl<T: Packable + Unpackable> Codec<T> for Msgpacker {
 /// msgpacker on any type that derives its traits (`MsgPacker`: `Packable`, `Unpackable`).
 pub fn engine<T: serprof_api::Value + Packable + Unpackable>() -> serprof_api::Engine<T> {
     super::described("msgpacker", version(), "msgpacker", || Msgpacker)
-        .call("Packable::pack, Unpackable::unpack_with_ofs")
+        .call("Packable::pack (serialize: into one slice), Unpackable::unpack_with_ofs")
 }
 
 /// Reads values one after another from a payload, counting the bytes they take.

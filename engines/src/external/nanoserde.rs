@@ -36,6 +36,38 @@ impl<T: SerBin + DeBin> Codec<T> for Nanoserde {
     }
 }
 
+/// nanoserde as rust_serialization_benchmark serializes it: `SerBin::serialize_bin`, a new
+/// `Vec` for every payload (grown as it is written, freed when the next one replaces it).
+pub struct FreshVec {
+    payload: Vec<u8>,
+}
+
+impl<T: SerBin + DeBin> Codec<T> for FreshVec {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        Nanoserde.encode(value, out)
+    }
+
+    fn encode_to_slice<'a>(&'a mut self, value: &T, out: &'a mut [u8]) -> super::Written<'a> {
+        // The payload is in the new `Vec`; `out` is not used.
+        let _ = out;
+        self.payload = value.serialize_bin();
+        Some(Ok(&self.payload))
+    }
+
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
+        Codec::<T>::decode(&mut Nanoserde, bytes)
+    }
+}
+
+/// nanoserde whose serialize loop allocates a new `Vec` per payload ([`FreshVec`]), as rsb
+/// times it (its studies); named `nanoserde`.
+pub fn fresh_vec_engine<T: serprof_api::Value + SerBin + DeBin>() -> serprof_api::Engine<T> {
+    super::described("nanoserde", version(), "nanoserde", || FreshVec {
+        payload: Vec::new(),
+    })
+    .call("SerBin::ser_bin (serialize: SerBin::serialize_bin, a new Vec each), DeBin::de_bin")
+}
+
 /// nanoserde on any type that derives its binary traits (`SerBin`, `DeBin`).
 pub fn engine<T: serprof_api::Value + SerBin + DeBin>() -> serprof_api::Engine<T> {
     super::described("nanoserde", version(), "nanoserde", || Nanoserde)

@@ -14,10 +14,11 @@ pub fn version() -> &'static str {
 /// Which of postcard's serializers writes the payload.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Call {
-    /// `postcard::to_slice` into a buffer sized beforehand: postcard's call for a buffer the
-    /// caller owns. The caller's buffer is zero-filled to its capacity and truncated to the
-    /// payload after; when it is too small, it grows and the value is written again (only while
-    /// the buffer's capacity grows to the largest payload).
+    /// `postcard::to_slice` into a buffer the caller owns. The serialize loop's slice call
+    /// writes into its one slice, reused; `encode` (every other loop) zero-fills the caller's
+    /// `Vec` to its capacity, writes, and truncates it to the payload after; when it is too
+    /// small, it grows and the value is written again (only while the buffer's capacity grows
+    /// to the largest payload).
     #[default]
     Slice,
     /// `postcard::to_extend`, which pushes every byte through `Extend` onto a growing `Vec`.
@@ -71,6 +72,18 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Postcard {
         }
     }
 
+    fn encode_to_slice<'a>(&'a mut self, value: &T, out: &'a mut [u8]) -> super::Written<'a> {
+        match self.call {
+            // rust_serialization_benchmark's call: `to_slice` into the caller's slice.
+            Call::Slice => Some(
+                with_serde_bytes(self.bytes, || postcard::to_slice(value, out))
+                    .map(|written| &*written)
+                    .map_err(CodecError::encode),
+            ),
+            Call::Extend => None,
+        }
+    }
+
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         with_serde_bytes(self.bytes, || postcard::from_bytes(bytes)).map_err(CodecError::decode)
     }
@@ -85,7 +98,10 @@ pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T>
 /// [`Call::Extend`].
 pub fn with_call<T: super::SerdeValue>(bytes: SerdeBytes, call: Call) -> serprof_api::Engine<T> {
     let (name, text) = match call {
-        Call::Slice => ("postcard", "postcard::to_slice, postcard::from_bytes"),
+        Call::Slice => (
+            "postcard",
+            "postcard::to_slice (serialize: into one slice reused), postcard::from_bytes",
+        ),
         Call::Extend => (
             "postcard-extend",
             "postcard::to_extend, postcard::from_bytes",

@@ -26,6 +26,12 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for RmpSerde {
             .map_err(CodecError::encode)
     }
 
+    fn encode_to_slice<'a>(&'a mut self, value: &T, out: &'a mut [u8]) -> super::Written<'a> {
+        super::into_slice(out, |w| {
+            with_serde_bytes(self.bytes, || rmp_serde::encode::write(w, value))
+        })
+    }
+
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         with_serde_bytes(self.bytes, || rmp_serde::from_slice(bytes)).map_err(CodecError::decode)
     }
@@ -39,7 +45,7 @@ pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T>
         "rmp_serde|rmp::|serde(_core)?::",
         move || RmpSerde { bytes },
     )
-    .call("rmp_serde::encode::write, rmp_serde::from_slice")
+    .call("rmp_serde::encode::write (serialize: io::Write over one slice), rmp_serde::from_slice")
     .fields(super::recorded(bytes, |t, mut sink| {
         rmp_serde::encode::write(&mut sink, t)
     }))

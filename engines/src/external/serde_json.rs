@@ -24,6 +24,12 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for SerdeJson {
             .map_err(CodecError::encode)
     }
 
+    fn encode_to_slice<'a>(&'a mut self, value: &T, out: &'a mut [u8]) -> super::Written<'a> {
+        super::into_slice(out, |w| {
+            with_serde_bytes(self.bytes, || serde_json::to_writer(w, value))
+        })
+    }
+
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         with_serde_bytes(self.bytes, || serde_json::from_slice(bytes)).map_err(CodecError::decode)
     }
@@ -38,7 +44,7 @@ pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T>
         "serde_json|serde(_core)?::",
         move || SerdeJson { bytes },
     )
-    .call("serde_json::to_writer, serde_json::from_slice")
+    .call("serde_json::to_writer (serialize: io::Write over one slice), serde_json::from_slice")
     .json()
     .fields(super::recorded(bytes, |t, sink| {
         serde_json::to_writer(sink, t)

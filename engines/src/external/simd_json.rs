@@ -40,6 +40,12 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for SimdJson {
             .map_err(CodecError::encode)
     }
 
+    fn encode_to_slice<'a>(&'a mut self, value: &T, out: &'a mut [u8]) -> super::Written<'a> {
+        super::into_slice(out, |w| {
+            with_serde_bytes(self.bytes, || simd_json::to_writer(w, value))
+        })
+    }
+
     /// Parses `bytes` in place. In a round trip `bytes` is the encode buffer itself (the
     /// caller's, cleared by the next encode), so nothing is copied before parsing.
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
@@ -63,7 +69,10 @@ pub fn engine<T: super::SerdeValue>(bytes: SerdeBytes) -> serprof_api::Engine<T>
         "simd_json|serde(_core)?::",
         move || SimdJson::new(bytes),
     )
-    .call("simd_json::to_writer, simd_json::serde::from_slice_with_buffers")
+    .call(
+        "simd_json::to_writer (serialize: io::Write over one slice), \
+         simd_json::serde::from_slice_with_buffers",
+    )
     .json()
     .fields(super::recorded(bytes, |t, sink| {
         simd_json::to_writer(sink, t)

@@ -34,6 +34,21 @@ impl<T: Writable<Endianness> + for<'a> Readable<'a, Endianness>> Codec<T> for Sp
             .map_err(CodecError::encode)
     }
 
+    fn encode_to_slice<'a>(&'a mut self, value: &T, out: &'a mut [u8]) -> super::Written<'a> {
+        // What `write_to_buffer_with_ctx` does (one sizing pass, then the writes into the
+        // slice), with the payload's length kept: speedy's call does not return it.
+        let written = Writable::<Endianness>::bytes_needed(value).and_then(|n| {
+            let payload = out.get_mut(..n).ok_or_else(|| too_small(n))?;
+            value.write_to(&mut SliceWriter {
+                payload,
+                at: 0,
+                context: CONTEXT,
+            })?;
+            Ok(n)
+        });
+        Some(written.map(|n| &out[..n]).map_err(CodecError::encode))
+    }
+
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         let (value, read) = T::read_with_length_from_buffer_with_ctx(CONTEXT, bytes);
         let value = value.map_err(CodecError::decode)?;
@@ -46,8 +61,53 @@ impl<T: Writable<Endianness> + for<'a> Readable<'a, Endianness>> Codec<T> for Sp
 pub fn engine<T: serprof_api::Value + Writable<Endianness> + for<'a> Readable<'a, Endianness>>(
 ) -> serprof_api::Engine<T> {
     super::described("speedy", version(), "speedy", || Speedy).call(
-        "Writable::bytes_needed + write_to_buffer_with_ctx, read_with_length_from_buffer_with_ctx",
+        "Writable::bytes_needed + write_to_buffer_with_ctx (serialize: bytes_needed + write_to \
+         into one slice), read_with_length_from_buffer_with_ctx",
     )
+}
+
+/// speedy's error for a slice shorter than the `n` bytes of the payload.
+#[cold]
+fn too_small(n: usize) -> speedy::Error {
+    speedy::Error::custom(format_args!(
+        "the slice is shorter than the payload's {n} bytes"
+    ))
+}
+
+/// A speedy writer into a slice exactly the payload's size (`bytes_needed`), little endian.
+struct SliceWriter<'a> {
+    payload: &'a mut [u8],
+    at: usize,
+    context: Endianness,
+}
+
+impl Writer<Endianness> for SliceWriter<'_> {
+    #[inline]
+    fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), speedy::Error> {
+        let end = self.at + bytes.len();
+        let into = self
+            .payload
+            .get_mut(self.at..end)
+            .ok_or_else(|| too_small(end))?;
+        into.copy_from_slice(bytes);
+        self.at = end;
+        Ok(())
+    }
+
+    #[inline]
+    fn context(&self) -> &Endianness {
+        &self.context
+    }
+
+    #[inline]
+    fn context_mut(&mut self) -> &mut Endianness {
+        &mut self.context
+    }
+
+    #[inline(always)]
+    fn can_write_at_least(&self, size: usize) -> Option<bool> {
+        Some(self.payload.len() - self.at >= size)
+    }
 }
 
 /// A vector of shared values, each written in full (speedy's own u32 length first).

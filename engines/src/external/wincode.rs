@@ -22,6 +22,11 @@ impl<
         wincode::serialize_into(&mut *out, value).map_err(CodecError::encode)
     }
 
+    fn encode_to_slice<'a>(&'a mut self, value: &T, out: &'a mut [u8]) -> super::Written<'a> {
+        // wincode's `Writer` for `&mut [u8]`.
+        super::into_slice(out, |w| wincode::serialize_into(w, value))
+    }
+
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
         // `deserialize_exact` fails on bytes after the value.
         wincode::deserialize_exact(bytes).map_err(CodecError::decode)
@@ -35,7 +40,7 @@ pub fn engine<
         + for<'de> wincode::SchemaRead<'de, wincode::config::DefaultConfig, Dst = T>,
 >() -> serprof_api::Engine<T> {
     super::described("wincode", version(), "wincode", || Wincode)
-        .call("wincode::serialize_into, wincode::deserialize_exact")
+        .call("wincode::serialize_into (serialize: into one slice), wincode::deserialize_exact")
 }
 
 // What wincode cannot do for the Order model: it is not self-describing; shared references come

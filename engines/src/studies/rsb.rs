@@ -40,7 +40,7 @@ macro_rules! engines {
         #[cfg(feature = "wincode")]
         all.push(external::wincode::engine::<$t>());
         #[cfg(feature = "nanoserde")]
-        all.push(external::nanoserde::engine::<$t>());
+        all.push(external::nanoserde::fresh_vec_engine::<$t>());
         #[cfg(feature = "msgpacker")]
         all.push(external::msgpacker::engine::<$t>());
         #[cfg(feature = "minicbor")]
