@@ -47,19 +47,18 @@ fn main() {
 /// exist: cargo reruns a build script on every build when one is missing, which would rebuild
 /// the harness each time in a copy without `.git`.
 fn watched() -> Vec<String> {
-    let mut paths: Vec<String> = Vec::new();
-    if let Some(branch) = output("git", &["symbolic-ref", "-q", "HEAD"]) {
-        paths.push(branch);
-    }
+    let branch = output("git", &["symbolic-ref", "-q", "HEAD"]);
     let git_files = ["HEAD", "index", "packed-refs"].map(String::from);
-    for name in paths.drain(..).chain(git_files).collect::<Vec<_>>() {
-        if let Some(p) = output(
-            "git",
-            &["rev-parse", "--path-format=absolute", "--git-path", &name],
-        ) {
-            paths.push(p);
-        }
-    }
+    let mut paths: Vec<String> = branch
+        .into_iter()
+        .chain(git_files)
+        .filter_map(|name| {
+            output(
+                "git",
+                &["rev-parse", "--path-format=absolute", "--git-path", &name],
+            )
+        })
+        .collect();
     let sources = [
         "src",
         "Cargo.toml",

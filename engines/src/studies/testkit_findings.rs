@@ -4,22 +4,24 @@
 //! are `KIND-trap` and `KIND-twin` (with `.access` for the in-place reads). Compiled only with
 //! the `testkit` cargo feature.
 
-use std::fmt::Write as _;
 use std::hint::black_box;
-use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 use serprof_api::__private::Config;
-use serprof_api::{Codec, CodecError, Engine, Operation, Study};
+use serprof_api::{Codec, CodecError, Operation, Study};
 
 use crate::external;
-use crate::model::SerdeBytes;
 
+mod numbers;
+mod pairs;
+mod repeated;
 mod types;
 pub mod user;
+pub use numbers::{Note, Notes};
+use pairs::{access_pair, configs, own, serde_pair, sub};
 pub use types::{
-    Counts, Customer, Frame, FrameBytes, Fx, FxMap, LongNames, Samples, ShortNames, SipMap, Wide,
-    WideExact,
+    Counts, Customer, Frame, FrameBytes, Fx, FxMap, LongNames, Names, Samples, ShortNames, SipMap,
+    Wide, WideExact,
 };
 
 /// The study.
@@ -27,12 +29,12 @@ pub fn study() -> Study {
     let parts: Vec<Vec<Config>> = vec![
         owned_strings(),
         buffer_regrowth(),
-        numbers(),
+        numbers::numbers(),
         utf8(),
         map_hashing(),
         field_names(),
         allocator(),
-        repeated_work(),
+        repeated::repeated_work(),
         values_changed(),
         element_by_element(),
     ];
@@ -44,84 +46,7 @@ pub fn study() -> Study {
     )
 }
 
-/// A sub-study's configurations, only those of `keep` (access rows come beside the study's
-/// operations).
-fn configs(study: Study, keep: Operation) -> Vec<Config> {
-    study
-        .into_parts()
-        .1
-        .into_iter()
-        .filter(|c| c.info.operation == keep)
-        .collect()
-}
-
-/// A pair of codecs of one dataset read in place, trap and twin, checked against `digest`.
-fn access_pair<T: serprof_api::Value + Clone, C: Codec<T> + 'static>(
-    kind: &str,
-    dataset: fn() -> Vec<T>,
-    digest: fn(&T) -> u64,
-    make: fn(bool) -> C,
-) -> Vec<Config> {
-    let engine = |fixed: bool| {
-        let side = if fixed { "twin" } else { "trap" };
-        own(&format!("{kind}-{side}"), move || make(fixed)).access([Operation::ValidatedAccess])
-    };
-    let s = sub(kind)
-        .dataset(dataset)
-        .digest(digest)
-        .engine(engine(false))
-        .engine(engine(true))
-        .operations([Operation::Deserialize])
-        .into();
-    configs(s, Operation::ValidatedAccess)
-}
-
-/// A serde engine on a trap type and on its twin type (the remedy applied to the type).
-fn serde_pair<A: external::SerdeValue, B: external::SerdeValue>(
-    kind: &str,
-    engine: fn(SerdeBytes) -> Engine<A>,
-    twin_engine: fn(SerdeBytes) -> Engine<B>,
-    trap: fn() -> Vec<A>,
-    twin: fn() -> Vec<B>,
-    operation: Operation,
-) -> Vec<Config> {
-    let a: Study = sub(kind)
-        .dataset(trap)
-        .engine(engine(SerdeBytes::Seq).named(format!("{kind}-trap")))
-        .operations([operation])
-        .into();
-    let b: Study = sub(kind)
-        .dataset(twin)
-        .engine(twin_engine(SerdeBytes::Seq).named(format!("{kind}-twin")))
-        .operations([operation])
-        .into();
-    let mut v = configs(a, operation);
-    v.extend(configs(b, operation));
-    v
-}
-
-fn sub(name: &str) -> Study {
-    Study::new(name, "testkit-findings part").hidden()
-}
-
-/// A codec of this file as an engine.
-fn own<T: serprof_api::Value, C: Codec<T> + 'static>(
-    name: &str,
-    make: impl Fn() -> C + Send + Sync + 'static,
-) -> Engine<T> {
-    Engine::new(name, move || Ok(make()))
-        .library("testkit", "serprof")
-        .notes("a test double of the findings")
-}
-
 // ---- owned strings: decoding allocates a String per field; the twin borrows -------------
-
-/// A record of sixteen text fields.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Names {
-    /// The texts.
-    pub texts: [String; 16],
-}
 
 /// The same record, borrowed from its payload.
 #[derive(Deserialize)]
@@ -235,121 +160,6 @@ fn buffer_regrowth() -> Vec<Config> {
         .dataset(short_series)
         .engine(own("buffer_regrowth-trap", || SeriesCodec { fresh: true }))
         .engine(own("buffer_regrowth-twin", || SeriesCodec { fresh: false }))
-        .operations([Operation::Serialize])
-        .into();
-    configs(s, Operation::Serialize)
-}
-
-// ---- numbers: notes with a float each, written as JSON; the float through core::fmt (the
-// trap) or through zmij (the twin: the remedy the finding names first), the rest the same ------
-
-/// A station's notes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Notes {
-    /// The notes.
-    pub items: Vec<Note>,
-}
-
-/// A note and its reading.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Note {
-    /// Free text, of about 300 bytes.
-    pub text: String,
-    /// The reading.
-    pub x: f64,
-}
-
-fn notes() -> Vec<Notes> {
-    (0..50u32)
-        .map(|i| Notes {
-            items: (0..200u32)
-                .map(|k| Note {
-                    text: format!("station {i} note {k}: \"calm\", dry. ").repeat(9),
-                    x: f64::from(k) * 1.000_123_7 + f64::from(i) / 3.0,
-                })
-                .collect(),
-        })
-        .collect()
-}
-
-/// JSON text of [`Notes`]: `[{"text":"...","x":1.5},...]`, its floats written with `core::fmt`
-/// (`fmt`) or zmij.
-struct NotesCodec {
-    fmt: bool,
-}
-
-impl Codec<Notes> for NotesCodec {
-    fn encode(&mut self, v: &Notes, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        let mut floats = zmij::Buffer::new();
-        let mut text = String::new();
-        out.push(b'[');
-        for (i, note) in v.items.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(b"{\"text\":\"");
-            for &b in note.text.as_bytes() {
-                if b == b'"' || b == b'\\' {
-                    out.push(b'\\');
-                }
-                out.push(b);
-            }
-            out.extend_from_slice(b"\",\"x\":");
-            if self.fmt {
-                text.clear();
-                write!(text, "{:?}", note.x).map_err(CodecError::encode)?;
-                out.extend_from_slice(text.as_bytes());
-            } else {
-                out.extend_from_slice(floats.format(note.x).as_bytes());
-            }
-            out.push(b'}');
-        }
-        out.push(b']');
-        Ok(())
-    }
-    fn decode(&mut self, bytes: &mut [u8]) -> Result<Notes, CodecError> {
-        let bad = || CodecError::decode("not the notes' JSON");
-        let mut rest = bytes.strip_prefix(b"[").ok_or_else(bad)?;
-        let mut items = Vec::new();
-        while let Some(after) = rest.strip_prefix(b"{\"text\":\"") {
-            let mut text = Vec::new();
-            let mut at = 0;
-            loop {
-                match after.get(at).ok_or_else(bad)? {
-                    b'\\' => {
-                        text.push(*after.get(at + 1).ok_or_else(bad)?);
-                        at += 2;
-                    }
-                    b'"' => break,
-                    &b => {
-                        text.push(b);
-                        at += 1;
-                    }
-                }
-            }
-            let after = after[at..].strip_prefix(b"\",\"x\":").ok_or_else(bad)?;
-            let end = after.iter().position(|&b| b == b'}').ok_or_else(bad)?;
-            let x = std::str::from_utf8(&after[..end])
-                .map_err(CodecError::decode)?
-                .parse::<f64>()
-                .map_err(CodecError::decode)?;
-            let text = String::from_utf8(text).map_err(CodecError::decode)?;
-            items.push(Note { text, x });
-            rest = &after[end + 1..];
-            rest = rest.strip_prefix(b",").unwrap_or(rest);
-        }
-        match rest {
-            b"]" => Ok(Notes { items }),
-            _ => Err(bad()),
-        }
-    }
-}
-
-fn numbers() -> Vec<Config> {
-    let s = sub("numbers")
-        .dataset(notes)
-        .engine(own("numbers-trap", || NotesCodec { fmt: true }).json())
-        .engine(own("numbers-twin", || NotesCodec { fmt: false }).json())
         .operations([Operation::Serialize])
         .into();
     configs(s, Operation::Serialize)
@@ -568,120 +378,6 @@ fn allocator() -> Vec<Config> {
         .dataset(small_readings)
         .engine(own("allocator-trap", || BoxingCodec { boxed: true }))
         .engine(own("allocator-twin", || BoxingCodec { boxed: false }))
-        .operations([Operation::Serialize])
-        .into();
-    configs(s, Operation::Serialize)
-}
-
-// ---- repeated work: the names of a record's fields worked out per value; the twin once ----
-
-/// The field names of [`Names`] as text, the way a reflective serializer works them out.
-#[inline(never)]
-fn introspect_fields() -> Vec<String> {
-    let mut names: Vec<String> = (0..16)
-        .map(|k| format!("Text{k:02}").to_lowercase())
-        .collect();
-    names.sort();
-    names
-}
-
-/// The field names worked out once.
-static FIELDS: LazyLock<Vec<String>> = LazyLock::new(introspect_fields);
-
-/// `name=text;` per field, the names worked out per value (`per_value`) or once; a text's `;`,
-/// `=` and `\\` are escaped with a `\\`, byte by byte, so writing the texts is a part of the
-/// encode beside the names.
-struct NamedCodec {
-    per_value: bool,
-}
-
-/// Whether `b` is escaped in a text.
-fn is_special(b: u8) -> bool {
-    matches!(b, b';' | b'=' | b'\\')
-}
-
-/// The fields of a `name=text;` payload: each field's text, unescaped.
-fn named_texts(bytes: &[u8]) -> Result<Vec<String>, CodecError> {
-    let mut texts = Vec::new();
-    let mut rest = bytes;
-    while !rest.is_empty() {
-        let eq = rest
-            .iter()
-            .position(|&b| b == b'=')
-            .ok_or_else(|| CodecError::decode("a field without '='"))?;
-        rest = &rest[eq + 1..];
-        let mut text = Vec::new();
-        loop {
-            match rest.split_first() {
-                Some((b';', tail)) => {
-                    rest = tail;
-                    break;
-                }
-                Some((b'\\', tail)) => {
-                    let (&b, tail) = tail
-                        .split_first()
-                        .ok_or_else(|| CodecError::decode("a '\\' at the end"))?;
-                    text.push(b);
-                    rest = tail;
-                }
-                Some((&b, tail)) => {
-                    text.push(b);
-                    rest = tail;
-                }
-                None => return Err(CodecError::decode("a field without ';'")),
-            }
-        }
-        texts.push(String::from_utf8(text).map_err(CodecError::decode)?);
-    }
-    Ok(texts)
-}
-
-impl Codec<Names> for NamedCodec {
-    fn encode(&mut self, v: &Names, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        let fresh;
-        let fields: &[String] = if self.per_value {
-            fresh = introspect_fields();
-            &fresh
-        } else {
-            &FIELDS
-        };
-        for (name, text) in fields.iter().zip(&v.texts) {
-            out.extend_from_slice(name.as_bytes());
-            out.push(b'=');
-            for &b in text.as_bytes() {
-                if is_special(b) {
-                    out.push(b'\\');
-                }
-                out.push(b);
-            }
-            out.push(b';');
-        }
-        Ok(())
-    }
-    fn decode(&mut self, bytes: &mut [u8]) -> Result<Names, CodecError> {
-        let texts: [String; 16] = named_texts(bytes)?
-            .try_into()
-            .map_err(|_| CodecError::decode("not 16 fields"))?;
-        Ok(Names { texts })
-    }
-}
-
-/// Records of texts of about 150 bytes, a few of them to escape.
-fn escaped_names() -> Vec<Names> {
-    (0..200)
-        .map(|i| Names {
-            texts: std::array::from_fn(|k| format!("{k:x}-{i}; {}", "a=b c\\d ".repeat(15))),
-        })
-        .collect()
-}
-
-fn repeated_work() -> Vec<Config> {
-    let s = sub("repeated")
-        .dataset(escaped_names)
-        .engine(own("repeated_work-trap", || NamedCodec { per_value: true }))
-        .engine(own("repeated_work-twin", || NamedCodec {
-            per_value: false,
-        }))
         .operations([Operation::Serialize])
         .into();
     configs(s, Operation::Serialize)

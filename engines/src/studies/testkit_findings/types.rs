@@ -151,3 +151,10 @@ pub struct Samples {
     /// The readings.
     pub readings: Vec<f64>,
 }
+
+/// A record of sixteen text fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Names {
+    /// The texts.
+    pub texts: [String; 16],
+}

@@ -1,0 +1,192 @@
+//! The checks verification makes beyond a round trip (in-place reads, borrowed decodes, a
+//! decode that must only read, the heap a value keeps, the slice call's payload), and the
+//! serialize loop's output, decided once before it runs.
+
+use super::*;
+
+impl<T: Value> Values<T> {
+    /// For the access loops: reading value `index`'s payload (in `buf`, just encoded) in place
+    /// must give the digest of the value.
+    pub(super) fn check_access(&mut self, index: usize) -> Result<(), VerifyError> {
+        let Some(digest) = &self.checks.digest else {
+            return Err(VerifyError::Check {
+                index,
+                message: "the study gives no digest to check an access against \
+                          (`StudyOf::digest`)"
+                    .into(),
+            });
+        };
+        let expected = digest(&self.data[index]);
+        let read = match self.operation {
+            // SAFETY: `buf` holds the payload this codec's `encode` wrote for value `index`.
+            Operation::Access => unsafe { self.codec.access_unchecked(&self.buf) },
+            _ => self.codec.access(&self.buf),
+        }
+        .map_err(|error| VerifyError::Decode { index, error })?;
+        if read != expected {
+            return Err(VerifyError::Check {
+                index,
+                message: format!(
+                    "reading the payload in place gave digest {read:#018x}, the value's is \
+                     {expected:#018x}: the access reads other fields than the digest does"
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// For the borrow loop: the borrowed decode of value `index`'s payload (in `buf`, just
+    /// encoded), made owned, must be the value.
+    pub(super) fn check_borrow(&mut self, index: usize) -> Result<(), VerifyError> {
+        let back = self
+            .codec
+            .borrow_owned(&self.buf)
+            .map_err(|error| VerifyError::Decode { index, error })?;
+        if back != self.data[index] {
+            if let Difference::Other(difference) = self.differs(index, &self.data[index], &back) {
+                return Err(VerifyError::Differs { index, difference });
+            }
+        }
+        Ok(())
+    }
+
+    /// For the deserialize loop, which decodes stored payloads where they are: the engine must
+    /// leave its input as it was (an engine that parses in place says so, and its loop copies).
+    pub(super) fn check_reads_only(&mut self, index: usize) -> Result<(), VerifyError> {
+        let mut input = self.buf.clone();
+        self.codec
+            .decode(&mut input)
+            .map_err(|error| VerifyError::Decode { index, error })?;
+        if input != self.buf {
+            return Err(VerifyError::Check {
+                index,
+                message: "the engine writes into the payload it decodes: its codec must say \
+                          so (`Codec::decodes_in_place`)"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// [`Workload::retained_bytes`] of a workload that reads payloads: each payload decoded
+    /// (or accessed) from a copy, once to warm up and once between two readings of `live`.
+    pub(super) fn retained(&mut self, live: &mut dyn FnMut() -> i64) -> Result<f64, CodecError> {
+        self.encode_all()?;
+        let access = matches!(
+            self.operation,
+            Operation::Access | Operation::ValidatedAccess
+        );
+        let mut held: i64 = 0;
+        let mut copy = Vec::new();
+        for index in 0..self.payloads.len() {
+            for measured in [false, true] {
+                copy.clear();
+                copy.extend_from_slice(&self.payloads[index]);
+                let before = live();
+                let after = if access {
+                    let digest = self.codec.access(&copy)?;
+                    let after = live();
+                    black_box(digest);
+                    after
+                } else {
+                    let value = self.codec.decode(&mut copy)?;
+                    let after = live();
+                    drop(black_box(value));
+                    after
+                };
+                if measured {
+                    held += after - before;
+                }
+            }
+        }
+        Ok(held as f64 / self.payloads.len().max(1) as f64)
+    }
+
+    /// For the serialize loop of an engine that writes into a slice: its payload of value
+    /// `index` must be exactly what `encode` writes (into `expected`), here written into a
+    /// slice that is not zeroed, as the timed loop's slice holds the payload before. Whether
+    /// the engine has the call.
+    pub(super) fn check_slice(
+        &mut self,
+        index: usize,
+        scratch: &mut Vec<u8>,
+        expected: &mut Vec<u8>,
+    ) -> Result<bool, VerifyError> {
+        let value = &self.data[index];
+        expected.clear();
+        self.codec
+            .encode(value, expected)
+            .map_err(|error| VerifyError::Encode { index, error })?;
+        scratch.clear();
+        scratch.resize(slice_room(expected.len()), UNZEROED);
+        let room = scratch.len();
+        let payload = match self.codec.encode_to_slice(value, scratch.as_mut_slice()) {
+            None => return Ok(false),
+            Some(Err(error)) => {
+                return Err(VerifyError::Encode {
+                    index,
+                    error: in_slice(error, room),
+                })
+            }
+            Some(Ok(payload)) => payload,
+        };
+        if payload != expected.as_slice() {
+            return Err(VerifyError::Check {
+                index,
+                message: slice_differs(payload, expected),
+            });
+        }
+        Ok(true)
+    }
+
+    /// Decides, once and before the serialize loop is timed, where it writes: into one slice
+    /// allocated and zero-filled here when the codec has a slice call
+    /// ([`Codec::encode_to_slice`]), [`slice_room`] for the largest payload `encode` writes
+    /// of the dataset; else into the reused `Vec`.
+    pub(super) fn prepare_output(&mut self) -> Result<(), CodecError> {
+        if !matches!(self.output, Output::Undecided) {
+            return Ok(());
+        }
+        let Some(first) = self.data.first() else {
+            self.output = Output::Vec;
+            return Ok(());
+        };
+        let mut largest = 0;
+        for value in self.data.iter() {
+            self.buf.clear();
+            self.codec.encode(value, &mut self.buf)?;
+            largest = largest.max(self.buf.len());
+        }
+        let mut slice = vec![0u8; slice_room(largest)].into_boxed_slice();
+        let room = slice.len();
+        let answer = self
+            .codec
+            .encode_to_slice(first, &mut slice[..])
+            .map(|written| written.map(|_| ()));
+        self.output = match answer {
+            None => Output::Vec,
+            Some(Err(e)) => return Err(in_slice(e, room)),
+            Some(Ok(())) => {
+                // The loop does not use the `Vec`: its memory goes back.
+                self.buf = Vec::new();
+                Output::Slice(slice)
+            }
+        };
+        Ok(())
+    }
+
+    /// Encodes every value once, for the deserialize loop.
+    pub(super) fn encode_all(&mut self) -> Result<(), CodecError> {
+        if self.payloads.len() == self.data.len() {
+            return Ok(());
+        }
+        let mut payloads = Vec::with_capacity(self.data.len());
+        for value in self.data.iter() {
+            let mut out = Vec::new();
+            self.codec.encode(value, &mut out)?;
+            payloads.push(out);
+        }
+        self.payloads = payloads;
+        Ok(())
+    }
+}
