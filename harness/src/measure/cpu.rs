@@ -352,6 +352,13 @@ pub(crate) fn record(
     let batches = sample_batches(w, &plan, &guard, &mut timer)?;
     let cpu_seconds = batches.sampled_ns / 1e9;
     let (folded, sources, started) = fold_samples(guard, root)?;
+    let (folded, own) = without_the_recorders_own(folded, w.loop_function());
+    if own > 0 {
+        tracing::debug!(
+            own,
+            "samples of the recorder itself, outside the measured loop, left out"
+        );
+    }
     let samples = folded.total();
     let effective_hz = if cpu_seconds > 0.0 {
         samples as f64 / cpu_seconds
@@ -626,6 +633,27 @@ pub(super) fn fold_samples(
     Ok((folded, sources, report.timing.start_time))
 }
 
+/// `folded` without the samples the recorder took of itself, and how many they were: stacks
+/// through the harness's measuring code (`serprof::measure::`) that do not pass through the
+/// measured loop (`loop_function`, as the workload names it). The sampling timer's signal can arrive as the call that arms or disarms it
+/// returns (the stack then ends in `timer_settime`), about once in a few hundred samples; such
+/// a sample is the recorder's, not the engine's. A stack without harness frames at all (an
+/// unwind cut short) is kept: nothing says whose it is.
+pub(super) fn without_the_recorders_own(folded: Folded, loop_function: &str) -> (Folded, u64) {
+    let mut own = 0;
+    let mut kept = Folded::default();
+    for (stack, count) in folded.stacks {
+        let mut frames = stack.split(';');
+        let in_harness = frames.clone().any(|f| f.starts_with("serprof::measure::"));
+        if in_harness && !frames.any(|f| f.starts_with(loop_function)) {
+            own += count;
+        } else {
+            kept.stacks.insert(stack, count);
+        }
+    }
+    (kept, own)
+}
+
 /// The pprof profile's timing: the period one sample stands for from the effective rate (from
 /// the requested `hz` when no rate was seen), the start, and the sampled CPU time.
 fn pprof_timing(
@@ -648,6 +676,26 @@ fn pprof_timing(
         period_ns,
         time_nanos,
         duration_nanos: (cpu_seconds * 1e9) as i64,
+    }
+}
+
+#[cfg(test)]
+mod own_sample_tests {
+    use super::without_the_recorders_own;
+    use crate::profile::folded::Folded;
+
+    #[test]
+    fn the_recorders_own_samples_are_left_out_and_counted() {
+        let text = "c;main;serprof::measure::cpu::record;serprof_api::workload::values::deserialize_loop;serde_json::from_slice 7\n\
+                    c;main;serprof::measure::cpu::record;___timer_settime_new 1\n\
+                    c;serde_json::from_slice 2\n";
+        let (kept, own) = without_the_recorders_own(
+            Folded::parse(text).unwrap(),
+            "serprof_api::workload::values::deserialize_loop",
+        );
+        assert_eq!(own, 1);
+        assert_eq!(kept.total(), 9);
+        assert!(kept.stacks.keys().all(|s| !s.contains("timer_settime")));
     }
 }
 

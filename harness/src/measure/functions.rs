@@ -23,16 +23,14 @@ pub(crate) type Samples = pprof::UnresolvedReport;
 #[cfg(feature = "fp-unwind")]
 pub(crate) type Samples = pprof::Report;
 
-/// The folded stacks of `samples` under `root`.
-#[cfg(not(feature = "fp-unwind"))]
-pub(crate) fn fold(samples: &Samples, root: &str) -> Folded {
-    super::cpu::fold_unresolved(samples, root).0
-}
-
-/// See the default build's documentation.
-#[cfg(feature = "fp-unwind")]
-pub(crate) fn fold(samples: &Samples, root: &str) -> Folded {
-    super::cpu::fold_report(samples, root)
+/// The folded stacks of `samples` under `root`, without the recorder's own samples (those
+/// outside `loop_function`: see [`super::cpu::without_the_recorders_own`]).
+pub(crate) fn fold(samples: &Samples, root: &str, loop_function: &str) -> Folded {
+    #[cfg(not(feature = "fp-unwind"))]
+    let folded = super::cpu::fold_unresolved(samples, root).0;
+    #[cfg(feature = "fp-unwind")]
+    let folded = super::cpu::fold_report(samples, root);
+    super::cpu::without_the_recorders_own(folded, loop_function).0
 }
 
 /// The sampler's samples, the sampler stopped.

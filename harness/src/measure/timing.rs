@@ -148,7 +148,7 @@ pub(crate) fn serve(program: &Program, req: &TimingRequest) -> Result<()> {
             .map(|u| u.as_ref().map_or(f64::NAN, |u| u.ns_per_op))
             .collect(),
     })?;
-    // Profiles kept unresolved until `Fold`: (unit, root name, samples).
+    // Profiles kept unresolved until `Fold`: (unit, root name, measured loop, samples).
     let mut profiles = Vec::new();
     while let Some(command) = pipes.next::<TimingCommand>()? {
         let reply = match command {
@@ -159,9 +159,9 @@ pub(crate) fn serve(program: &Program, req: &TimingRequest) -> Result<()> {
             }
             TimingCommand::Profile { unit, ms, hz } => {
                 let made = match units.get_mut(unit) {
-                    Some(Some(u)) => u
-                        .profile(ms, hz)
-                        .map(|samples| profiles.push((unit, u.name.clone(), samples))),
+                    Some(Some(u)) => u.profile(ms, hz).map(|samples| {
+                        profiles.push((unit, u.name.clone(), u.work.loop_function(), samples))
+                    }),
                     _ => Err(Failure::harness(format_args!(
                         "no unit {unit} in this timing child"
                     ))),
@@ -173,10 +173,11 @@ pub(crate) fn serve(program: &Program, req: &TimingRequest) -> Result<()> {
             TimingCommand::Fold => TimingReply::Profiles {
                 folded: profiles
                     .drain(..)
-                    .map(|(unit, name, samples)| {
+                    .map(|(unit, name, loop_function, samples)| {
                         (
                             unit,
-                            crate::measure::functions::fold(&samples, &name).to_text(),
+                            crate::measure::functions::fold(&samples, &name, loop_function)
+                                .to_text(),
                         )
                     })
                     .collect(),
