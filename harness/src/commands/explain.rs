@@ -8,10 +8,10 @@ use std::process::ExitCode;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::analyze::findings::{diagnose_dir, remedies};
+use crate::analyze::findings::{diagnose_dir, remedies, Found};
 use crate::layout;
 use crate::misuse;
-use crate::model::diagnosis::{Diagnosis, EvidenceKind, Measure};
+use crate::model::diagnosis::{Diagnosis, EvidenceKind, Measure, NearThreshold};
 use crate::model::ConfigResult;
 
 /// What `serprof explain` prints with `--json`.
@@ -23,6 +23,8 @@ struct Explained {
     /// findings were stored), rather than read from `result.json`.
     computed_now: bool,
     diagnoses: Vec<Diagnosis>,
+    /// The sampled findings too near their threshold for one run to say.
+    near_threshold: Vec<NearThreshold>,
     /// Under `--allocators`: each allocator's row of this configuration, its median time as a
     /// ratio to this row's.
     allocators: Vec<(String, f64)>,
@@ -63,9 +65,13 @@ pub(crate) fn read_result(dir: &Path) -> Result<ConfigResult> {
 
 /// The findings of a configuration folder: stored, or computed now for a run made before they
 /// were stored (then `true`).
-pub(crate) fn findings_of(dir: &Path, result: &ConfigResult) -> (Vec<Diagnosis>, bool) {
-    if !result.diagnoses.is_empty() {
-        return (result.diagnoses.clone(), false);
+pub(crate) fn findings_of(dir: &Path, result: &ConfigResult) -> (Found, bool) {
+    if !result.diagnoses.is_empty() || !result.near_threshold.is_empty() {
+        let stored = Found {
+            diagnoses: result.diagnoses.clone(),
+            near: result.near_threshold.clone(),
+        };
+        return (stored, false);
     }
     let stored_before = result.cpu.is_some() || !result.findings.is_empty();
     (diagnose_dir(dir, result), stored_before)
@@ -103,13 +109,14 @@ fn allocator_rows(dir: &Path, result: &ConfigResult) -> Vec<(String, f64)> {
 pub(crate) fn run(config: &str, run: &Path, json: bool) -> Result<ExitCode> {
     let dir = folder(config, run)?;
     let result = read_result(&dir)?;
-    let (diagnoses, computed_now) = findings_of(&dir, &result);
+    let (found, computed_now) = findings_of(&dir, &result);
     let allocators = allocator_rows(&dir, &result);
     let explained = Explained {
         config: result.name(),
         folder: dir,
         computed_now,
-        diagnoses,
+        diagnoses: found.diagnoses,
+        near_threshold: found.near,
         allocators,
     };
     if json {
@@ -193,6 +200,22 @@ fn text(e: &Explained, r: &ConfigResult) -> String {
     }
     if e.diagnoses.is_empty() {
         s.push_str("nothing reaches a finding's threshold (docs/guide/findings.md lists them)\n");
+    }
+    if !e.near_threshold.is_empty() {
+        s.push_str(
+            "\nnear a threshold (a share that fires in some runs and not in others; one run cannot say):\n",
+        );
+        for n in &e.near_threshold {
+            let _ = writeln!(
+                s,
+                "  {:<16} {:.1}% of the CPU samples (95% interval {:.1}-{:.1}%; fires from {:.0}%)",
+                n.kind.to_string(),
+                n.share * 100.0,
+                n.interval[0] * 100.0,
+                n.interval[1] * 100.0,
+                n.threshold * 100.0
+            );
+        }
     }
     s
 }

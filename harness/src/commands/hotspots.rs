@@ -231,7 +231,9 @@ pub(crate) fn run(req: &HotspotsRequest) -> Result<ExitCode> {
         .filter(|_| req.by == By::Function);
     // The findings that rest on the CPU profile's functions, beside their frames.
     let findings = match (&dir, &result, kind, req.by) {
-        (Some(d), Some(r), ProfileKind::Cpu, By::Function) => super::explain::findings_of(d, r).0,
+        (Some(d), Some(r), ProfileKind::Cpu, By::Function) => {
+            super::explain::findings_of(d, r).0.diagnoses
+        }
         _ => Vec::new(),
     };
     let mut table = compute(&folded, engine.as_ref(), matching.as_ref());

@@ -211,6 +211,23 @@ pub struct Diagnosis {
     pub bound: Option<f64>,
 }
 
+/// A sampled finding whose share is too close to its threshold for one run to say: its 95%
+/// interval's low end is under the threshold, and its 99.9% interval's high end reaches it
+/// (`result.json` `near_threshold`). A share moves between runs by more than its sampling
+/// interval (the machine's speed levels change compute-bound and memory-bound code unalike), so
+/// a row whose share sits here fires in some runs and not in others; it is named as near, run
+/// after run, instead of coming and going.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NearThreshold {
+    pub kind: DiagnosisKind,
+    /// The share of the CPU samples it holds, 0 to 1.
+    pub share: f64,
+    /// Its 95% interval (Wilson's).
+    pub interval: [f64; 2],
+    /// The share at which it fires.
+    pub threshold: f64,
+}
+
 impl Diagnosis {
     /// `1 / (1 - share)`, the most that removing a share of a whole can gain; none when the
     /// share is the whole, or so nearly that the bound says nothing ([`UNBOUNDED`]).

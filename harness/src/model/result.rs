@@ -232,6 +232,9 @@ pub struct ConfigResult {
     /// The findings that name a fix (`analyze::findings`), once the recordings are made.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub diagnoses: Vec<super::diagnosis::Diagnosis>,
+    /// The sampled findings too near their threshold for one run to say whether they fire.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub near_threshold: Vec<super::diagnosis::NearThreshold>,
 }
 
 impl ConfigResult {
@@ -277,6 +280,7 @@ impl ConfigResult {
             fields: Vec::new(),
             fields_note: None,
             diagnoses: Vec::new(),
+            near_threshold: Vec::new(),
         }
     }
 

@@ -53,7 +53,9 @@ impl Profiling<'_> {
                 Err(why) => result.error = Some(why),
             }
         }
-        result.diagnoses = crate::analyze::findings::diagnose_dir(dir, result);
+        let found = crate::analyze::findings::diagnose_dir(dir, result);
+        result.diagnoses = found.diagnoses;
+        result.near_threshold = found.near;
     }
 }
 

@@ -4,7 +4,9 @@
 //! and verification's findings. Each has its evidence, a remedy, and the most removing it can
 //! gain (`1 / (1 - share)`). A profile's finding fires when the low end of its share's 95%
 //! interval (Wilson's, over the samples) reaches its threshold, so a share within a run's
-//! sampling noise of the threshold does not fire; the thresholds and why are in
+//! sampling noise of the threshold does not fire; one whose 99.9% interval still reaches the
+//! threshold is named as near it (`near_threshold`), so that a row whose share moves across the
+//! threshold from run to run says so in every run. The thresholds and why are in
 //! docs/guide/findings.md.
 
 mod frames;
@@ -17,7 +19,9 @@ use serprof_api::{Format, Operation};
 
 use self::frames::{Direction, Hits};
 use crate::layout;
-use crate::model::diagnosis::{Diagnosis, DiagnosisKind, Evidence, EvidenceKind, Measure};
+use crate::model::diagnosis::{
+    Diagnosis, DiagnosisKind, Evidence, EvidenceKind, Measure, NearThreshold,
+};
 use crate::model::ConfigResult;
 use crate::profile::folded::Folded;
 
@@ -45,29 +49,71 @@ pub(crate) mod threshold {
 /// How many functions, fields or sites a finding keeps as evidence.
 const EVIDENCE: usize = 5;
 
+/// A configuration's findings: those that fire, and the sampled ones near their threshold.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    /// Largest bound first (correctness findings last).
+    pub diagnoses: Vec<Diagnosis>,
+    /// Largest share first.
+    pub near: Vec<NearThreshold>,
+}
+
+impl Found {
+    fn take(&mut self, reading: Reading) {
+        match reading {
+            Reading::Fires(d) => self.diagnoses.push(d),
+            Reading::Near(n) => self.near.push(n),
+            Reading::Below => {}
+        }
+    }
+}
+
+/// What a sampled share says against its threshold.
+enum Reading {
+    Fires(Diagnosis),
+    Near(NearThreshold),
+    Below,
+}
+
+impl Reading {
+    /// The finding changed by `f` when it fires.
+    fn map(self, f: impl FnOnce(Diagnosis) -> Diagnosis) -> Reading {
+        match self {
+            Reading::Fires(d) => Reading::Fires(f(d)),
+            other => other,
+        }
+    }
+}
+
 /// A configuration's findings from its folder: its `result.json` as given and its `cpu.folded`,
 /// when there is one.
-pub(crate) fn diagnose_dir(dir: &Path, result: &ConfigResult) -> Vec<Diagnosis> {
+pub(crate) fn diagnose_dir(dir: &Path, result: &ConfigResult) -> Found {
     let cpu = std::fs::read_to_string(dir.join(layout::CPU_FOLDED))
         .ok()
         .and_then(|t| Folded::parse(&t).ok());
     diagnose(result, cpu.as_ref())
 }
 
-/// A configuration's findings, largest bound first (correctness findings last).
-pub(crate) fn diagnose(r: &ConfigResult, cpu: Option<&Folded>) -> Vec<Diagnosis> {
-    let mut out = from_verification(r);
-    out.extend(field_names(r));
+/// A configuration's findings.
+pub(crate) fn diagnose(r: &ConfigResult, cpu: Option<&Folded>) -> Found {
+    let mut found = Found {
+        diagnoses: from_verification(r),
+        near: Vec::new(),
+    };
+    found.diagnoses.extend(field_names(r));
     if let Some(cpu) = cpu.filter(|c| c.total() > 0) {
-        out.extend(from_profile(r, cpu));
+        from_profile(r, cpu, &mut found);
     }
-    out.sort_by(|a, b| {
+    found.diagnoses.sort_by(|a, b| {
         b.bound
             .unwrap_or(0.0)
             .total_cmp(&a.bound.unwrap_or(0.0))
             .then(a.kind.cmp(&b.kind))
     });
-    out
+    found
+        .near
+        .sort_by(|a, b| b.share.total_cmp(&a.share).then(a.kind.cmp(&b.kind)));
+    found
 }
 
 /// Whether an operation encodes, and whether it decodes.
@@ -110,17 +156,29 @@ fn wilson_at(k: u64, n: u64, z: f64) -> [f64; 2] {
     ]
 }
 
-/// A profile's finding from its hits, when the interval's low end reaches `threshold`.
+/// A profile's finding from its hits: it fires when the 95% interval's low end reaches
+/// `threshold`, and is near it when the 99.9% interval's high end does.
 fn sampled(
     kind: DiagnosisKind,
     hits: &Hits,
     threshold: f64,
     mut evidence: Vec<Evidence>,
     remedy: String,
-) -> Option<Diagnosis> {
+) -> Reading {
     let interval = wilson(hits.samples, hits.total);
-    if interval[0] < threshold || hits.samples == 0 {
-        return None;
+    if hits.samples == 0 {
+        return Reading::Below;
+    }
+    if interval[0] < threshold {
+        return match wilson_at(hits.samples, hits.total, BOUND_Z)[1] >= threshold {
+            true => Reading::Near(NearThreshold {
+                kind,
+                share: hits.share(),
+                interval,
+                threshold,
+            }),
+            false => Reading::Below,
+        };
     }
     let total = hits.total.max(1) as f64;
     let mut functions: Vec<Evidence> = hits
@@ -130,7 +188,7 @@ fn sampled(
         .map(|(f, n)| Evidence::new(EvidenceKind::Function, f, *n as f64 / total))
         .collect();
     functions.append(&mut evidence);
-    Some(Diagnosis {
+    Reading::Fires(Diagnosis {
         kind,
         share: hits.share(),
         interval,
@@ -169,14 +227,13 @@ fn byte_array_timed(r: &ConfigResult, rust_type: &str) -> bool {
 }
 
 /// The findings of the CPU profile.
-fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
+fn from_profile(r: &ConfigResult, cpu: &Folded, out: &mut Found) {
     use frames::{
         hits, ALLOCATOR, GROWTH, HASHING, MAP_OPS, NUMBERS, OWNED, REPEATED, SIPHASH, UTF8,
     };
     // serprof's counting of allocations is not the program's cost.
     let cpu = &frames::without_instrumentation(cpu);
     let (encodes, decodes) = halves(r.operation);
-    let mut out = Vec::new();
     if decodes {
         // The code that builds the owned strings and vectors (their allocation and copy
         // among it), and its share of the frees.
@@ -186,7 +243,7 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
         evidence.extend(alloc_figure(r, false));
         let enough = r.alloc.as_ref().is_none_or(|a| a.allocs_per_op >= 1.0);
         if enough {
-            out.extend(sampled(
+            out.take(sampled(
                 DiagnosisKind::OwnedStrings,
                 &h,
                 threshold::OWNED_STRINGS,
@@ -195,7 +252,7 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
             ));
         }
         let h = hits(cpu, &[&*UTF8], None, Direction::Decode);
-        out.extend(sampled(
+        out.take(sampled(
             DiagnosisKind::Utf8Validation,
             &h,
             threshold::UTF8,
@@ -207,7 +264,7 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
         let h = hits(cpu, &[&*GROWTH], None, Direction::Encode);
         let regrows = r.alloc.as_ref().is_none_or(|a| a.reallocs_per_op > 0.0);
         if regrows {
-            out.extend(sampled(
+            out.take(sampled(
                 DiagnosisKind::BufferRegrowth,
                 &h,
                 threshold::BUFFER_REGROWTH,
@@ -219,7 +276,7 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
     if r.format == Format::Json {
         let h = hits(cpu, &[&*NUMBERS], None, Direction::Any);
         let remedy = remedies::numbers(&h.functions);
-        out.extend(sampled(
+        out.take(sampled(
             DiagnosisKind::Numbers,
             &h,
             threshold::NUMBERS,
@@ -238,12 +295,14 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
         && hashing.samples > 0
         && wilson(hashing.samples, hashing.total)[0] >= threshold::MAP_HASHING;
     let h = match fires {
+        // Under the threshold's low end: near it or below, by the hashing frames.
+        false if sip.samples > 0 => hashing,
         false => Hits::default(),
         // Named by the innermost of those frames: SipHash's own functions where a sample is
         // in them, the map's operation where the rounds are inlined into it.
         true => frames::hits_innermost(cpu, &[&*SIPHASH, &*HASHING, &*MAP_OPS], Direction::Any),
     };
-    out.extend(sampled(
+    out.take(sampled(
         DiagnosisKind::MapHashing,
         &h,
         threshold::MAP_HASHING,
@@ -263,7 +322,7 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
         })
         .collect();
     evidence.extend(alloc_figure(r, false));
-    out.extend(
+    out.take(
         sampled(
             DiagnosisKind::Allocator,
             &h,
@@ -279,14 +338,13 @@ fn from_profile(r: &ConfigResult, cpu: &Folded) -> Vec<Diagnosis> {
     );
     let h = hits(cpu, &[&*REPEATED], None, Direction::Any);
     let h = frames::with_frees(cpu, h, &[&*REPEATED], Direction::Any);
-    out.extend(sampled(
+    out.take(sampled(
         DiagnosisKind::RepeatedWork,
         &h,
         threshold::REPEATED_WORK,
         Vec::new(),
         remedies::REPEATED_WORK.into(),
     ));
-    out
 }
 
 /// The allocation figures as evidence: allocations per operation, and reallocations when
@@ -493,5 +551,43 @@ fn from_share(
         evidence,
         remedy,
         bound,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(samples: u64, total: u64) -> Reading {
+        let hits = Hits {
+            samples,
+            total,
+            functions: Vec::new(),
+        };
+        sampled(
+            DiagnosisKind::Allocator,
+            &hits,
+            threshold::ALLOCATOR,
+            Vec::new(),
+            String::new(),
+        )
+    }
+
+    #[test]
+    fn a_share_fires_from_its_low_end_and_is_near_up_to_its_99_9_high_end() {
+        // 300 samples: 35% has a 95% low end above 30%, 30% and 25% do not; the 99.9% high
+        // end of 23% (69 samples) reaches 30%, that of 20% does not.
+        assert!(matches!(reading(120, 300), Reading::Fires(_)));
+        for k in [90, 75, 69] {
+            match reading(k, 300) {
+                Reading::Near(n) => {
+                    assert_eq!(n.kind, DiagnosisKind::Allocator);
+                    assert!(n.interval[0] < n.threshold && n.share == k as f64 / 300.0);
+                }
+                _ => panic!("{k} of 300 is near 30%"),
+            }
+        }
+        assert!(matches!(reading(60, 300), Reading::Below));
+        assert!(matches!(reading(0, 300), Reading::Below));
     }
 }
