@@ -156,11 +156,34 @@ pub(super) struct Hits {
     pub samples: u64,
     pub total: u64,
     pub functions: Vec<(String, u64)>,
+    /// The same reading of the profile as timed, serprof's allocation wrappers in it: samples
+    /// and total (zero when not read; [`Hits::as_timed`]).
+    pub timed: (u64, u64),
 }
 
 impl Hits {
     pub(super) fn share(&self) -> f64 {
         self.samples as f64 / self.total.max(1) as f64
+    }
+
+    /// The samples and total of the profile as timed, for the bound: the timed loop runs
+    /// through serprof's allocation wrappers, so removing a hot spot that allocates removes
+    /// their time too.
+    pub(super) fn as_timed(&self) -> (u64, u64) {
+        match self.timed {
+            (_, 0) => (self.samples, self.total),
+            timed => timed,
+        }
+    }
+}
+
+/// `read` of the program's profile (`program`: [`without_instrumentation`]), with the same
+/// reading of the profile as timed (`timed`) for its bound.
+pub(super) fn read_both(program: &Folded, timed: &Folded, read: impl Fn(&Folded) -> Hits) -> Hits {
+    let of_timed = read(timed);
+    Hits {
+        timed: (of_timed.samples, of_timed.total),
+        ..read(program)
     }
 }
 
@@ -328,6 +351,24 @@ mod tests {
             f.stacks.insert(format!("c;{stack}"), *n);
         }
         f
+    }
+
+    #[test]
+    fn a_hot_spot_is_read_without_serprofs_wrappers_and_bounded_with_them() {
+        let wrapper = "<serprof::measure::alloc::CountingAlloc<A> as core::alloc::global::GlobalAlloc>::alloc";
+        let timed = folded(&[
+            ("main;hot;malloc", 40),
+            (&format!("main;hot;{wrapper}"), 20),
+            ("main;other", 40),
+        ]);
+        let program = without_instrumentation(&timed);
+        let h = read_both(&program, &timed, |p| {
+            hits(p, &[&ALLOCATOR], None, Direction::Any)
+        });
+        assert_eq!((h.samples, h.total), (40, 80));
+        assert_eq!(h.as_timed(), (60, 100));
+        let alone = hits(&program, &[&ALLOCATOR], None, Direction::Any);
+        assert_eq!(alone.as_timed(), (40, 80));
     }
 
     #[test]

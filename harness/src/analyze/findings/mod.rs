@@ -197,8 +197,11 @@ fn sampled(
         evidence: functions,
         remedy,
         // The most it can gain: from a high end, since near the whole of the samples the
-        // bound moves fast with the share.
-        bound: sampled_bound(hits.samples, hits.total),
+        // bound moves fast with the share; of the profile as timed.
+        bound: {
+            let (samples, total) = hits.as_timed();
+            sampled_bound(samples, total)
+        },
     })
 }
 
@@ -231,14 +234,20 @@ fn from_profile(r: &ConfigResult, cpu: &Folded, out: &mut Found) {
     use frames::{
         hits, ALLOCATOR, GROWTH, HASHING, MAP_OPS, NUMBERS, OWNED, REPEATED, SIPHASH, UTF8,
     };
-    // serprof's counting of allocations is not the program's cost.
+    // serprof's counting of allocations is not the program's cost: a finding fires on the
+    // program's profile. The timed loop runs through it, so a bound is read from the profile as
+    // timed (`Hits::timed`).
+    let timed = cpu;
     let cpu = &frames::without_instrumentation(cpu);
+    let both = |read: &dyn Fn(&Folded) -> Hits| frames::read_both(cpu, timed, read);
     let (encodes, decodes) = halves(r.operation);
     if decodes {
         // The code that builds the owned strings and vectors (their allocation and copy
         // among it), and its share of the frees.
-        let h = hits(cpu, &[&*OWNED], None, Direction::Decode);
-        let h = frames::with_frees(cpu, h, &[&*OWNED], Direction::Decode);
+        let h = both(&|p| {
+            let h = hits(p, &[&*OWNED], None, Direction::Decode);
+            frames::with_frees(p, h, &[&*OWNED], Direction::Decode)
+        });
         let mut evidence = owned_fields(r);
         evidence.extend(alloc_figure(r, false));
         let enough = r.alloc.as_ref().is_none_or(|a| a.allocs_per_op >= 1.0);
@@ -251,7 +260,7 @@ fn from_profile(r: &ConfigResult, cpu: &Folded, out: &mut Found) {
                 remedies::owned_strings(&r.engine, &h.functions),
             ));
         }
-        let h = hits(cpu, &[&*UTF8], None, Direction::Decode);
+        let h = both(&|p| hits(p, &[&*UTF8], None, Direction::Decode));
         out.take(sampled(
             DiagnosisKind::Utf8Validation,
             &h,
@@ -261,7 +270,7 @@ fn from_profile(r: &ConfigResult, cpu: &Folded, out: &mut Found) {
         ));
     }
     if encodes {
-        let h = hits(cpu, &[&*GROWTH], None, Direction::Encode);
+        let h = both(&|p| hits(p, &[&*GROWTH], None, Direction::Encode));
         let regrows = r.alloc.as_ref().is_none_or(|a| a.reallocs_per_op > 0.0);
         if regrows {
             out.take(sampled(
@@ -274,7 +283,7 @@ fn from_profile(r: &ConfigResult, cpu: &Folded, out: &mut Found) {
         }
     }
     if r.format == Format::Json {
-        let h = hits(cpu, &[&*NUMBERS], None, Direction::Any);
+        let h = both(&|p| hits(p, &[&*NUMBERS], None, Direction::Any));
         let remedy = remedies::numbers(&h.functions);
         out.take(sampled(
             DiagnosisKind::Numbers,
@@ -300,7 +309,9 @@ fn from_profile(r: &ConfigResult, cpu: &Folded, out: &mut Found) {
         false => Hits::default(),
         // Named by the innermost of those frames: SipHash's own functions where a sample is
         // in them, the map's operation where the rounds are inlined into it.
-        true => frames::hits_innermost(cpu, &[&*SIPHASH, &*HASHING, &*MAP_OPS], Direction::Any),
+        true => {
+            both(&|p| frames::hits_innermost(p, &[&*SIPHASH, &*HASHING, &*MAP_OPS], Direction::Any))
+        }
     };
     out.take(sampled(
         DiagnosisKind::MapHashing,
@@ -309,7 +320,7 @@ fn from_profile(r: &ConfigResult, cpu: &Folded, out: &mut Found) {
         typed_fields(r, |t| t.starts_with("HashMap") || t.starts_with("HashSet")),
         remedies::MAP_HASHING.into(),
     ));
-    let h = hits(cpu, &[&*ALLOCATOR], None, Direction::Any);
+    let h = both(&|p| hits(p, &[&*ALLOCATOR], None, Direction::Any));
     let mut evidence: Vec<Evidence> = frames::allocating_callers(cpu)
         .into_iter()
         .take(EVIDENCE)
@@ -336,8 +347,10 @@ fn from_profile(r: &ConfigResult, cpu: &Folded, out: &mut Found) {
             d
         }),
     );
-    let h = hits(cpu, &[&*REPEATED], None, Direction::Any);
-    let h = frames::with_frees(cpu, h, &[&*REPEATED], Direction::Any);
+    let h = both(&|p| {
+        let h = hits(p, &[&*REPEATED], None, Direction::Any);
+        frames::with_frees(p, h, &[&*REPEATED], Direction::Any)
+    });
     out.take(sampled(
         DiagnosisKind::RepeatedWork,
         &h,
@@ -562,7 +575,7 @@ mod tests {
         let hits = Hits {
             samples,
             total,
-            functions: Vec::new(),
+            ..Hits::default()
         };
         sampled(
             DiagnosisKind::Allocator,
