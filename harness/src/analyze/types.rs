@@ -216,7 +216,6 @@ pub(crate) const LARGE_TYPE_PERCENT: f64 = 50.0;
 /// when the `Vec`'s own frame is inlined away); a type other than the outermost whose own code
 /// holds [`LARGE_TYPE_PERCENT`] or more is a finding of its own.
 pub(crate) fn complete_findings(findings: &mut Vec<Finding>, by_type: &Folded) {
-    let shares = inclusive(by_type);
     let total = by_type.total().max(1) as f64;
     for f in findings.iter_mut() {
         if let Finding::ElementByElement {
@@ -240,9 +239,22 @@ pub(crate) fn complete_findings(findings: &mut Vec<Finding>, by_type: &Folded) {
             *profile_share = (samples > 0).then(|| samples as f64 / total);
         }
     }
-    // A type whose own code (the samples it is the innermost type of) holds the threshold,
-    // other than the value's own type (whose code holds every field's code inlined into it)
-    // and a generic one the profile could not resolve.
+    for (t, c) in own_samples(by_type) {
+        let percent = 100.0 * c as f64 / total;
+        if percent >= LARGE_TYPE_PERCENT {
+            findings.push(Finding::LargeType {
+                rust_type: t,
+                share: percent / 100.0,
+            });
+        }
+    }
+}
+
+/// The samples of each type's own code (the samples it is the innermost type of) that can be
+/// a `large_type`: every type other than the value's own (whose code holds every field's code
+/// inlined into it) and a generic one the profile could not resolve.
+pub(crate) fn own_samples(by_type: &Folded) -> Vec<(String, u64)> {
+    let shares = inclusive(by_type);
     let outermost = shares.iter().find(|s| s.function != NO_TYPE);
     let mut own = BTreeMap::<&str, u64>::new();
     for (frames, count) in by_type.iter() {
@@ -250,16 +262,13 @@ pub(crate) fn complete_findings(findings: &mut Vec<Finding>, by_type: &Folded) {
             *own.entry(last).or_insert(0) += count;
         }
     }
-    for (t, c) in own {
-        let percent = 100.0 * c as f64 / total;
-        let root = outermost.is_some_and(|o| o.function == t);
-        if percent >= LARGE_TYPE_PERCENT && !root && t != NO_TYPE && !t.contains("<T>") {
-            findings.push(Finding::LargeType {
-                rust_type: t.to_string(),
-                share: percent / 100.0,
-            });
-        }
-    }
+    own.into_iter()
+        .filter(|(t, _)| {
+            let root = outermost.is_some_and(|o| o.function == *t);
+            !root && *t != NO_TYPE && !t.contains("<T>")
+        })
+        .map(|(t, c)| (t.to_string(), c))
+        .collect()
 }
 
 /// `Vec<T>` followed by `u8` is `Vec<u8>`: a type whose one generic parameter is `T` takes the

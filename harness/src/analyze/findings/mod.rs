@@ -18,6 +18,7 @@ use serprof_api::__private::Finding;
 use serprof_api::{Format, Operation};
 
 use self::frames::{Direction, Hits};
+use crate::analyze::types::{self, TypeHints};
 use crate::layout;
 use crate::model::diagnosis::{
     Diagnosis, DiagnosisKind, Evidence, EvidenceKind, Measure, NearThreshold,
@@ -357,7 +358,29 @@ fn from_profile(r: &ConfigResult, cpu: &Folded, out: &mut Found) {
         threshold::REPEATED_WORK,
         Vec::new(),
         remedies::REPEATED_WORK.into(),
-    ));
+    )); // A type's own code near the `large_type` threshold. One that fires is verification's
+        // finding (`from_verification`), from the same regrouping of the profile as timed.
+    let by_type = types::by_type(timed, &TypeHints::of(&r.fields));
+    for (rust_type, samples) in types::own_samples(&by_type) {
+        let h = Hits {
+            samples,
+            total: by_type.total(),
+            ..Hits::default()
+        };
+        let threshold = types::LARGE_TYPE_PERCENT / 100.0;
+        if byte_array_timed(r, &rust_type) {
+            continue;
+        }
+        if let Reading::Near(near) = sampled(
+            DiagnosisKind::LargeType,
+            &h,
+            threshold,
+            Vec::new(),
+            String::new(),
+        ) {
+            out.near.push(near);
+        }
+    }
 }
 
 /// The allocation figures as evidence: allocations per operation, and reallocations when
