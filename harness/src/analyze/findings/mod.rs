@@ -358,26 +358,28 @@ fn from_profile(r: &ConfigResult, cpu: &Folded, out: &mut Found) {
         threshold::REPEATED_WORK,
         Vec::new(),
         remedies::REPEATED_WORK.into(),
-    )); // A type's own code near the `large_type` threshold. One that fires is verification's
-        // finding (`from_verification`), from the same regrouping of the profile as timed.
+    ));
+    // A type's own code near the `large_type` threshold. One that fires is verification's
+    // finding (`from_verification`), from the same regrouping of the profile as timed.
     let by_type = types::by_type(timed, &TypeHints::of(&r.fields));
+    let (total, threshold) = (by_type.total(), types::LARGE_TYPE_PERCENT / 100.0);
     for (rust_type, samples) in types::own_samples(&by_type) {
-        let h = Hits {
-            samples,
-            total: by_type.total(),
-            ..Hits::default()
-        };
-        let threshold = types::LARGE_TYPE_PERCENT / 100.0;
         if byte_array_timed(r, &rust_type) {
             continue;
         }
-        if let Reading::Near(near) = sampled(
+        let h = Hits {
+            samples,
+            total,
+            ..Hits::default()
+        };
+        let reading = sampled(
             DiagnosisKind::LargeType,
             &h,
             threshold,
             Vec::new(),
             String::new(),
-        ) {
+        );
+        if let Reading::Near(near) = reading {
             out.near.push(near);
         }
     }
