@@ -13,11 +13,22 @@ With `--rsb`, the path of rsb's README (its raw tables: the published figures ar
 it, never written here), a comparison per dataset: each engine's serialize and deserialize time
 over the `--against` engine's, here and in rsb, and whether they differ by more than
 `--tolerance` (a fraction); and each size beside rsb's.
+
+Under each comparison, every ratio off by more than the tolerance gets its evidence: which side
+moved (the crate's time here over its time in rsb, against the median of that over all the
+dataset's crates, for the crate and for the reference: a ratio is off because the crate moved,
+the reference moved, or both), and the row's profile as `serprof hotspots --json` reads it (its
+top self frames and its findings; `--serprof EXE` names the binary, by default `serprof` on
+PATH, then target/release/serprof). The count line also gives the ratios against the median
+crate instead of the reference, which no single crate's own difference can move.
 """
 
 import argparse
 import json
 import re
+import shutil
+import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -123,7 +134,8 @@ def rsb_tables(readme: Path):
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             m = re.search(r"\]\[([^\]]+)\]", cells[0])
             crate = m.group(1)
-            row = {}
+            v = re.match(r"\[\S+ ([^\]]+)\]", cells[0])
+            row = {"version": v.group(1) if v else ""}
             for h, c in zip(header[1:], cells[1:]):
                 row[h] = parse_size(c) if h in ("Size", "Zlib", "Zstd") else parse_time(c, crate)
             rows[crate] = row
@@ -138,14 +150,65 @@ def ratio(rows, engine, op, against):
     return r["time_ns"]["median"] / base["time_ns"]["median"]
 
 
-def comparison(dataset, rows, published, against, tolerance) -> str:
+def moved(rows, published, op, col):
+    """Each crate's time here over its time in rsb, over the median of that over every crate
+    both have (the machine's own factor): 1.0 is a crate that moved as the machine did."""
+    factors = {}
+    for crate, row in published.items():
+        r = rows.get(f"{ENGINE_OF.get(crate, crate)}.{op}")
+        if r and r.get("time_ns") and row.get(col):
+            factors[crate] = r["time_ns"]["median"] / row[col]
+    if not factors:
+        return {}
+    machine = statistics.median(factors.values())
+    return {crate: f / machine for crate, f in factors.items()}
+
+
+def profile(serprof, config_dir: Path, top: int = 3) -> str:
+    """The row's top self frames (those of 1% or more) and its findings, from `serprof
+    hotspots --json`."""
+    if serprof is None:
+        return "(no serprof binary: --serprof EXE)"
+    try:
+        out = subprocess.run(
+            [serprof, "hotspots", "--json", "--top", str(top), str(config_dir)],
+            capture_output=True, text=True, timeout=60,
+        )
+    except (subprocess.SubprocessError, OSError) as e:
+        return f"(no profile: {e})"
+    if out.returncode != 0:
+        why = (out.stderr.strip().splitlines() or ["no message"])[0]
+        return f"(no profile: {why})"
+    try:
+        h = json.loads(out.stdout)
+    except json.JSONDecodeError as e:
+        return f"(no profile: serprof hotspots printed no JSON: {e})"
+    frames = ", ".join(
+        f"`{short(r['function'])}` {r['self_percent']:.0f}%"
+        for r in h.get("rows", [])
+        if r["self_percent"] >= 1
+    )
+    found = ", ".join(f"{d['kind']} {100 * d['share']:.0f}%" for d in h.get("findings", []))
+    return f"top self {frames}" + (f"; findings: {found}" if found else "")
+
+
+def short(function: str) -> str:
+    """A frame's name without its hash, at most 70 characters."""
+    name = re.sub(r"::h[0-9a-f]{16}$", "", function)
+    return name if len(name) <= 70 else name[:67] + "..."
+
+
+def comparison(dataset, rows, published, against, tolerance, run_dir=None, serprof=None) -> str:
     out = [
         f"| crate | serialize / {against} here | in rsb | off by | deserialize / {against} here | in rsb | off by | size here | size in rsb |",
         "|---|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     crate_of = {v: k for k, v in ENGINE_OF.items()}
-    base = published.get(crate_of.get(against, against), {})
-    within = total = 0
+    reference = crate_of.get(against, against)
+    base = published.get(reference, {})
+    within = total = by_median = 0
+    off_rows = []
+    factor = {op: moved(rows, published, op, col) for op, col in (("serialize", "Serialize"), ("deserialize", "Deserialize"))}
     for crate, row in sorted(published.items()):
         engine = ENGINE_OF.get(crate, crate)
         if f"{engine}.serialize" not in rows or engine == against:
@@ -161,12 +224,55 @@ def comparison(dataset, rows, published, against, tolerance) -> str:
             total += 1
             flag = "" if abs(off) <= tolerance else " **"
             within += abs(off) <= tolerance
+            by_median += abs(factor[op][crate] - 1) <= tolerance
+            if abs(off) > tolerance:
+                off_rows.append((crate, engine, op, off))
             cells += [f"{here:.2f}", f"{theirs:.2f}", f"{off:+.0%}{flag}"]
         size_here = sizes(rows.get(f"{engine}.serialize"))[0]
         out.append(f"| {crate} | " + " | ".join(cells) + f" | {size_here} | {row.get('Size') or ''} |")
     out.append("")
-    out.append(f"{within} of {total} ratios within {tolerance:.0%} of rsb's (** marks the others).")
+    out.append(
+        f"{within} of {total} ratios within {tolerance:.0%} of rsb's (** marks the others); "
+        f"against the median crate instead of {against}, {by_median} of {total}."
+    )
+    if off_rows:
+        out += [
+            "",
+            f"Each ratio off by more than {tolerance:.0%}: the crate's time here over its time in rsb, "
+            f"over the median of that over the dataset's crates (1.00 moved as the machine did), "
+            f"beside {against}'s; then the row's profile.",
+            "",
+        ]
+        for crate, engine, op, off in off_rows:
+            mine, ref = factor[op].get(crate), factor[op].get(reference)
+            side = [n for n, f in ((crate, mine), (against, ref)) if f and abs(f - 1) > tolerance]
+            which = " and ".join(side) + " moved" if side else "neither moved by itself"
+            where = profile(serprof, run_dir / STUDIES[dataset] / f"{engine}.{op}") if run_dir else ""
+            versions = "".join(
+                f"; {name} {here_v} here, {theirs_v} in rsb"
+                for name, here_v, theirs_v in (
+                    (crate, version_here(rows, engine), published[crate]["version"]),
+                    (against, version_here(rows, against), published[reference]["version"]),
+                )
+                if name in side and here_v and theirs_v and here_v != theirs_v
+            )
+            out.append(f"- `{engine}.{op}` {off:+.0%}: {crate} {mine:.2f}, {against} {ref:.2f} ({which}{versions}); {where}")
     return "\n".join(out)
+
+
+def version_here(rows, engine) -> str:
+    r = rows.get(f"{engine}.serialize") or rows.get(f"{engine}.deserialize") or {}
+    return r.get("engine_version", "")
+
+
+def find_serprof(given):
+    if given:
+        return given
+    on_path = shutil.which("serprof")
+    if on_path:
+        return on_path
+    local = Path(__file__).resolve().parent.parent / "target" / "release" / "serprof"
+    return str(local) if local.exists() else None
 
 
 def main() -> int:
@@ -175,6 +281,7 @@ def main() -> int:
     ap.add_argument("--rsb", type=Path, help="rsb's README.md, for the comparison")
     ap.add_argument("--against", default="postcard")
     ap.add_argument("--tolerance", type=float, default=0.15)
+    ap.add_argument("--serprof", help="the serprof binary that reads the off rows' profiles")
     args = ap.parse_args()
     published = rsb_tables(args.rsb) if args.rsb else {}
     found = False
@@ -187,7 +294,8 @@ def main() -> int:
         print(table(rows))
         if dataset in published:
             print()
-            print(comparison(dataset, rows, published[dataset], args.against, args.tolerance))
+            serprof = find_serprof(args.serprof)
+            print(comparison(dataset, rows, published[dataset], args.against, args.tolerance, args.run_dir, serprof))
         print()
     if not found:
         print(f"rsb-table: no rsb-* study in {args.run_dir}", file=sys.stderr)

@@ -1,0 +1,130 @@
+//! `scripts/rsb-table.py`'s comparison with rsb's published ratios, on a run folder and an rsb
+//! README made up here: which ratios it calls off, which side it says moved, the count against
+//! the median crate, the versions of the side that moved, and the off row's profile read through
+//! `serprof hotspots`.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use common::workspace;
+
+/// One raw table of rsb's README: `(crate, serialize ns, deserialize ns)`.
+fn rsb_section(dataset: &str, rows: &[(&str, f64, f64)]) -> String {
+    let mut s = format!(
+        "## `{dataset}`\n\n#### Serialize / deserialize speed and size\n\n\
+         | Crate | Serialize | Deserialize | Borrow | Size | Zlib | Zstd | Zstd Time |\n\
+         |---|--:|--:|--:|--:|--:|--:|--:|\n"
+    );
+    for (krate, ser, de) in rows {
+        s.push_str(&format!(
+            "| [{krate} 1.0.0][{krate}] | {ser:.2} ns | {de:.2} ns | † | 1000 | 500 | 400 | 1.0 µs |\n"
+        ));
+    }
+    s + "\n"
+}
+
+fn result(dir: &Path, config: &str, median_ns: f64) {
+    let folder = dir.join("rsb-log").join(config);
+    fs::create_dir_all(&folder).unwrap();
+    let r = serde_json::json!({
+        "config": config,
+        // c is a newer version here than in rsb (whose README says 1.0.0 for every crate).
+        "engine_version": if config.starts_with("c.") { "2.0.0" } else { "1.0.0" },
+        "time_ns": {"median": median_ns, "ci95": [median_ns * 0.99, median_ns * 1.01]},
+        "payload_bytes": 1000.0,
+        "compressed": {"zlib": 500.0, "zstd": 400.0},
+    });
+    fs::write(folder.join("result.json"), r.to_string()).unwrap();
+}
+
+#[test]
+fn the_comparison_names_the_side_that_moved_and_the_off_rows_profile() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    // Serialize: `c` takes twice its rsb time where the others take theirs (c moved).
+    // Deserialize: postcard, the reference, takes twice its rsb time (the reference moved).
+    let published = [
+        ("postcard", 100.0, 100.0),
+        ("a", 200.0, 100.0),
+        ("b", 300.0, 100.0),
+        ("c", 400.0, 100.0),
+    ];
+    let here = [
+        ("postcard", 100.0, 200.0),
+        ("a", 200.0, 100.0),
+        ("b", 300.0, 100.0),
+        ("c", 800.0, 100.0),
+    ];
+    for (engine, ser, de) in here {
+        result(&run, &format!("{engine}.serialize"), ser);
+        result(&run, &format!("{engine}.deserialize"), de);
+    }
+    // The off serialize row's CPU profile: 90% of its samples in one function.
+    fs::write(
+        run.join("rsb-log/c.serialize/cpu.folded"),
+        "c.serialize;main;c::write_slowly 9\nc.serialize;main 1\n",
+    )
+    .unwrap();
+    let readme = tmp.path().join("README.md");
+    let other = [("postcard", 1.0, 1.0)];
+    fs::write(
+        &readme,
+        rsb_section("log", &published)
+            + &rsb_section("mesh", &other)
+            + &rsb_section("minecraft_savedata", &other)
+            + &rsb_section("mk48", &other),
+    )
+    .unwrap();
+
+    let out = Command::new("python3")
+        .arg(workspace().join("scripts/rsb-table.py"))
+        .arg(&run)
+        .arg("--rsb")
+        .arg(&readme)
+        .args(["--serprof", env!("CARGO_BIN_EXE_serprof")])
+        .output()
+        .expect("python3 runs (scripts/test installs it)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Serialize: a and b within, c off; deserialize: a, b and c all off, by the reference.
+    assert!(text.contains("2 of 6 ratios within 15% of rsb's"), "{text}");
+    assert!(
+        text.contains("against the median crate instead of postcard, 5 of 6."),
+        "{text}"
+    );
+    let line = |config: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("- `{config}`")))
+            .unwrap_or_else(|| panic!("no off line for {config}:\n{text}"))
+            .to_string()
+    };
+    let c_ser = line("c.serialize");
+    assert!(
+        c_ser.contains("+100%") && c_ser.contains("(c moved; c 2.0.0 here, 1.0.0 in rsb)"),
+        "{c_ser}"
+    );
+    assert!(
+        c_ser.contains("`c::write_slowly` 90%"),
+        "the off row's profile: {c_ser}"
+    );
+    let a_de = line("a.deserialize");
+    assert!(
+        a_de.contains("-50%") && a_de.contains("(postcard moved)") && !a_de.contains(" here, "),
+        "{a_de}"
+    );
+    assert!(
+        a_de.contains("(no profile: "),
+        "a row without a profile says so: {a_de}"
+    );
+    assert!(
+        !text.contains("- `a.serialize`"),
+        "a row within 15% is listed as off:\n{text}"
+    );
+}
