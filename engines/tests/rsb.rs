@@ -84,6 +84,7 @@ const PUBLISHED: [(&str, &[(&str, usize)]); 4] = [
             ("nanoserde", 567975),
             ("msgpacker", 391251),
             ("minicbor", 428773),
+            ("prost", 596811),
         ],
     ),
     (
@@ -100,6 +101,7 @@ const PUBLISHED: [(&str, &[(&str, usize)]); 4] = [
             ("nanoserde", 1812404),
             ("msgpacker", 1458773),
             ("minicbor", 1777386),
+            ("prost", 1859886),
         ],
     ),
 ];

@@ -74,13 +74,13 @@ pub fn studies() -> Vec<Study> {
                 "rsb's minecraft_savedata dataset: 500 players with nested inventories, enums and options",
             )
             .dataset_named("players", minecraft::players),
-            borrowing(engines!(minecraft::Players)),
+            with_prost(borrowing(engines!(minecraft::Players))),
             minecraft::read_digest,
         ),
         measured(
             Study::new("rsb-mk48", "rsb's mk48 dataset: 1,000 game updates of small integers and floats")
                 .dataset_named("updates", mk48::updates),
-            engines!(mk48::Updates),
+            with_prost(engines!(mk48::Updates)),
             mk48::read_digest,
         ),
     ]
@@ -107,7 +107,7 @@ fn measured<T: serprof_api::Value>(
     study.into()
 }
 
-/// `engines` and prost, where the dataset has messages (log and mesh): rsb's `populate +
+/// `engines` and prost (where it is built), through the dataset's messages: rsb's `populate +
 /// encode` and `decode + convert`.
 #[allow(unused_mut)]
 fn with_prost<T: serprof_api::Value + ProstMessages>(

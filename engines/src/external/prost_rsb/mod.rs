@@ -1,0 +1,122 @@
+//! prost on rust_serialization_benchmark's four datasets: Protobuf messages derived in Rust
+//! from rsb's schemas' shapes (field numbers and types as its `.proto` files have them, written
+//! here as prost's derive attributes, one module per dataset), and a codec that converts the
+//! dataset value to them in encode and back in decode, inside the timed operation: rsb's
+//! `populate + encode` and `decode + convert` rows.
+
+pub mod log;
+pub mod mesh;
+pub mod minecraft;
+pub mod mk48;
+
+use super::required;
+use serprof_api::{Codec, CodecError, Engine};
+
+/// Four `uint32`s: rsb's `Address` on the log (an IPv4 address) and `Uuid` on minecraft, one
+/// message shape under two names.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FourU32Message {
+    /// First part.
+    #[prost(uint32, tag = "1")]
+    pub x0: u32,
+    /// Second part.
+    #[prost(uint32, tag = "2")]
+    pub x1: u32,
+    /// Third part.
+    #[prost(uint32, tag = "3")]
+    pub x2: u32,
+    /// Fourth part.
+    #[prost(uint32, tag = "4")]
+    pub x3: u32,
+}
+
+/// Two `float`s: rsb's `Vector2f`, on minecraft and mk48.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Vector2fMessage {
+    /// x.
+    #[prost(float, tag = "1")]
+    pub x: f32,
+    /// y.
+    #[prost(float, tag = "2")]
+    pub y: f32,
+}
+
+/// A number of a message as the narrower type of the dataset's field, or why it does not fit.
+fn fit<S, T>(v: S, what: &str) -> Result<T, CodecError>
+where
+    S: Copy + std::fmt::Display,
+    T: TryFrom<S>,
+{
+    T::try_from(v)
+        .map_err(|_| CodecError::decode(format_args!("{what} {v} is out of its field's range")))
+}
+
+/// A dataset value and its message: populate, and convert back.
+pub trait Messages: Sized {
+    /// The message.
+    type Message: prost::Message + Default;
+    /// The value as a message.
+    fn populate(&self) -> Self::Message;
+    /// The message as a value, or why it is not one.
+    fn convert(message: Self::Message) -> Result<Self, CodecError>;
+}
+
+/// prost through the messages: populate and encode, decode and convert.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProstRsb;
+
+impl<T: Messages> Codec<T> for ProstRsb {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        prost::Message::encode(&value.populate(), out).map_err(CodecError::encode)
+    }
+
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
+        let message: T::Message = prost::Message::decode(&bytes[..]).map_err(CodecError::decode)?;
+        T::convert(message)
+    }
+}
+
+/// prost on a dataset of rsb's that has messages here.
+pub fn engine<T: Messages + serprof_api::Value>() -> Engine<T> {
+    super::described("prost", super::prost::version(), "prost", || ProstRsb)
+        .call("populate + prost::Message::encode, prost::Message::decode + convert")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::rsb::minecraft::Players;
+    use crate::dataset::rsb::mk48::Updates;
+
+    fn decoded<T: Messages>(message: &T::Message) -> Result<T, CodecError> {
+        let mut bytes = prost::Message::encode_to_vec(message);
+        ProstRsb.decode(&mut bytes)
+    }
+
+    #[test]
+    fn a_number_too_wide_for_its_field_is_an_error_that_names_the_field() {
+        let mut players = crate::dataset::rsb::minecraft::players()
+            .remove(0)
+            .populate();
+        players.players[0].inventory.push(minecraft::ItemMessage {
+            count: 300,
+            slot: 1,
+            id: "minecraft:dirt".into(),
+        });
+        let e = decoded::<Players>(&players).unwrap_err().to_string();
+        assert!(e.contains("Item.count 300"), "{e}");
+    }
+
+    #[test]
+    fn a_missing_message_and_an_unknown_enum_number_are_errors() {
+        let mut updates = crate::dataset::rsb::mk48::updates().remove(0).populate();
+        let contact = &mut updates.updates[0].contacts[0];
+        contact.entity_type = Some(10);
+        let e = decoded::<Updates>(&updates).unwrap_err().to_string();
+        assert!(e.contains("entity_type 10"), "{e}");
+        let mut updates = crate::dataset::rsb::mk48::updates().remove(0).populate();
+        updates.updates[0].contacts[0].transform = None;
+        let e = decoded::<Updates>(&updates).unwrap_err().to_string();
+        assert!(e.contains("Contact.transform"), "{e}");
+    }
+}
