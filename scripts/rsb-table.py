@@ -37,8 +37,13 @@ STUDIES = {"log": "rsb-log", "mesh": "rsb-mesh", "minecraft_savedata": "rsb-mine
 # serprof's engine of each rsb crate that both run, where the names differ.
 ENGINE_OF = {"bitcode": "bitcode-derive"}
 # Which of rsb's variants of a cell is the call serprof makes (rkyv: validated, then
-# deserialized; prost: the value converted to messages and back inside the operation).
-VARIANT = {"rkyv": ["validated upfront with error"], "prost": ["populate + encode", "decode + convert"]}
+# deserialized; prost: the value converted to messages and back inside the operation; bilrost:
+# encode into a Vec, not prepend).
+VARIANT = {
+    "rkyv": ["validated upfront with error"],
+    "prost": ["populate + encode", "decode + convert"],
+    "bilrost": ["encode"],
+}
 UNITS = {"ns": 1.0, "µs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 

@@ -51,6 +51,7 @@ const PUBLISHED: [(&str, &[(&str, usize)]); 4] = [
             ("msgpacker", 764996),
             ("minicbor", 817830),
             ("prost", 884628),
+            ("bilrost", 804955),
         ],
     ),
     (
@@ -68,6 +69,7 @@ const PUBLISHED: [(&str, &[(&str, usize)]); 4] = [
             ("msgpacker", 7500005),
             ("minicbor", 8125006),
             ("prost", 8750000),
+            ("bilrost", 8625005),
         ],
     ),
     (
@@ -85,6 +87,7 @@ const PUBLISHED: [(&str, &[(&str, usize)]); 4] = [
             ("msgpacker", 391251),
             ("minicbor", 428773),
             ("prost", 596811),
+            ("bilrost", 489348),
         ],
     ),
     (
@@ -102,6 +105,7 @@ const PUBLISHED: [(&str, &[(&str, usize)]); 4] = [
             ("msgpacker", 1458773),
             ("minicbor", 1777386),
             ("prost", 1859886),
+            ("bilrost", 1704643),
         ],
     ),
 ];

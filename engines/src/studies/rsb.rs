@@ -59,13 +59,13 @@ pub fn studies() -> Vec<Study> {
         measured(
             Study::new("rsb-log", "rsb's log dataset: 10,000 HTTP request logs of many strings")
                 .dataset_named("logs", log::logs),
-            with_prost(borrowing(engines!(log::Logs))),
+            with_tagged(borrowing(engines!(log::Logs))),
             log::read_digest,
         ),
         measured(
             Study::new("rsb-mesh", "rsb's mesh dataset: 125,000 triangles of f32 vectors")
                 .dataset_named("mesh", mesh::mesh),
-            with_prost(engines!(mesh::Mesh)),
+            with_tagged(engines!(mesh::Mesh)),
             mesh::read_digest,
         ),
         measured(
@@ -74,13 +74,13 @@ pub fn studies() -> Vec<Study> {
                 "rsb's minecraft_savedata dataset: 500 players with nested inventories, enums and options",
             )
             .dataset_named("players", minecraft::players),
-            with_prost(borrowing(engines!(minecraft::Players))),
+            with_tagged(borrowing(engines!(minecraft::Players))),
             minecraft::read_digest,
         ),
         measured(
             Study::new("rsb-mk48", "rsb's mk48 dataset: 1,000 game updates of small integers and floats")
                 .dataset_named("updates", mk48::updates),
-            with_prost(engines!(mk48::Updates)),
+            with_tagged(engines!(mk48::Updates)),
             mk48::read_digest,
         ),
     ]
@@ -107,14 +107,18 @@ fn measured<T: serprof_api::Value>(
     study.into()
 }
 
-/// `engines` and prost (where it is built), through the dataset's messages: rsb's `populate +
-/// encode` and `decode + convert`.
+/// `engines`, prost and bilrost (each where it is built), the tagged formats rsb runs on every
+/// dataset: prost through the dataset's messages (rsb's `populate + encode` and `decode +
+/// convert`), bilrost through its derive on the dataset's own types (`bilrost::Message::encode`
+/// and `OwnedMessage::decode`).
 #[allow(unused_mut)]
-fn with_prost<T: serprof_api::Value + ProstMessages>(
+fn with_tagged<T: serprof_api::Value + ProstMessages + BilrostMessage>(
     mut engines: Vec<Engine<T>>,
 ) -> Vec<Engine<T>> {
     #[cfg(feature = "prost")]
     engines.push(external::prost_rsb::engine::<T>());
+    #[cfg(feature = "bilrost")]
+    engines.push(external::bilrost::engine::<T>());
     engines
 }
 
@@ -126,6 +130,15 @@ use external::prost_rsb::Messages as ProstMessages;
 trait ProstMessages {}
 #[cfg(not(feature = "prost"))]
 impl<T> ProstMessages for T {}
+
+/// A dataset value that derives bilrost's `Message`, where bilrost is built.
+#[cfg(feature = "bilrost")]
+use bilrost::OwnedMessage as BilrostMessage;
+/// Any value, without bilrost.
+#[cfg(not(feature = "bilrost"))]
+trait BilrostMessage {}
+#[cfg(not(feature = "bilrost"))]
+impl<T> BilrostMessage for T {}
 
 /// The engines that read strings in place, with their borrowed decode (rsb's `borrow`): the
 /// serde engines postcard, rmp-serde, bincode and bincode 1, and the derives of bitcode,

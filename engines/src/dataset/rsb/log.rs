@@ -27,6 +27,7 @@ rsb_types! {
     }
 
     /// One request of a web server's access log.
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
     pub struct Log {
         /// The client's address.
         #[cfg_attr(feature = "minicbor", n(0))]
@@ -52,11 +53,54 @@ rsb_types! {
     }
 
     /// The dataset: every log.
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
     pub struct Logs {
         /// The logs.
         #[cfg_attr(feature = "minicbor", n(0))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(packed)))]
         pub logs: Vec<Log>,
     }
+}
+
+/// bilrost writes an address as rsb has it: its four bytes as one fixed-width 32-bit field
+/// (through bilrost's proxy: the value stands for a `[u8; 4]`, which the `Fixed` encoding writes
+/// in four bytes), not as a nested message of four numbers.
+#[cfg(feature = "bilrost")]
+mod bilrost_address {
+    use super::Address;
+    use bilrost::encoding::{Fixed, ForOverwrite, Proxiable};
+    use bilrost::DecodeErrorKind;
+
+    impl ForOverwrite<(), Address> for () {
+        fn for_overwrite() -> Address {
+            Address {
+                x0: 0,
+                x1: 0,
+                x2: 0,
+                x3: 0,
+            }
+        }
+    }
+
+    bilrost::empty_state_via_for_overwrite!(Address);
+
+    impl Proxiable for Address {
+        type Proxy = [u8; 4];
+
+        fn encode_proxy(&self) -> [u8; 4] {
+            [self.x0, self.x1, self.x2, self.x3]
+        }
+
+        fn decode_proxy(&mut self, [x0, x1, x2, x3]: [u8; 4]) -> Result<(), DecodeErrorKind> {
+            *self = Address { x0, x1, x2, x3 };
+            Ok(())
+        }
+    }
+
+    bilrost::delegate_proxied_encoding!(
+        use encoding (Fixed) to encode proxied type (Address) with general encodings
+        including schema
+    );
 }
 
 super::borrowed_types! {

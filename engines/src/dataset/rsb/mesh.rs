@@ -11,6 +11,7 @@ pub const TRIANGLES: usize = 125_000;
 rsb_types! {
     /// A point or direction in space.
     #[derive(Copy)]
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
     pub struct Vector3 {
         /// x.
         #[cfg_attr(feature = "minicbor", n(0))]
@@ -25,6 +26,7 @@ rsb_types! {
 
     /// A triangle: its three corners and its normal.
     #[derive(Copy)]
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
     pub struct Triangle {
         /// First corner.
         #[cfg_attr(feature = "minicbor", n(0))]
@@ -41,10 +43,12 @@ rsb_types! {
     }
 
     /// The dataset: one mesh.
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
     pub struct Mesh {
         /// Its triangles. wincode's default configuration refuses a collection over 4 MiB,
         /// which these 6 MB are: the length is read without that limit, as rsb reads it.
         #[cfg_attr(feature = "minicbor", n(0))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(packed)))]
         #[cfg_attr(
             feature = "wincode",
             wincode(with = "wincode::containers::Vec::<_, wincode::len::BincodeLen<{ usize::MAX }>>")

@@ -13,28 +13,36 @@ rsb_types! {
     #[derive(Copy, Eq)]
     #[cfg_attr(feature = "msgpacker", derive(msgpacker::MsgUnpackerBorrowed))]
     #[cfg_attr(feature = "wincode", wincode(tag_encoding = "u8"))]
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Enumeration))]
     pub enum GameType {
         /// Survival.
         #[cfg_attr(feature = "minicbor", n(0))]
+        #[cfg_attr(feature = "bilrost", bilrost(0))]
         Survival,
         /// Creative.
         #[cfg_attr(feature = "minicbor", n(1))]
+        #[cfg_attr(feature = "bilrost", bilrost(1))]
         Creative,
         /// Adventure.
         #[cfg_attr(feature = "minicbor", n(2))]
+        #[cfg_attr(feature = "bilrost", bilrost(2))]
         Adventure,
         /// Spectator.
         #[cfg_attr(feature = "minicbor", n(3))]
+        #[cfg_attr(feature = "bilrost", bilrost(3))]
         Spectator,
     }
 
     /// A stack of items in a slot.
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
     pub struct Item {
         /// How many.
         #[cfg_attr(feature = "minicbor", n(0))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(varint)))]
         pub count: i8,
         /// Which slot.
         #[cfg_attr(feature = "minicbor", n(1))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(varint)))]
         pub slot: u8,
         /// What item.
         #[cfg_attr(feature = "minicbor", n(2))]
@@ -44,6 +52,7 @@ rsb_types! {
     /// What a player may do.
     #[derive(Copy)]
     #[cfg_attr(feature = "msgpacker", derive(msgpacker::MsgUnpackerBorrowed))]
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
     pub struct Abilities {
         /// Walking speed.
         #[cfg_attr(feature = "minicbor", n(0))]
@@ -69,6 +78,7 @@ rsb_types! {
     }
 
     /// A creature or vehicle.
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
     pub struct Entity {
         /// What it is.
         #[cfg_attr(feature = "minicbor", n(0))]
@@ -105,6 +115,7 @@ rsb_types! {
         pub portal_cooldown: i32,
         /// Its id.
         #[cfg_attr(feature = "minicbor", n(11))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding = "packed<fixed>"))]
         pub uuid: [u32; 4],
         /// Its name, if it has one.
         #[cfg_attr(feature = "minicbor", n(12))]
@@ -121,12 +132,15 @@ rsb_types! {
     }
 
     /// The recipes a player knows.
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
     pub struct RecipeBook {
         /// Known recipes.
         #[cfg_attr(feature = "minicbor", n(0))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(packed)))]
         pub recipes: Vec<String>,
         /// Recipes to show.
         #[cfg_attr(feature = "minicbor", n(1))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(packed)))]
         pub to_be_displayed: Vec<String>,
         /// Crafting filter on.
         #[cfg_attr(feature = "minicbor", n(2))]
@@ -155,6 +169,7 @@ rsb_types! {
     }
 
     /// One player's saved state.
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
     pub struct Player {
         /// Game mode.
         #[cfg_attr(feature = "minicbor", n(0))]
@@ -227,6 +242,7 @@ rsb_types! {
         pub entered_nether_position: Option<(f64, f64, f64)>,
         /// The vehicle ridden, if any, with its id.
         #[cfg_attr(feature = "minicbor", n(23))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding = "(packed<fixed>, general)"))]
         pub root_vehicle: Option<([u32; 4], Entity)>,
         /// Parrot on the left shoulder.
         #[cfg_attr(feature = "minicbor", n(24))]
@@ -243,9 +259,11 @@ rsb_types! {
     }
 
     /// The dataset: every player.
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
     pub struct Players {
         /// The players.
         #[cfg_attr(feature = "minicbor", n(0))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(packed)))]
         pub players: Vec<Player>,
     }
 }

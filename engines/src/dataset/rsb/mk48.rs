@@ -13,44 +13,57 @@ rsb_types! {
     /// A kind of ship.
     #[derive(Copy, Eq)]
     #[cfg_attr(feature = "wincode", wincode(tag_encoding = "u8"))]
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Enumeration))]
     pub enum EntityType {
         /// Arleigh Burke.
         #[cfg_attr(feature = "minicbor", n(0))]
+        #[cfg_attr(feature = "bilrost", bilrost(0))]
         ArleighBurke,
         /// Bismarck.
         #[cfg_attr(feature = "minicbor", n(1))]
+        #[cfg_attr(feature = "bilrost", bilrost(1))]
         Bismarck,
         /// Clemenceau.
         #[cfg_attr(feature = "minicbor", n(2))]
+        #[cfg_attr(feature = "bilrost", bilrost(2))]
         Clemenceau,
         /// Fletcher.
         #[cfg_attr(feature = "minicbor", n(3))]
+        #[cfg_attr(feature = "bilrost", bilrost(3))]
         Fletcher,
         /// G-5.
         #[cfg_attr(feature = "minicbor", n(4))]
+        #[cfg_attr(feature = "bilrost", bilrost(4))]
         G5,
         /// Iowa.
         #[cfg_attr(feature = "minicbor", n(5))]
+        #[cfg_attr(feature = "bilrost", bilrost(5))]
         Iowa,
         /// Kolkata.
         #[cfg_attr(feature = "minicbor", n(6))]
+        #[cfg_attr(feature = "bilrost", bilrost(6))]
         Kolkata,
         /// Osa.
         #[cfg_attr(feature = "minicbor", n(7))]
+        #[cfg_attr(feature = "bilrost", bilrost(7))]
         Osa,
         /// Yasen.
         #[cfg_attr(feature = "minicbor", n(8))]
+        #[cfg_attr(feature = "bilrost", bilrost(8))]
         Yasen,
         /// Zubr.
         #[cfg_attr(feature = "minicbor", n(9))]
+        #[cfg_attr(feature = "bilrost", bilrost(9))]
         Zubr,
     }
 
     /// Where a contact is and how it moves.
     #[derive(Copy)]
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
     pub struct Transform {
         /// Altitude (below zero: submerged).
         #[cfg_attr(feature = "minicbor", n(0))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(varint)))]
         pub altitude: i8,
         /// Heading.
         #[cfg_attr(feature = "minicbor", n(1))]
@@ -65,6 +78,7 @@ rsb_types! {
 
     /// Where a contact is steered.
     #[derive(Copy)]
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
     pub struct Guidance {
         /// Heading.
         #[cfg_attr(feature = "minicbor", n(0))]
@@ -78,9 +92,11 @@ rsb_types! {
     }
 
     /// A ship or weapon a player sees.
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
     pub struct Contact {
         /// Damage taken.
         #[cfg_attr(feature = "minicbor", n(0))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(varint)))]
         pub damage: u8,
         /// Its id.
         #[cfg_attr(feature = "minicbor", n(1))]
@@ -96,30 +112,37 @@ rsb_types! {
         pub player_id: Option<u16>,
         /// Which weapons are loaded.
         #[cfg_attr(feature = "minicbor", n(5))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(packed)))]
         pub reloads: Vec<bool>,
         /// Where it is.
         #[cfg_attr(feature = "minicbor", n(6))]
         pub transform: Transform,
         /// Its turrets' headings.
         #[cfg_attr(feature = "minicbor", n(7))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(packed)))]
         pub turret_angles: Vec<u16>,
     }
 
     /// A chunk of terrain sent again.
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
     pub struct TerrainUpdate {
         /// Which chunk.
         #[cfg_attr(feature = "minicbor", n(0))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding = "(varint, varint)"))]
         pub chunk_id: (i8, i8),
         /// Its compressed bytes (a byte array: msgpacker writes it as `bin`, as rsb has it).
         #[cfg_attr(feature = "minicbor", n(1))]
         #[cfg_attr(feature = "msgpacker", msgpacker(binary))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding = "plainbytes"))]
         pub data: Vec<u8>,
     }
 
     /// One update a server sends a player.
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
     pub struct Update {
         /// What the player sees.
         #[cfg_attr(feature = "minicbor", n(0))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(packed)))]
         pub contacts: Vec<Contact>,
         /// The player's score.
         #[cfg_attr(feature = "minicbor", n(1))]
@@ -129,13 +152,16 @@ rsb_types! {
         pub world_radius: f32,
         /// Terrain sent again.
         #[cfg_attr(feature = "minicbor", n(3))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(packed)))]
         pub terrain_updates: Vec<TerrainUpdate>,
     }
 
     /// The dataset: every update.
+    #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
     pub struct Updates {
         /// The updates.
         #[cfg_attr(feature = "minicbor", n(0))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(packed)))]
         pub updates: Vec<Update>,
     }
 }
