@@ -13,8 +13,9 @@
 //! deserializes the whole of it in one operation, and so do the `rsb-*` studies. The types
 //! carry the derives of every engine of the build that rsb also measures (serde always; borsh,
 //! rkyv, wincode, bitcode, Müsli, nanoserde, msgpacker, minicbor, speedy behind their
-//! features), and [`log`] and [`minecraft`] a borrowed form of their strings for rsb's
-//! `borrow` column.
+//! features, through `rsb_types!`; bilrost's `Message` or `Enumeration` on each item itself,
+//! since the two differ and the log's address is written through a proxy), and [`log`] and
+//! [`minecraft`] a borrowed form of their strings for rsb's `borrow` column.
 
 pub mod log;
 pub mod mesh;
