@@ -34,16 +34,19 @@ from pathlib import Path
 
 # serprof's study of each rsb dataset.
 STUDIES = {"log": "rsb-log", "mesh": "rsb-mesh", "minecraft_savedata": "rsb-minecraft", "mk48": "rsb-mk48"}
-# serprof's engine of each rsb crate that both run, where the names differ.
-ENGINE_OF = {"bitcode": "bitcode-derive"}
-# Which of rsb's variants of a cell is the call serprof makes (rkyv: validated, then
-# deserialized; prost: the value converted to messages and back inside the operation; bilrost:
-# encode into a Vec, not prepend).
-VARIANT = {
-    "rkyv": ["validated upfront with error"],
-    "prost": ["populate + encode", "decode + convert"],
-    "bilrost": ["encode"],
+# serprof's engines of each rsb crate both run, where they are not the crate's name, each with
+# the variant of each of rsb's cells it measures where rsb publishes several (rkyv: validated,
+# then deserialized; prost and protobuf: the value converted to messages and back inside the
+# operation; bilrost: encode into a Vec, and bilrost-prepend its prepend; capnp: unpacked). A
+# cell without a variant named here is read as its first, unlabelled time.
+ROWS = {
+    "bitcode": [("bitcode-derive", {})],
+    "rkyv": [("rkyv", {"Deserialize": "validated upfront with error"})],
+    "prost": [("prost", {"Serialize": "populate + encode", "Deserialize": "decode + convert"})],
+    "protobuf": [("protobuf", {"Serialize": "populate + encode", "Deserialize": "decode + convert"})],
+    "bilrost": [("bilrost", {"Serialize": "encode"}), ("bilrost-prepend", {"Serialize": "prepend"})],
 }
+COLUMNS = (("serialize", "Serialize"), ("deserialize", "Deserialize"))
 UNITS = {"ns": 1.0, "µs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
@@ -106,16 +109,25 @@ def table(rows) -> str:
     return "\n".join(out)
 
 
-def parse_time(text: str, crate: str):
-    """The time of one cell of rsb's raw table, in ns: the variant serprof measures when the
-    cell has several, else the first; None for a dagger."""
-    spans = re.findall(r'<span title="([^"]+)">\*([\d.]+) (\S+?)\\\*\*</span>', text)
-    if spans:
-        want = VARIANT.get(crate, [])
-        pick = next((s for s in spans if s[0] in want), spans[0])
-        return float(pick[1]) * UNITS[pick[2]]
-    m = re.search(r"([\d.]+) (ns|µs|ms|s)\b", text)
-    return float(m.group(1)) * UNITS[m.group(2)] if m else None
+def parse_time(text: str):
+    """The times of one cell of rsb's raw table, in ns, by variant: `""` for the unlabelled
+    time, each `<span title=...>` by its title; empty for a dagger."""
+    times = {}
+    for title, value, unit in re.findall(r'<span title="([^"]+)">\*([\d.]+) (\S+?)\\\*\*</span>', text):
+        times[title] = float(value) * UNITS[unit]
+    m = re.search(r"([\d.]+) (ns|µs|ms|s)\b", re.sub(r"<span.*?</span>", "", text))
+    if m:
+        times[""] = float(m.group(1)) * UNITS[m.group(2)]
+    return times
+
+
+def published_time(times, variant):
+    """The time of `variant` in a cell, else its unlabelled time, else its first variant."""
+    if variant in times:
+        return times[variant]
+    if "" in times:
+        return times[""]
+    return next(iter(times.values()), None)
 
 
 def parse_size(text: str):
@@ -142,7 +154,7 @@ def rsb_tables(readme: Path):
             v = re.match(r"\[\S+ ([^\]]+)\]", cells[0])
             row = {"version": v.group(1) if v else ""}
             for h, c in zip(header[1:], cells[1:]):
-                row[h] = parse_size(c) if h in ("Size", "Zlib", "Zstd") else parse_time(c, crate)
+                row[h] = parse_size(c) if h in ("Size", "Zlib", "Zstd") else parse_time(c)
             rows[crate] = row
         tables[dataset] = rows
     return tables
@@ -155,18 +167,30 @@ def ratio(rows, engine, op, against):
     return r["time_ns"]["median"] / base["time_ns"]["median"]
 
 
-def moved(rows, published, op, col):
-    """Each crate's time here over its time in rsb, over the median of that over every crate
-    both have (the machine's own factor): 1.0 is a crate that moved as the machine did."""
+def compared(published):
+    """Each engine here with its rsb crate and rsb's times of the variants it measures:
+    `[(crate, engine, {column: ns})]`."""
+    out = []
+    for crate, row in sorted(published.items()):
+        for engine, picks in ROWS.get(crate, [(crate, {})]):
+            times = {col: published_time(row.get(col) or {}, picks.get(col, "")) for _, col in COLUMNS}
+            out.append((crate, engine, times))
+    return out
+
+
+def moved(rows, entries, op, col):
+    """Each engine's time here over its crate's time in rsb, over the median of that over every
+    engine both have (the machine's own factor): 1.0 is an engine that moved as the machine
+    did."""
     factors = {}
-    for crate, row in published.items():
-        r = rows.get(f"{ENGINE_OF.get(crate, crate)}.{op}")
-        if r and r.get("time_ns") and row.get(col):
-            factors[crate] = r["time_ns"]["median"] / row[col]
+    for _, engine, times in entries:
+        r = rows.get(f"{engine}.{op}")
+        if r and r.get("time_ns") and times.get(col):
+            factors[engine] = r["time_ns"]["median"] / times[col]
     if not factors:
         return {}
     machine = statistics.median(factors.values())
-    return {crate: f / machine for crate, f in factors.items()}
+    return {engine: f / machine for engine, f in factors.items()}
 
 
 def profile(serprof, config_dir: Path, top: int = 3) -> str:
@@ -208,33 +232,33 @@ def comparison(dataset, rows, published, against, tolerance, run_dir=None, serpr
         f"| crate | serialize / {against} here | in rsb | off by | deserialize / {against} here | in rsb | off by | size here | size in rsb |",
         "|---|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
-    crate_of = {v: k for k, v in ENGINE_OF.items()}
-    reference = crate_of.get(against, against)
-    base = published.get(reference, {})
+    entries = compared(published)
+    crate_of = {engine: crate for crate, engine, _ in entries}
+    base = next((times for _, engine, times in entries if engine == against), {})
     within = total = by_median = 0
     off_rows = []
-    factor = {op: moved(rows, published, op, col) for op, col in (("serialize", "Serialize"), ("deserialize", "Deserialize"))}
-    for crate, row in sorted(published.items()):
-        engine = ENGINE_OF.get(crate, crate)
-        if f"{engine}.serialize" not in rows or engine == against:
+    factor = {op: moved(rows, entries, op, col) for op, col in COLUMNS}
+    for crate, engine, times in entries:
+        if engine == against or not any(f"{engine}.{op}" in rows for op, _ in COLUMNS):
             continue
         cells = []
-        for op, col in (("serialize", "Serialize"), ("deserialize", "Deserialize")):
+        for op, col in COLUMNS:
             here = ratio(rows, engine, op, against)
-            theirs = row.get(col) / base[col] if row.get(col) and base.get(col) else None
+            theirs = times[col] / base[col] if times.get(col) and base.get(col) else None
             if here is None or theirs is None:
-                cells += ["", f"{theirs:.2f}" if theirs else "†", ""]
+                cells += [f"{here:.2f}" if here else "", f"{theirs:.2f}" if theirs else "†", ""]
                 continue
             off = here / theirs - 1
             total += 1
             flag = "" if abs(off) <= tolerance else " **"
             within += abs(off) <= tolerance
-            by_median += abs(factor[op][crate] - 1) <= tolerance
+            by_median += abs(factor[op][engine] - 1) <= tolerance
             if abs(off) > tolerance:
                 off_rows.append((crate, engine, op, off))
             cells += [f"{here:.2f}", f"{theirs:.2f}", f"{off:+.0%}{flag}"]
         size_here = sizes(rows.get(f"{engine}.serialize"))[0]
-        out.append(f"| {crate} | " + " | ".join(cells) + f" | {size_here} | {row.get('Size') or ''} |")
+        label = crate if engine == crate else f"{crate} (`{engine}`)"
+        out.append(f"| {label} | " + " | ".join(cells) + f" | {size_here} | {published[crate].get('Size') or ''} |")
     out.append("")
     out.append(
         f"{within} of {total} ratios within {tolerance:.0%} of rsb's (** marks the others); "
@@ -249,17 +273,15 @@ def comparison(dataset, rows, published, against, tolerance, run_dir=None, serpr
             "",
         ]
         for crate, engine, op, off in off_rows:
-            mine, ref = factor[op].get(crate), factor[op].get(reference)
-            side = [n for n, f in ((crate, mine), (against, ref)) if f and abs(f - 1) > tolerance]
-            which = " and ".join(side) + " moved" if side else "neither moved by itself"
+            mine, ref = factor[op].get(engine), factor[op].get(against)
+            side = [(n, e) for n, e, f in ((crate, engine, mine), (against, against, ref)) if f and abs(f - 1) > tolerance]
+            which = " and ".join(n for n, _ in side) + " moved" if side else "neither moved by itself"
             where = profile(serprof, run_dir / STUDIES[dataset] / f"{engine}.{op}") if run_dir else ""
             versions = "".join(
                 f"; {name} {here_v} here, {theirs_v} in rsb"
-                for name, here_v, theirs_v in (
-                    (crate, version_here(rows, engine), published[crate]["version"]),
-                    (against, version_here(rows, against), published[reference]["version"]),
-                )
-                if name in side and here_v and theirs_v and here_v != theirs_v
+                for name, e in side
+                for here_v, theirs_v in [(version_here(rows, e), published.get(crate_of.get(e), {}).get("version"))]
+                if here_v and theirs_v and here_v != theirs_v
             )
             out.append(f"- `{engine}.{op}` {off:+.0%}: {crate} {mine:.2f}, {against} {ref:.2f} ({which}{versions}); {where}")
     return "\n".join(out)

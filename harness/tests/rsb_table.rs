@@ -11,19 +11,32 @@ use std::process::Command;
 
 use common::workspace;
 
-/// One raw table of rsb's README: `(crate, serialize ns, deserialize ns)`.
-fn rsb_section(dataset: &str, rows: &[(&str, f64, f64)]) -> String {
+/// One raw table of rsb's README: `(crate, serialize ns, deserialize ns)`, and rows whose cells
+/// are given as rsb writes them: `(crate, serialize cell, deserialize cell)`.
+fn rsb_section(dataset: &str, rows: &[(&str, f64, f64)], raw: &[(&str, &str, &str)]) -> String {
     let mut s = format!(
         "## `{dataset}`\n\n#### Serialize / deserialize speed and size\n\n\
          | Crate | Serialize | Deserialize | Borrow | Size | Zlib | Zstd | Zstd Time |\n\
          |---|--:|--:|--:|--:|--:|--:|--:|\n"
     );
-    for (krate, ser, de) in rows {
+    let cells = rows
+        .iter()
+        .map(|(k, ser, de)| (*k, format!("{ser:.2} ns"), format!("{de:.2} ns")))
+        .chain(
+            raw.iter()
+                .map(|(k, ser, de)| (*k, ser.to_string(), de.to_string())),
+        );
+    for (krate, ser, de) in cells {
         s.push_str(&format!(
-            "| [{krate} 1.0.0][{krate}] | {ser:.2} ns | {de:.2} ns | † | 1000 | 500 | 400 | 1.0 µs |\n"
+            "| [{krate} 1.0.0][{krate}] | {ser} | {de} | † | 1000 | 500 | 400 | 1.0 µs |\n"
         ));
     }
     s + "\n"
+}
+
+/// A variant of a cell, as rsb's README writes it.
+fn span(title: &str, ns: f64) -> String {
+    format!("<span title=\"{title}\">*{ns:.2} ns\\**</span>")
 }
 
 fn result(dir: &Path, config: &str, median_ns: f64) {
@@ -68,14 +81,32 @@ fn the_comparison_names_the_side_that_moved_and_the_off_rows_profile() {
         "c.serialize;main;c::write_slowly 9\nc.serialize;main 1\n",
     )
     .unwrap();
+    // Cells of several variants: each engine is compared with the variant it measures
+    // (bilrost: encode, and bilrost-prepend its prepend), or with the cell's unlabelled time
+    // (capnp: unpacked, not packed); a dagger is no ratio.
+    for (config, ns) in [
+        ("bilrost.serialize", 200.0),
+        ("bilrost.deserialize", 100.0),
+        ("bilrost-prepend.serialize", 300.0),
+        ("capnp.serialize", 500.0),
+        ("capnp.deserialize", 100.0),
+    ] {
+        result(&run, config, ns);
+    }
+    let encode_prepend = format!("{} {}", span("encode", 200.0), span("prepend", 150.0));
+    let unpacked_packed = format!("500.00 ns {}", span("packed", 900.0));
     let readme = tmp.path().join("README.md");
     let other = [("postcard", 1.0, 1.0)];
+    let raw = [
+        ("bilrost", encode_prepend.as_str(), "100.00 ns"),
+        ("capnp", unpacked_packed.as_str(), "†"),
+    ];
     fs::write(
         &readme,
-        rsb_section("log", &published)
-            + &rsb_section("mesh", &other)
-            + &rsb_section("minecraft_savedata", &other)
-            + &rsb_section("mk48", &other),
+        rsb_section("log", &published, &raw)
+            + &rsb_section("mesh", &other, &[])
+            + &rsb_section("minecraft_savedata", &other, &[])
+            + &rsb_section("mk48", &other, &[]),
     )
     .unwrap();
 
@@ -93,10 +124,30 @@ fn the_comparison_names_the_side_that_moved_and_the_off_rows_profile() {
         "{text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // Serialize: a and b within, c off; deserialize: a, b and c all off, by the reference.
-    assert!(text.contains("2 of 6 ratios within 15% of rsb's"), "{text}");
+    // Serialize: a, b, bilrost and capnp within, c and bilrost-prepend (3.00 here, 1.50 in
+    // rsb) off; deserialize: a, b, c and bilrost all off, by the reference; capnp's dagger is
+    // no ratio.
     assert!(
-        text.contains("against the median crate instead of postcard, 5 of 6."),
+        text.contains("4 of 10 ratios within 15% of rsb's"),
+        "{text}"
+    );
+    assert!(
+        text.contains("against the median crate instead of postcard, 8 of 10."),
+        "{text}"
+    );
+    let row = |label: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("| {label} |")))
+            .unwrap_or_else(|| panic!("no row {label}:\n{text}"))
+            .to_string()
+    };
+    assert!(row("bilrost").contains("| 2.00 | 2.00 | +0% |"), "{text}");
+    assert!(
+        row("bilrost (`bilrost-prepend`)").contains("| 3.00 | 1.50 | +100% ** |"),
+        "{text}"
+    );
+    assert!(
+        row("capnp").contains("| 5.00 | 5.00 | +0% | 0.50 | † |"),
         "{text}"
     );
     let line = |config: &str| {

@@ -27,6 +27,8 @@ pub struct Engine<T> {
     /// The operations it has besides the study's: in-place access ([`Engine::access`]) and
     /// borrowed decoding ([`Engine::borrows`]).
     pub(super) access: Vec<Operation>,
+    /// The study's operations it is measured on, when not all of them ([`Engine::only`]).
+    pub(super) only: Option<Vec<Operation>>,
     pub(super) make: MakeCodec<T>,
 }
 
@@ -44,6 +46,7 @@ impl<T> Clone for Engine<T> {
             json_view: self.json_view.clone(),
             fields: self.fields.clone(),
             access: self.access.clone(),
+            only: self.only.clone(),
             make: Arc::clone(&self.make),
         }
     }
@@ -73,6 +76,7 @@ impl<T: Value> Engine<T> {
             json_view: None,
             fields: FieldSplit::Not(crate::fields::tally::NOT_SERDE.into()),
             access: Vec::new(),
+            only: None,
             make: Arc::new(move || make().map(|c| Box::new(c) as Box<dyn Codec<T>>)),
             name,
         }
@@ -158,6 +162,16 @@ impl<T: Value> Engine<T> {
     /// [`Codec::borrow_owned`].
     pub fn borrows(mut self) -> Self {
         self.access.push(Operation::Borrow);
+        self
+    }
+
+    /// Measures the engine on these of the study's operations only (its in-place reads and
+    /// borrowed decode, [`Engine::access`] and [`Engine::borrows`], are kept): a second way of
+    /// one library to do one operation, beside the engine that does all of them, such as
+    /// bilrost's `prepend` as a serialize of its own. A corrupt study decodes with every
+    /// engine regardless.
+    pub fn only(mut self, operations: impl IntoIterator<Item = Operation>) -> Self {
+        self.only = Some(operations.into_iter().collect());
         self
     }
 

@@ -465,7 +465,11 @@ impl<T: Value> From<StudyOf<T>> for Study {
         }
         for engine in &s.engines {
             let access = if measured { &engine.access[..] } else { &[] };
-            for &op in s.operations.iter().chain(access) {
+            let chosen = |op: &&Operation| match &engine.only {
+                Some(only) if measured => only.contains(op),
+                _ => true,
+            };
+            for &op in s.operations.iter().filter(chosen).chain(access) {
                 configs.push(s.config(engine, op));
             }
         }
@@ -736,6 +740,47 @@ mod tests {
             .corrupt(damage)
             .into();
         assert_eq!(corrupt.configs().len(), 1);
+    }
+
+    #[test]
+    fn an_engine_on_some_operations_only_keeps_its_reads_and_every_engine_decodes_when_corrupt() {
+        let points = || {
+            Study::new("points", "q")
+                .dataset(|| vec![Point { x: 1.5 }])
+                .operations([Operation::Serialize, Operation::Deserialize])
+                .codec("text", || Ok(Text))
+        };
+        let peek = || {
+            Engine::new("peek", || Ok(Peek { wrong: false }))
+                .access([Operation::Access])
+                .only([Operation::Serialize])
+        };
+        let some: Study = points().engine(peek()).digest(|p| p.x.to_bits()).into();
+        let names: Vec<String> = some.configs().iter().map(|c| c.info.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "points/text.serialize",
+                "points/text.deserialize",
+                "points/peek.serialize",
+                "points/peek.access"
+            ]
+        );
+        let damage = Damage {
+            seed: 1,
+            inputs: 1,
+            quick_inputs: 1,
+            input: |index, _, payloads| DamagedInput {
+                index,
+                order: 0,
+                mutation: "none",
+                what: "nothing".into(),
+                bytes: payloads[0].clone(),
+            },
+        };
+        let corrupt: Study = points().engine(peek()).corrupt(damage).into();
+        let names: Vec<String> = corrupt.configs().iter().map(|c| c.info.name()).collect();
+        assert_eq!(names, ["points/text", "points/peek"]);
     }
 
     /// `Text`, with a borrowed decode that reads the number's text in place; `borrow_owned`

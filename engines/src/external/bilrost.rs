@@ -10,6 +10,7 @@
 //! message marked `recurses`; the nested messages are optional fields that decode requires, so a
 //! payload without them (an empty one, say) is an error, not an Order of defaults.
 
+use bilrost::buf::ReverseBuffer;
 use bilrost::{Message, OwnedMessage};
 
 use crate::model::{Order, OrderStatus};
@@ -58,6 +59,65 @@ impl<T: OwnedMessage> Codec<T> for Direct {
 pub fn engine<T: serprof_api::Value + OwnedMessage>() -> serprof_api::Engine<T> {
     super::described("bilrost", version(), "bilrost", || Direct)
         .call("bilrost::Message::encode, OwnedMessage::decode")
+}
+
+/// bilrost's other way to write: [`Message::prepend`] into a [`ReverseBuffer`] the codec
+/// keeps and reuses, which writes the message from its last byte to its first (each nested
+/// message's length known when it is prepended, so nothing is measured twice). The payload is
+/// the same bytes as [`Message::encode`]'s.
+#[derive(Default)]
+pub struct Prepend {
+    buffer: ReverseBuffer,
+}
+
+impl Prepend {
+    /// The value prepended into the cleared buffer, in one chunk: when the payload spans
+    /// several (the first call, or a larger value), the buffer is replaced by one a quarter and
+    /// 1 KiB larger than the payload and the value prepended again, so that every later call of
+    /// that size writes into one chunk without allocating.
+    fn prepend<T: Message>(&mut self, value: &T) -> Result<&[u8], CodecError> {
+        self.buffer.clear();
+        value.prepend(&mut self.buffer);
+        if self.buffer.contiguous().is_none() {
+            let len = self.buffer.len();
+            self.buffer = ReverseBuffer::with_capacity(len + len / 4 + 1024);
+            value.prepend(&mut self.buffer);
+        }
+        self.buffer.contiguous().ok_or_else(|| {
+            CodecError::encode("bilrost's prepend spanned two chunks of a buffer with room for it")
+        })
+    }
+}
+
+impl<T: OwnedMessage> Codec<T> for Prepend {
+    fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        out.extend_from_slice(self.prepend(value)?);
+        Ok(())
+    }
+
+    fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
+        Direct.decode(bytes)
+    }
+
+    /// The serialize loop's call: the payload is left in the codec's buffer, as rsb's
+    /// `prepend` row leaves it (`out` is not written).
+    fn encode_to_slice<'a>(
+        &'a mut self,
+        value: &T,
+        _out: &'a mut [u8],
+    ) -> Option<Result<&'a [u8], CodecError>> {
+        Some(self.prepend(value))
+    }
+}
+
+/// bilrost's `prepend` on any type that derives its `Message`, measured on serialize only (its
+/// payload and its decode are [`engine`]'s): rust_serialization_benchmark's second bilrost
+/// serialize row, as the engine `bilrost-prepend`.
+pub fn prepend_engine<T: serprof_api::Value + OwnedMessage>() -> serprof_api::Engine<T> {
+    super::described("bilrost", version(), "bilrost", Prepend::default)
+        .named("bilrost-prepend")
+        .call("bilrost::Message::prepend into a reused bilrost::buf::ReverseBuffer, OwnedMessage::decode")
+        .only([serprof_api::Operation::Serialize])
 }
 
 /// bilrost on the Order, through the mirror messages (the `formats` study).
@@ -223,3 +283,40 @@ impl From<StatusMsg> for OrderStatus {
 // default (0, "", false, NEW) are not written, so "absent" and "default" are
 // the same on the wire; shared references are written once per use and come back as separate
 // allocations.
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::rsb::{mesh, mk48};
+
+    fn prepended<T: OwnedMessage>(codec: &mut Prepend, value: &T) -> Vec<u8> {
+        let mut slice = [0u8; 0];
+        let payload = codec
+            .encode_to_slice(value, &mut slice)
+            .expect("has a slice call");
+        payload.expect("prepends").to_vec()
+    }
+
+    #[test]
+    fn prepend_writes_encode_s_bytes_in_one_chunk_and_keeps_its_buffer() {
+        let mut codec = Prepend::default();
+        for mesh in mesh::mesh() {
+            assert_eq!(prepended(&mut codec, &mesh), mesh.encode_to_vec());
+        }
+        let updates = mk48::updates().remove(0);
+        let first = prepended(&mut codec, &updates);
+        let capacity = codec.buffer.capacity();
+        assert_eq!(first, updates.encode_to_vec());
+        assert_eq!(prepended(&mut codec, &updates), first);
+        assert_eq!(
+            codec.buffer.capacity(),
+            capacity,
+            "the second prepend reallocated"
+        );
+        let mut out = Vec::new();
+        codec.encode(&updates, &mut out).unwrap();
+        assert_eq!(out, first);
+        let back: mk48::Updates = codec.decode(&mut out).unwrap();
+        assert!(back == updates);
+    }
+}

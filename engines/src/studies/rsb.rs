@@ -110,7 +110,7 @@ fn measured<T: serprof_api::Value>(
 /// `engines`, prost and bilrost (each where it is built), the tagged formats rsb runs on every
 /// dataset: prost through the dataset's messages (rsb's `populate + encode` and `decode +
 /// convert`), bilrost through its derive on the dataset's own types (`bilrost::Message::encode`
-/// and `OwnedMessage::decode`).
+/// and `OwnedMessage::decode`, and `bilrost-prepend`, its `prepend`, on serialize only).
 #[allow(unused_mut)]
 fn with_tagged<T: serprof_api::Value + ProstMessages + BilrostMessage>(
     mut engines: Vec<Engine<T>>,
@@ -118,7 +118,10 @@ fn with_tagged<T: serprof_api::Value + ProstMessages + BilrostMessage>(
     #[cfg(feature = "prost")]
     engines.push(external::prost_rsb::engine::<T>());
     #[cfg(feature = "bilrost")]
-    engines.push(external::bilrost::engine::<T>());
+    engines.extend([
+        external::bilrost::engine::<T>(),
+        external::bilrost::prepend_engine::<T>(),
+    ]);
     engines
 }
 
