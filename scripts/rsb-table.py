@@ -7,12 +7,14 @@ beside rsb's published ones.
 For each `rsb-*` study of RUN_DIR (a `serprof run --study rsb-log ...` folder), prints in
 Markdown rsb's first table (crate, serialize, deserialize, borrow, size, zlib, zstd: each time
 the median per operation with its 95% interval, sizes of the whole dataset's payload) and its
-zero-copy table (rkyv's in-place reads: unvalidated and validated, which are rsb's `read`).
+zero-copy table (the in-place reads, `ENGINE.access` unvalidated and `ENGINE.validated-access`,
+which are rsb's `read`; with `--rsb`, each beside rsb's time of that read).
 
 With `--rsb`, the path of rsb's README (its raw tables: the published figures are read from
 it, never written here), a comparison per dataset: each engine's serialize and deserialize time
 over the `--against` engine's, here and in rsb, and whether they differ by more than
-`--tolerance` (a fraction); and each size beside rsb's.
+`--tolerance` (a fraction); and each size beside rsb's. Where rsb's cell has several variants,
+each engine is compared with the one it measures (ROWS below).
 
 Under each comparison, every ratio off by more than the tolerance gets its evidence: which side
 moved (the crate's time here over its time in rsb, against the median of that over all the
@@ -47,6 +49,9 @@ ROWS = {
     "bilrost": [("bilrost", {"Serialize": "encode"}), ("bilrost-prepend", {"Serialize": "prepend"})],
 }
 COLUMNS = (("serialize", "Serialize"), ("deserialize", "Deserialize"))
+# rsb's names of a validated read: rkyv and flatbuffers validate the whole payload first,
+# capnp each pointer as it follows it.
+VALIDATED = ["validated upfront with error", "validated on-demand with error"]
 UNITS = {"ns": 1.0, "µs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
@@ -101,11 +106,33 @@ def table(rows) -> str:
         borrow = rows.get(f"{e}.borrow")
         version = (ser or de or {}).get("engine_version", "")
         out.append(f"| {e} {version} | {cell(ser)} | {cell(de)} | {cell(borrow)} | " + " | ".join(sizes(ser or de)) + " |")
+    return "\n".join(out)
+
+
+def zero_copy_table(rows, published) -> str:
+    """rsb's zero-copy Read of each engine that reads in place, unvalidated and validated,
+    each beside rsb's time of that variant (when `published`, its zero-copy table) and the
+    ratio of the two."""
     zero = [e for e in engines_of(rows) if f"{e}.access" in rows or f"{e}.validated-access" in rows]
-    if zero:
-        out += ["", "| Crate | Read (unvalidated) | Read (validated upfront) |", "|---|--:|--:|"]
-        for e in zero:
-            out.append(f"| {e} | {cell(rows.get(e + '.access'))} | {cell(rows.get(e + '.validated-access'))} |")
+    if not zero:
+        return ""
+    out = [
+        "| Crate | Read (unvalidated) | in rsb | here / rsb | Read (validated) | in rsb | here / rsb |",
+        "|---|--:|--:|--:|--:|--:|--:|",
+    ]
+    for e in zero:
+        reads = (published.get(e) or {}).get("Read") or {}
+        cells = []
+        for config, variants in ((f"{e}.access", ["unvalidated"]), (f"{e}.validated-access", VALIDATED)):
+            r = rows.get(config)
+            theirs = next((reads[v] for v in variants if v in reads), None)
+            mine = r["time_ns"]["median"] if r and r.get("time_ns") else None
+            cells += [
+                cell(r),
+                time_text(theirs) if theirs else "",
+                f"{mine / theirs:.2f}" if mine and theirs else "",
+            ]
+        out.append(f"| {e} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
@@ -135,29 +162,37 @@ def parse_size(text: str):
     return int(m.group(1)) if m else None
 
 
+def raw_table(lines):
+    """The rows of one of rsb's raw tables, from its header line on: {crate: {column: value}}
+    (sizes in bytes, times by variant, the crate's version)."""
+    header = [h.strip() for h in lines[0].strip("|").split("|")]
+    rows = {}
+    for line in lines[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        crate = re.search(r"\]\[([^\]]+)\]", cells[0]).group(1)
+        v = re.search(r"\[\S+ ([^\]]+)\]\[", cells[0])
+        row = {"version": v.group(1) if v else ""}
+        for h, c in zip(header[1:], cells[1:]):
+            row[h] = parse_size(c) if h in ("Size", "Zlib", "Zstd") else parse_time(c)
+        rows[crate] = row
+    return rows
+
+
 def rsb_tables(readme: Path):
-    """Each dataset's raw rows: {crate: {column: value}}."""
+    """Each dataset's raw tables: its first ({crate: {column: value}}) and its zero-copy one
+    (the same, or empty)."""
     text = readme.read_text()
-    tables = {}
+    tables, zero_copy = {}, {}
     for dataset in STUDIES:
         start = text.index(f"## `{dataset}`")
-        raw = text.index("| Crate |", start)
-        lines = text[raw:].splitlines()
-        header = [h.strip() for h in lines[0].strip("|").split("|")]
-        rows = {}
-        for line in lines[2:]:
-            if not line.startswith("|"):
-                break
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            m = re.search(r"\]\[([^\]]+)\]", cells[0])
-            crate = m.group(1)
-            v = re.match(r"\[\S+ ([^\]]+)\]", cells[0])
-            row = {"version": v.group(1) if v else ""}
-            for h, c in zip(header[1:], cells[1:]):
-                row[h] = parse_size(c) if h in ("Size", "Zlib", "Zstd") else parse_time(c)
-            rows[crate] = row
-        tables[dataset] = rows
-    return tables
+        end = text.find("\n## `", start + 1)
+        section = text[start:] if end < 0 else text[start:end]
+        tables[dataset] = raw_table(section[section.index("| Crate |"):].splitlines())
+        zero = section.find("#### Zero-copy")
+        zero_copy[dataset] = raw_table(section[section.index("| Crate |", zero):].splitlines()) if zero >= 0 else {}
+    return tables, zero_copy
 
 
 def ratio(rows, engine, op, against):
@@ -310,7 +345,7 @@ def main() -> int:
     ap.add_argument("--tolerance", type=float, default=0.15)
     ap.add_argument("--serprof", help="the serprof binary that reads the off rows' profiles")
     args = ap.parse_args()
-    published = rsb_tables(args.rsb) if args.rsb else {}
+    published, zero_copy = rsb_tables(args.rsb) if args.rsb else ({}, {})
     found = False
     for dataset, study in STUDIES.items():
         rows = load(args.run_dir, study)
@@ -319,6 +354,10 @@ def main() -> int:
         found = True
         print(f"## `{study}` (rsb's `{dataset}`)\n")
         print(table(rows))
+        zero = zero_copy_table(rows, zero_copy.get(dataset, {}))
+        if zero:
+            print()
+            print(zero)
         if dataset in published:
             print()
             serprof = find_serprof(args.serprof)
