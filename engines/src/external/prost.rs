@@ -2,7 +2,7 @@
 //! protoc.
 //!
 //! Protobuf cannot serialize the domain types: it needs its own message structs. So encode
-//! converts the [`Order`] into [`OrderMessage`] and decode converts back, both inside the timed
+//! converts the [`Order`] into `OrderMessage` and decode converts back, both inside the timed
 //! round trip; that conversion (string and thumbnail copies included) is part of this engine's
 //! figure, as it is for any program that keeps a domain model next to generated messages.
 //! The schema, as a `.proto` would say it:

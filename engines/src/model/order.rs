@@ -277,7 +277,7 @@ impl Order {
     }
 
     /// The first difference between two Orders, as a path and both values, for verification
-    /// messages ("lines[3].product.thumbnail: 323 bytes vs 322 bytes").
+    /// messages (`"lines[3].product.thumbnail: 323 bytes vs 322 bytes"`).
     pub fn first_difference(&self, other: &Order) -> Option<String> {
         first_difference(self, other)
     }

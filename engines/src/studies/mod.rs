@@ -1,4 +1,4 @@
-//! serprof's own studies, built with the same builder as a user's ([`crate::study`]).
+//! serprof's own studies, built with the same builder as a user's ([`crate::StudyOf`]).
 //!
 //! A configuration is named `STUDY/CONFIG` (`bytes/json-base64-table`, `formats/serde_json`).
 //! [`builtin`] is the list serprof's binary hands to the harness, as a user's `main!` hands

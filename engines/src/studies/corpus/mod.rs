@@ -9,7 +9,7 @@
 //! ([`DocumentRecord`], in each configuration's description, so the fingerprint of the study
 //! list that the parent checks in every worker child covers their hashes). Each configuration's
 //! constructor reads its file again, checks its hash, parses it with our reference parser
-//! ([`reference`]) and has the engine parse it: verification compares the two.
+//! ([`mod@reference`]) and has the engine parse it: verification compares the two.
 
 #[cfg(feature = "corpus")]
 mod configs;
