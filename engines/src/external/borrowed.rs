@@ -36,6 +36,9 @@ pub enum Reader {
     /// msgpacker's `UnpackableBorrowed::unpack_with_ofs`.
     #[cfg(feature = "msgpacker")]
     Msgpacker,
+    /// bilrost's `BorrowedMessage::decode_borrowed`.
+    #[cfg(feature = "bilrost")]
+    Bilrost,
 }
 
 impl Reader {
@@ -67,6 +70,12 @@ impl Reader {
                         .map_err(CodecError::decode)?;
                 super::whole(read, bytes.len())?;
                 Ok(value)
+            }
+            // `decode_borrowed` reads the whole slice: bytes after the message are an error.
+            #[cfg(feature = "bilrost")]
+            Reader::Bilrost => {
+                <T::Borrowed<'a> as bilrost::BorrowedMessage<'a>>::decode_borrowed(bytes)
+                    .map_err(CodecError::decode)
             }
             #[cfg(feature = "postcard")]
             Reader::Postcard => postcard::from_bytes(bytes).map_err(CodecError::decode),
@@ -110,6 +119,8 @@ impl Reader {
             Reader::Minicbor => "Decoder::decode",
             #[cfg(feature = "msgpacker")]
             Reader::Msgpacker => "UnpackableBorrowed::unpack_with_ofs",
+            #[cfg(feature = "bilrost")]
+            Reader::Bilrost => "BorrowedMessage::decode_borrowed",
         }
     }
 }

@@ -59,7 +59,7 @@ pub fn studies() -> Vec<Study> {
         measured(
             Study::new("rsb-log", "rsb's log dataset: 10,000 HTTP request logs of many strings")
                 .dataset_named("logs", log::logs),
-            with_tagged(borrowing(engines!(log::Logs))),
+            borrowing(with_tagged(engines!(log::Logs))),
             log::read_digest,
         ),
         measured(
@@ -74,7 +74,7 @@ pub fn studies() -> Vec<Study> {
                 "rsb's minecraft_savedata dataset: 500 players with nested inventories, enums and options",
             )
             .dataset_named("players", minecraft::players),
-            with_tagged(borrowing(engines!(minecraft::Players))),
+            borrowing(with_tagged(engines!(minecraft::Players))),
             minecraft::read_digest,
         ),
         measured(
@@ -145,7 +145,7 @@ impl<T> BilrostMessage for T {}
 
 /// The engines that read strings in place, with their borrowed decode (rsb's `borrow`): the
 /// serde engines postcard, rmp-serde, bincode and bincode 1, and the derives of bitcode,
-/// wincode, minicbor and msgpacker.
+/// wincode, minicbor, msgpacker and bilrost.
 fn borrowing<T: crate::dataset::rsb::Borrowable + serprof_api::Value>(
     engines: Vec<Engine<T>>,
 ) -> Vec<Engine<T>> {
@@ -170,6 +170,8 @@ fn borrowing<T: crate::dataset::rsb::Borrowable + serprof_api::Value>(
                 "minicbor" => Some(external::borrowed::Reader::Minicbor),
                 #[cfg(feature = "msgpacker")]
                 "msgpacker" => Some(external::borrowed::Reader::Msgpacker),
+                #[cfg(feature = "bilrost")]
+                "bilrost" => Some(external::borrowed::Reader::Bilrost),
                 _ => None,
             };
             match reader {

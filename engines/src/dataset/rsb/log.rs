@@ -134,6 +134,7 @@ super::borrowed_types! {
         /// The logs.
         #[serde(borrow)]
         #[cfg_attr(feature = "minicbor", b(0))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(packed)))]
         pub logs: Vec<BorrowLog<'a>>,
     }
 }

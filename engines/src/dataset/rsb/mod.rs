@@ -92,11 +92,13 @@ pub trait Borrowable: Sized {
 /// The borrowed decodes of the derive engines of the build, each a trait that is empty when its
 /// engine's feature is off.
 pub trait Lend<'a>:
-    LendBitcode<'a> + LendWincode<'a> + LendMinicbor<'a> + LendMsgpacker<'a>
+    LendBitcode<'a> + LendWincode<'a> + LendMinicbor<'a> + LendMsgpacker<'a> + LendBilrost<'a>
 {
 }
-impl<'a, T: LendBitcode<'a> + LendWincode<'a> + LendMinicbor<'a> + LendMsgpacker<'a>> Lend<'a>
-    for T
+impl<
+        'a,
+        T: LendBitcode<'a> + LendWincode<'a> + LendMinicbor<'a> + LendMsgpacker<'a> + LendBilrost<'a>,
+    > Lend<'a> for T
 {
 }
 
@@ -144,10 +146,14 @@ lend!(
     /// msgpacker's borrowed decode (`UnpackableBorrowed::unpack`).
     LendMsgpacker, "msgpacker", msgpacker::UnpackableBorrowed<'a, Error = msgpacker::Error>
 );
+lend!(
+    /// bilrost's borrowed decode (`BorrowedMessage::decode_borrowed`).
+    LendBilrost, "bilrost", bilrost::BorrowedMessage<'a>
+);
 
 /// Puts the derives of the engines whose decode borrows on the borrowed forms given: serde
-/// always; bitcode, wincode, minicbor (with the indexes on the fields) and msgpacker behind
-/// their features.
+/// always; bitcode, wincode, minicbor (with the indexes on the fields), msgpacker and bilrost
+/// (with the owned forms' encodings on the fields) behind their features.
 macro_rules! borrowed_types {
     ($($item:item)*) => {$(
         #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -155,6 +161,7 @@ macro_rules! borrowed_types {
         #[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
         #[cfg_attr(feature = "msgpacker", derive(msgpacker::MsgPackerBorrowed))]
         #[cfg_attr(feature = "minicbor", derive(minicbor::Encode, minicbor::Decode))]
+        #[cfg_attr(feature = "bilrost", derive(bilrost::Message))]
         $item
     )*};
 }

@@ -10,8 +10,10 @@ super::super::borrowed_types! {
     /// An [`Item`] whose name borrows.
     pub struct BorrowItem<'a> {
         #[cfg_attr(feature = "minicbor", n(0))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(varint)))]
         pub count: i8,
         #[cfg_attr(feature = "minicbor", n(1))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(varint)))]
         pub slot: u8,
         #[cfg_attr(feature = "minicbor", b(2))]
         pub id: &'a str,
@@ -42,6 +44,7 @@ super::super::borrowed_types! {
         #[cfg_attr(feature = "minicbor", n(10))]
         pub portal_cooldown: i32,
         #[cfg_attr(feature = "minicbor", n(11))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding = "packed<fixed>"))]
         pub uuid: [u32; 4],
         #[cfg_attr(feature = "minicbor", b(12))]
         pub custom_name: Option<&'a str>,
@@ -57,9 +60,11 @@ super::super::borrowed_types! {
     pub struct BorrowRecipeBook<'a> {
         #[serde(borrow)]
         #[cfg_attr(feature = "minicbor", b(0))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(packed)))]
         pub recipes: Vec<&'a str>,
         #[serde(borrow)]
         #[cfg_attr(feature = "minicbor", b(1))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(packed)))]
         pub to_be_displayed: Vec<&'a str>,
         #[cfg_attr(feature = "minicbor", n(2))]
         pub is_filtering_craftable: bool,
@@ -132,6 +137,7 @@ super::super::borrowed_types! {
         pub entered_nether_position: Option<(f64, f64, f64)>,
         #[serde(borrow)]
         #[cfg_attr(feature = "minicbor", b(23))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding = "(packed<fixed>, general)"))]
         pub root_vehicle: Option<([u32; 4], BorrowEntity<'a>)>,
         #[serde(borrow)]
         #[cfg_attr(feature = "minicbor", b(24))]
@@ -150,6 +156,7 @@ super::super::borrowed_types! {
     pub struct BorrowPlayers<'a> {
         #[serde(borrow)]
         #[cfg_attr(feature = "minicbor", b(0))]
+        #[cfg_attr(feature = "bilrost", bilrost(encoding(packed)))]
         pub players: Vec<BorrowPlayer<'a>>,
     }
 
