@@ -36,14 +36,19 @@ from pathlib import Path
 
 # serprof's study of each rsb dataset.
 STUDIES = {"log": "rsb-log", "mesh": "rsb-mesh", "minecraft_savedata": "rsb-minecraft", "mk48": "rsb-mk48"}
-# serprof's engines of each rsb crate both run, where they are not the crate's name, each with
-# the variant of each of rsb's cells it measures where rsb publishes several (rkyv: validated,
-# then deserialized; prost and protobuf: the value converted to messages and back inside the
-# operation; bilrost: encode into a Vec, and bilrost-prepend its prepend; capnp: unpacked). A
-# cell without a variant named here is read as its first, unlabelled time.
+# serprof's rows of each rsb crate both run, where they are not the crate's engine of the same
+# name: the engine, the variant of each of rsb's cells it measures where rsb publishes several
+# (rkyv: validated, then deserialized, and unvalidated; prost and protobuf: the value converted
+# to messages and back inside the operation; bilrost: encode into a Vec, and bilrost-prepend
+# its prepend; capnp: unpacked), and, where it is not the operation's own, the configuration
+# that measures each operation (None: none). A cell without a variant named here is read as its
+# first, unlabelled time.
 ROWS = {
     "bitcode": [("bitcode-derive", {})],
-    "rkyv": [("rkyv", {"Deserialize": "validated upfront with error"})],
+    "rkyv": [
+        ("rkyv", {"Deserialize": "validated upfront with error"}),
+        ("rkyv", {"Deserialize": "unvalidated"}, {"serialize": None, "deserialize": "unvalidated-deserialize"}),
+    ],
     "prost": [("prost", {"Serialize": "populate + encode", "Deserialize": "decode + convert"})],
     "protobuf": [("protobuf", {"Serialize": "populate + encode", "Deserialize": "decode + convert"})],
     "bilrost": [("bilrost", {"Serialize": "encode"}), ("bilrost-prepend", {"Serialize": "prepend"})],
@@ -105,7 +110,11 @@ def table(rows) -> str:
         ser, de = rows.get(f"{e}.serialize"), rows.get(f"{e}.deserialize")
         borrow = rows.get(f"{e}.borrow")
         version = (ser or de or {}).get("engine_version", "")
-        out.append(f"| {e} {version} | {cell(ser)} | {cell(de)} | {cell(borrow)} | " + " | ".join(sizes(ser or de)) + " |")
+        deserialize = cell(de)
+        unvalidated = rows.get(f"{e}.unvalidated-deserialize")
+        if unvalidated:
+            deserialize += f"; unvalidated {cell(unvalidated)}"
+        out.append(f"| {e} {version} | {cell(ser)} | {deserialize} | {cell(borrow)} | " + " | ".join(sizes(ser or de)) + " |")
     return "\n".join(out)
 
 
@@ -195,37 +204,45 @@ def rsb_tables(readme: Path):
     return tables, zero_copy
 
 
-def ratio(rows, engine, op, against):
-    r, base = rows.get(f"{engine}.{op}"), rows.get(f"{against}.{op}")
-    if not r or not base or not r.get("time_ns") or not base.get("time_ns"):
+def ratio(rows, config, base):
+    r, b = rows.get(config), rows.get(base)
+    if not r or not b or not r.get("time_ns") or not b.get("time_ns"):
         return None
-    return r["time_ns"]["median"] / base["time_ns"]["median"]
+    return r["time_ns"]["median"] / b["time_ns"]["median"]
 
 
 def compared(published):
-    """Each engine here with its rsb crate and rsb's times of the variants it measures:
-    `[(crate, engine, {column: ns})]`."""
+    """Each row here with its rsb crate and rsb's times of the variants it measures: a dict of
+    `crate`, `engine`, `label` (what the row is called), `configs` ({operation: configuration
+    name, or None}) and `times` ({column: ns})."""
     out = []
     for crate, row in sorted(published.items()):
-        for engine, picks in ROWS.get(crate, [(crate, {})]):
+        for engine, picks, *ops in ROWS.get(crate, [(crate, {})]):
+            ops = ops[0] if ops else {}
+            configs = {op: (f"{engine}.{ops.get(op, op)}" if ops.get(op, op) else None) for op, _ in COLUMNS}
+            renamed = [c for op, c in configs.items() if c and ops.get(op)]
+            label = crate if engine == crate else f"{crate} (`{engine}`)"
+            if renamed:
+                label = f"{crate} (" + ", ".join(f"`{c}`" for c in renamed) + ")"
             times = {col: published_time(row.get(col) or {}, picks.get(col, "")) for _, col in COLUMNS}
-            out.append((crate, engine, times))
+            out.append({"crate": crate, "engine": engine, "label": label, "configs": configs, "times": times})
     return out
 
 
 def moved(rows, entries, op, col):
-    """Each engine's time here over its crate's time in rsb, over the median of that over every
-    engine both have (the machine's own factor): 1.0 is an engine that moved as the machine
-    did."""
+    """Each row's time here over its crate's time in rsb, over the median of that over every
+    row both have (the machine's own factor): 1.0 is a row that moved as the machine did. Keyed
+    by configuration name."""
     factors = {}
-    for _, engine, times in entries:
-        r = rows.get(f"{engine}.{op}")
-        if r and r.get("time_ns") and times.get(col):
-            factors[engine] = r["time_ns"]["median"] / times[col]
+    for e in entries:
+        config = e["configs"][op]
+        r = rows.get(config) if config else None
+        if r and r.get("time_ns") and e["times"].get(col):
+            factors[config] = r["time_ns"]["median"] / e["times"][col]
     if not factors:
         return {}
     machine = statistics.median(factors.values())
-    return {engine: f / machine for engine, f in factors.items()}
+    return {config: f / machine for config, f in factors.items()}
 
 
 def profile(serprof, config_dir: Path, top: int = 3) -> str:
@@ -268,18 +285,24 @@ def comparison(dataset, rows, published, against, tolerance, run_dir=None, serpr
         "|---|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     entries = compared(published)
-    crate_of = {engine: crate for crate, engine, _ in entries}
-    base = next((times for _, engine, times in entries if engine == against), {})
+    crate_of = {e["engine"]: e["crate"] for e in entries}
+    base = next((e for e in entries if e["engine"] == against and e["label"] == e["crate"]), None)
+    base = base or {"times": {}, "configs": {op: f"{against}.{op}" for op, _ in COLUMNS}}
     within = total = by_median = 0
     off_rows = []
     factor = {op: moved(rows, entries, op, col) for op, col in COLUMNS}
-    for crate, engine, times in entries:
-        if engine == against or not any(f"{engine}.{op}" in rows for op, _ in COLUMNS):
+    for e in entries:
+        configs, times = e["configs"], e["times"]
+        if e["engine"] == against or not any(c in rows for c in configs.values() if c):
             continue
         cells = []
         for op, col in COLUMNS:
-            here = ratio(rows, engine, op, against)
-            theirs = times[col] / base[col] if times.get(col) and base.get(col) else None
+            config = configs[op]
+            if config is None:
+                cells += ["", "", ""]
+                continue
+            here = ratio(rows, config, base["configs"][op])
+            theirs = times[col] / base["times"][col] if times.get(col) and base["times"].get(col) else None
             if here is None or theirs is None:
                 cells += [f"{here:.2f}" if here else "", f"{theirs:.2f}" if theirs else "†", ""]
                 continue
@@ -287,13 +310,12 @@ def comparison(dataset, rows, published, against, tolerance, run_dir=None, serpr
             total += 1
             flag = "" if abs(off) <= tolerance else " **"
             within += abs(off) <= tolerance
-            by_median += abs(factor[op][engine] - 1) <= tolerance
+            by_median += abs(factor[op][config] - 1) <= tolerance
             if abs(off) > tolerance:
-                off_rows.append((crate, engine, op, off))
+                off_rows.append((e, op, off))
             cells += [f"{here:.2f}", f"{theirs:.2f}", f"{off:+.0%}{flag}"]
-        size_here = sizes(rows.get(f"{engine}.serialize"))[0]
-        label = crate if engine == crate else f"{crate} (`{engine}`)"
-        out.append(f"| {label} | " + " | ".join(cells) + f" | {size_here} | {published[crate].get('Size') or ''} |")
+        size_here = sizes(rows.get(configs["serialize"] or configs["deserialize"]))[0]
+        out.append(f"| {e['label']} | " + " | ".join(cells) + f" | {size_here} | {published[e['crate']].get('Size') or ''} |")
     out.append("")
     out.append(
         f"{within} of {total} ratios within {tolerance:.0%} of rsb's (** marks the others); "
@@ -307,18 +329,20 @@ def comparison(dataset, rows, published, against, tolerance, run_dir=None, serpr
             f"beside {against}'s; then the row's profile.",
             "",
         ]
-        for crate, engine, op, off in off_rows:
-            mine, ref = factor[op].get(engine), factor[op].get(against)
-            side = [(n, e) for n, e, f in ((crate, engine, mine), (against, against, ref)) if f and abs(f - 1) > tolerance]
+        for e, op, off in off_rows:
+            crate, engine, config = e["crate"], e["engine"], e["configs"][op]
+            base_config = base["configs"][op]
+            mine, ref = factor[op].get(config), factor[op].get(base_config)
+            side = [(n, x) for n, x, f in ((crate, engine, mine), (against, against, ref)) if f and abs(f - 1) > tolerance]
             which = " and ".join(n for n, _ in side) + " moved" if side else "neither moved by itself"
-            where = profile(serprof, run_dir / STUDIES[dataset] / f"{engine}.{op}") if run_dir else ""
+            where = profile(serprof, run_dir / STUDIES[dataset] / config) if run_dir else ""
             versions = "".join(
                 f"; {name} {here_v} here, {theirs_v} in rsb"
-                for name, e in side
-                for here_v, theirs_v in [(version_here(rows, e), published.get(crate_of.get(e), {}).get("version"))]
+                for name, x in side
+                for here_v, theirs_v in [(version_here(rows, x), published.get(crate_of.get(x), {}).get("version"))]
                 if here_v and theirs_v and here_v != theirs_v
             )
-            out.append(f"- `{engine}.{op}` {off:+.0%}: {crate} {mine:.2f}, {against} {ref:.2f} ({which}{versions}); {where}")
+            out.append(f"- `{config}` {off:+.0%}: {crate} {mine:.2f}, {against} {ref:.2f} ({which}{versions}); {where}")
     return "\n".join(out)
 
 

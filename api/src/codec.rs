@@ -159,6 +159,21 @@ pub trait Codec<T>: Send {
         self.access(bytes)
     }
 
+    /// The engine's decode without validation, where it has one that skips checks `decode`
+    /// makes (rkyv's `access_unchecked` before `deserialize`); an engine that has one says so
+    /// to its study with [`crate::study::Engine::unvalidated_deserialize`], whose configuration
+    /// times it beside the validated one. The default says the engine has none.
+    ///
+    /// # Safety
+    ///
+    /// `bytes` must be a payload this codec's `encode` wrote, unchanged: an unchecked decode
+    /// of anything else may be undefined behaviour. serprof calls it only on the payloads it
+    /// encoded before the measured loop, never on damaged input.
+    unsafe fn decode_unchecked(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
+        let _ = bytes;
+        Err(CodecError::setup("this engine has no unvalidated decode"))
+    }
+
     /// A borrowed decode: reads `bytes` into the engine's form of the value whose strings point
     /// into `bytes` (no copy of them), then drops it. The default says the engine has none;
     /// an engine that has one says so to its study with [`crate::study::Engine::borrows`],

@@ -90,16 +90,25 @@ fn the_comparison_names_the_side_that_moved_and_the_off_rows_profile() {
         ("bilrost-prepend.serialize", 300.0),
         ("capnp.serialize", 500.0),
         ("capnp.deserialize", 100.0),
+        ("rkyv.serialize", 100.0),
+        ("rkyv.deserialize", 300.0),
+        ("rkyv.unvalidated-deserialize", 200.0),
     ] {
         result(&run, config, ns);
     }
     let encode_prepend = format!("{} {}", span("encode", 200.0), span("prepend", 150.0));
     let unpacked_packed = format!("500.00 ns {}", span("packed", 900.0));
+    let two_deserializes = format!(
+        "{} {}",
+        span("unvalidated", 100.0),
+        span("validated upfront with error", 300.0)
+    );
     let readme = tmp.path().join("README.md");
     let other = [("postcard", 1.0, 1.0)];
     let raw = [
         ("bilrost", encode_prepend.as_str(), "100.00 ns"),
         ("capnp", unpacked_packed.as_str(), "†"),
+        ("rkyv", "100.00 ns", two_deserializes.as_str()),
     ];
     fs::write(
         &readme,
@@ -124,15 +133,16 @@ fn the_comparison_names_the_side_that_moved_and_the_off_rows_profile() {
         "{text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // Serialize: a, b, bilrost and capnp within, c and bilrost-prepend (3.00 here, 1.50 in
-    // rsb) off; deserialize: a, b, c and bilrost all off, by the reference; capnp's dagger is
-    // no ratio.
+    // Serialize: a, b, bilrost, capnp and rkyv within, c and bilrost-prepend (3.00 here, 1.50
+    // in rsb) off; deserialize: a, b, c, bilrost and rkyv's validated one off, by the
+    // reference, rkyv's unvalidated one (its own configuration) within; capnp's dagger is no
+    // ratio.
     assert!(
-        text.contains("4 of 10 ratios within 15% of rsb's"),
+        text.contains("6 of 13 ratios within 15% of rsb's"),
         "{text}"
     );
     assert!(
-        text.contains("against the median crate instead of postcard, 8 of 10."),
+        text.contains("against the median crate instead of postcard, 10 of 13."),
         "{text}"
     );
     let row = |label: &str| {
@@ -148,6 +158,14 @@ fn the_comparison_names_the_side_that_moved_and_the_off_rows_profile() {
     );
     assert!(
         row("capnp").contains("| 5.00 | 5.00 | +0% | 0.50 | † |"),
+        "{text}"
+    );
+    assert!(
+        row("rkyv").contains("| 1.00 | 1.00 | +0% | 1.50 | 3.00 | -50% ** |"),
+        "{text}"
+    );
+    assert!(
+        row("rkyv (`rkyv.unvalidated-deserialize`)").contains("|  |  |  | 1.00 | 1.00 | +0% |"),
         "{text}"
     );
     let line = |config: &str| {

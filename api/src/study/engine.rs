@@ -24,9 +24,10 @@ pub struct Engine<T> {
     pub(super) json_view: Option<crate::workload::JsonView<T>>,
     /// How its payloads split by field ([`Engine::fields`]).
     pub(super) fields: FieldSplit<T>,
-    /// The operations it has besides the study's: in-place access ([`Engine::access`]) and
-    /// borrowed decoding ([`Engine::borrows`]).
-    pub(super) access: Vec<Operation>,
+    /// The operations it has besides the study's: in-place access ([`Engine::access`]),
+    /// borrowed decoding ([`Engine::borrows`]) and its unvalidated decode
+    /// ([`Engine::unvalidated_deserialize`]).
+    pub(super) extra: Vec<Operation>,
     /// The study's operations it is measured on, when not all of them ([`Engine::only`]).
     pub(super) only: Option<Vec<Operation>>,
     pub(super) make: MakeCodec<T>,
@@ -45,7 +46,7 @@ impl<T> Clone for Engine<T> {
             call: self.call.clone(),
             json_view: self.json_view.clone(),
             fields: self.fields.clone(),
-            access: self.access.clone(),
+            extra: self.extra.clone(),
             only: self.only.clone(),
             make: Arc::clone(&self.make),
         }
@@ -75,7 +76,7 @@ impl<T: Value> Engine<T> {
             call: String::new(),
             json_view: None,
             fields: FieldSplit::Not(crate::fields::tally::NOT_SERDE.into()),
-            access: Vec::new(),
+            extra: Vec::new(),
             only: None,
             make: Arc::new(move || make().map(|c| Box::new(c) as Box<dyn Codec<T>>)),
             name,
@@ -148,8 +149,9 @@ impl<T: Value> Engine<T> {
     /// [`Codec::access_unchecked`], [`Operation::ValidatedAccess`] through [`Codec::access`].
     /// The study checks them against its digest ([`crate::StudyOf::digest`]).
     pub fn access(mut self, operations: impl IntoIterator<Item = Operation>) -> Self {
-        self.access.retain(|o| *o == Operation::Borrow);
-        self.access.extend(
+        self.extra
+            .retain(|o| matches!(o, Operation::Borrow | Operation::UnvalidatedDeserialize));
+        self.extra.extend(
             operations
                 .into_iter()
                 .filter(|o| matches!(o, Operation::Access | Operation::ValidatedAccess)),
@@ -161,7 +163,15 @@ impl<T: Value> Engine<T> {
     /// beside the study's operations (`ENGINE.borrow`), verified through
     /// [`Codec::borrow_owned`].
     pub fn borrows(mut self) -> Self {
-        self.access.push(Operation::Borrow);
+        self.extra.push(Operation::Borrow);
+        self
+    }
+
+    /// The engine decodes without validation too ([`Codec::decode_unchecked`]): a
+    /// configuration of its own beside the study's operations (`ENGINE.unvalidated-deserialize`),
+    /// timed on payloads the engine encoded and verified like a deserialize.
+    pub fn unvalidated_deserialize(mut self) -> Self {
+        self.extra.push(Operation::UnvalidatedDeserialize);
         self
     }
 

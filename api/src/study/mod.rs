@@ -414,7 +414,13 @@ impl<T: Value> StudyOf<T> {
     /// The configuration of `engine` on `operation`.
     fn config(&self, engine: &Engine<T>, operation: Operation) -> Config {
         let config = match (operation, self.operations.len()) {
-            (Operation::Access | Operation::ValidatedAccess | Operation::Borrow, _) => {
+            (
+                Operation::Access
+                | Operation::ValidatedAccess
+                | Operation::Borrow
+                | Operation::UnvalidatedDeserialize,
+                _,
+            ) => {
                 format!("{}.{}", engine.name, operation.as_str())
             }
             (Operation::RoundTrip | Operation::Decode, _) | (_, 1) => engine.name.clone(),
@@ -457,19 +463,20 @@ impl<T: Value> StudyOf<T> {
 impl<T: Value> From<StudyOf<T>> for Study {
     fn from(mut s: StudyOf<T>) -> Study {
         let mut configs = Vec::new();
-        // A corrupt study decodes damaged payloads, one configuration per engine: an in-place
-        // access (unchecked reads among them) never sees them.
+        // A corrupt study decodes damaged payloads, one configuration per engine: an engine's
+        // extra configurations (in-place reads and the unvalidated decode, unchecked reads
+        // among them) never see them.
         let measured = s.study.info.kind == StudyKind::Measured;
         if !measured {
             s.operations = vec![Operation::Decode];
         }
         for engine in &s.engines {
-            let access = if measured { &engine.access[..] } else { &[] };
+            let extra = if measured { &engine.extra[..] } else { &[] };
             let chosen = |op: &&Operation| match &engine.only {
                 Some(only) if measured => only.contains(op),
                 _ => true,
             };
-            for &op in s.operations.iter().filter(chosen).chain(access) {
+            for &op in s.operations.iter().filter(chosen).chain(extra) {
                 configs.push(s.config(engine, op));
             }
         }
@@ -781,6 +788,74 @@ mod tests {
         let corrupt: Study = points().engine(peek()).corrupt(damage).into();
         let names: Vec<String> = corrupt.configs().iter().map(|c| c.info.name()).collect();
         assert_eq!(names, ["points/text", "points/peek"]);
+    }
+
+    /// `Text`, with an unvalidated decode that parses without checking the text is UTF-8;
+    /// it gives one more than it read when `wrong`.
+    struct Trusting {
+        wrong: bool,
+    }
+    impl Codec<Point> for Trusting {
+        fn encode(&mut self, v: &Point, out: &mut Vec<u8>) -> Result<(), CodecError> {
+            Text.encode(v, out)
+        }
+        fn decode(&mut self, bytes: &mut [u8]) -> Result<Point, CodecError> {
+            Text.decode(bytes)
+        }
+        unsafe fn decode_unchecked(&mut self, bytes: &mut [u8]) -> Result<Point, CodecError> {
+            // SAFETY: the payload is `encode`'s, which writes ASCII digits.
+            let text = unsafe { std::str::from_utf8_unchecked(bytes) };
+            let x: f64 = text.parse().map_err(CodecError::decode)?;
+            Ok(Point {
+                x: x + f64::from(u8::from(self.wrong)),
+            })
+        }
+    }
+
+    #[test]
+    fn an_unvalidated_decode_is_a_configuration_verified_against_the_value() {
+        let study = |wrong: bool| -> Study {
+            Study::new("points", "q")
+                .dataset(|| vec![Point { x: 1.5 }, Point { x: -2.0 }])
+                .operations([Operation::Deserialize])
+                .engine(
+                    Engine::new("trusting", move || Ok(Trusting { wrong }))
+                        .unvalidated_deserialize()
+                        .access([Operation::ValidatedAccess]),
+                )
+                .into()
+        };
+        let right = study(false);
+        let names: Vec<String> = right.configs().iter().map(|c| c.info.name()).collect();
+        // `access` after `unvalidated_deserialize` keeps it.
+        assert_eq!(
+            names,
+            [
+                "points/trusting",
+                "points/trusting.unvalidated-deserialize",
+                "points/trusting.validated-access"
+            ]
+        );
+        let mut w = right.configs()[1].workload().unwrap();
+        w.verify().unwrap();
+        w.run(5).unwrap();
+        assert_eq!(
+            w.loop_function(),
+            "serprof_api::workload::values::unvalidated_deserialize_loop"
+        );
+        let err = study(true).configs()[1]
+            .workload()
+            .unwrap()
+            .verify()
+            .unwrap_err();
+        assert!(err.to_string().contains("unvalidated decode"), "{err}");
+        // An engine without one is refused at verification, never timed.
+        let none: Study = Study::new("points", "q")
+            .dataset(|| vec![Point { x: 1.5 }])
+            .engine(Engine::new("text", || Ok(Text)).unvalidated_deserialize())
+            .into();
+        let err = none.configs()[1].workload().unwrap().verify().unwrap_err();
+        assert!(err.to_string().contains("no unvalidated decode"), "{err}");
     }
 
     /// `Text`, with a borrowed decode that reads the number's text in place; `borrow_owned`

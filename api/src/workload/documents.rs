@@ -62,6 +62,7 @@ impl Documents {
             Operation::Parse
                 | Operation::Decode
                 | Operation::Deserialize
+                | Operation::UnvalidatedDeserialize
                 | Operation::Access
                 | Operation::ValidatedAccess
                 | Operation::Borrow
@@ -239,11 +240,12 @@ impl Workload for Documents {
 /// The measured loop of a [`Documents`] workload of `operation`, as valgrind names it.
 pub fn documents_loop(operation: Operation) -> &'static str {
     match operation {
-        // A document is text with no in-place form: the access operations, which no document
-        // configuration has, would parse it.
+        // A document is text with no in-place form: the access operations and the unvalidated
+        // decode, which no document configuration has, would parse it.
         Operation::Parse
         | Operation::Decode
         | Operation::Deserialize
+        | Operation::UnvalidatedDeserialize
         | Operation::Access
         | Operation::ValidatedAccess
         | Operation::Borrow => "serprof_api::workload::documents::parse_loop",

@@ -20,6 +20,11 @@ pub enum Operation {
     Serialize,
     /// Decode one value's payload, encoded before anything is timed.
     Deserialize,
+    /// The same decode without validation (rkyv's `access_unchecked` then `deserialize`;
+    /// [`crate::Codec::decode_unchecked`]), of payloads the engine encoded before anything is
+    /// timed.
+    #[serde(rename = "unvalidated-deserialize")]
+    UnvalidatedDeserialize,
     /// Decode stored payloads (the damaged inputs of a [`crate::study::StudyKind::Corrupt`] study).
     Decode,
     /// Parse a stored payload (a document's JSON text, or its transcoding) into a value.
@@ -41,6 +46,7 @@ impl Operation {
             Operation::RoundTrip => "roundtrip",
             Operation::Serialize => "serialize",
             Operation::Deserialize => "deserialize",
+            Operation::UnvalidatedDeserialize => "unvalidated-deserialize",
             Operation::Decode => "decode",
             Operation::Parse => "parse",
             Operation::Access => "access",

@@ -158,6 +158,9 @@ impl<T: Value> Workload for Values<T> {
             if self.operation == Operation::Borrow {
                 self.check_borrow(index)?;
             }
+            if self.operation == Operation::UnvalidatedDeserialize {
+                self.check_unvalidated(index)?;
+            }
             let original = &self.data[index];
             if *original != back {
                 match self.differs(index, original, &back) {
@@ -214,6 +217,19 @@ impl<T: Value> Workload for Values<T> {
             Operation::Borrow => {
                 self.encode_all()?;
                 borrow_loop::<T>(self.codec.as_mut(), &self.payloads, &mut self.next, n)
+            }
+            Operation::UnvalidatedDeserialize => {
+                self.encode_all()?;
+                // SAFETY: the payloads are the ones the codec's `encode` wrote in
+                // `encode_all`, unchanged: the contract of `decode_unchecked`.
+                unsafe {
+                    unvalidated_deserialize_loop::<T>(
+                        self.codec.as_mut(),
+                        &mut self.payloads,
+                        &mut self.next,
+                        n,
+                    )
+                }
             }
             Operation::Deserialize => {
                 self.encode_all()?;
@@ -599,11 +615,43 @@ fn deserialize_loop<T>(
     Ok(())
 }
 
+/// The unvalidated deserialize loop: decode each stored payload without validation
+/// ([`Codec::decode_unchecked`]), drop the value.
+///
+/// # Safety
+///
+/// `payloads` must be payloads `codec`'s `encode` wrote, unchanged.
+#[inline(never)]
+unsafe fn unvalidated_deserialize_loop<T>(
+    codec: &mut dyn Codec<T>,
+    payloads: &mut [Vec<u8>],
+    next: &mut usize,
+    n: u64,
+) -> Result<(), CodecError> {
+    let mut i = *next;
+    let len = payloads.len();
+    for _ in 0..n {
+        let input = payloads[i].as_mut_slice();
+        i += 1;
+        if i == len {
+            i = 0;
+        }
+        // SAFETY: the caller's contract.
+        let back = unsafe { codec.decode_unchecked(black_box(input)) }?;
+        drop(black_box(back));
+    }
+    *next = i;
+    Ok(())
+}
+
 /// The measured loop of a [`Values`] workload of `operation`, as valgrind names it.
 pub fn values_loop(operation: Operation) -> &'static str {
     match operation {
         Operation::RoundTrip => "serprof_api::workload::values::roundtrip_loop",
         Operation::Deserialize => "serprof_api::workload::values::deserialize_loop",
+        Operation::UnvalidatedDeserialize => {
+            "serprof_api::workload::values::unvalidated_deserialize_loop"
+        }
         Operation::Access | Operation::ValidatedAccess => {
             "serprof_api::workload::values::access_loop"
         }

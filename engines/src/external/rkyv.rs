@@ -89,6 +89,14 @@ impl<T: Archived> Codec<T> for Rkyv<T> {
         Ok(read(archived))
     }
 
+    unsafe fn decode_unchecked(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
+        let bytes = self.aligned(bytes);
+        // SAFETY: the caller gives a payload `encode` wrote, unchanged (the trait's contract),
+        // and `aligned` puts it at an address the archive's alignment allows.
+        let archived = unsafe { rkyv::access_unchecked::<T::Archived>(bytes) };
+        rkyv::deserialize::<T, Error>(archived).map_err(CodecError::decode)
+    }
+
     unsafe fn access_unchecked(&mut self, bytes: &[u8]) -> Result<u64, CodecError> {
         let read = self.read.clone().ok_or_else(no_reader)?;
         let bytes = self.aligned(bytes);
@@ -229,7 +237,6 @@ pub fn engine_with_access<T: serprof_api::Value + Archived>(
         aligned: AlignedVec::new(),
         read: Some(read.clone()),
     })
-    .fields(serprof_api::fields::FieldSplit::Not(RELATIVE.into()))
     .call("rkyv::api::high::to_bytes_in, rkyv::access + rkyv::deserialize")
     .fields(serprof_api::fields::FieldSplit::Not(RELATIVE.into()))
     .access([Operation::Access, Operation::ValidatedAccess])

@@ -8,7 +8,8 @@
 //! engines that read strings in place, on the two datasets with strings (rsb's `borrow`);
 //! `rkyv.access` and `rkyv.validated-access` read in place the fields rsb's `read` reads (each
 //! log's address, code and size; each triangle's normal; each player's game mode; each
-//! update's score), unvalidated and after bytecheck's validation. Ratios are to postcard, an
+//! update's score), unvalidated and after bytecheck's validation; `rkyv.unvalidated-deserialize`
+//! deserializes without validation (rsb's second rkyv deserialize). Ratios are to postcard, an
 //! engine both benchmarks run on every dataset.
 //!
 //! The studies are opt-in ([`Study::opt_in`]): a `run` without `--study` leaves them out, so
@@ -36,7 +37,14 @@ macro_rules! engines {
         #[cfg(feature = "borsh")]
         all.push(external::borsh::engine::<$t>());
         #[cfg(feature = "rkyv")]
-        all.push(external::rkyv::engine_with_access::<$t>(read::archived));
+        all.push(
+            external::rkyv::engine_with_access::<$t>(read::archived)
+                .unvalidated_deserialize()
+                .call(
+                    "rkyv::api::high::to_bytes_in, rkyv::access + rkyv::deserialize \
+                     (unvalidated-deserialize: rkyv::access_unchecked + rkyv::deserialize)",
+                ),
+        );
         #[cfg(feature = "wincode")]
         all.push(external::wincode::engine::<$t>());
         #[cfg(feature = "nanoserde")]

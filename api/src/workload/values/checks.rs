@@ -68,6 +68,25 @@ impl<T: Value> Values<T> {
         Ok(())
     }
 
+    /// For an unvalidated deserialize: the payload `encode` wrote for value `index` (in `buf`)
+    /// decodes without validation to the value.
+    pub(super) fn check_unvalidated(&mut self, index: usize) -> Result<(), VerifyError> {
+        let mut input = self.buf.clone();
+        // SAFETY: `buf` holds the payload the codec's `encode` wrote for value `index` (the
+        // round trip before this check), unchanged.
+        let back = unsafe { self.codec.decode_unchecked(&mut input) }
+            .map_err(|error| VerifyError::Decode { index, error })?;
+        if back != self.data[index] {
+            return Err(VerifyError::Check {
+                index,
+                message: "the unvalidated decode (`Codec::decode_unchecked`) gives another \
+                          value than the payload's"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+
     /// [`Workload::retained_bytes`] of a workload that reads payloads: each payload decoded
     /// (or accessed) from a copy, once to warm up and once between two readings of `live`.
     pub(super) fn retained(&mut self, live: &mut dyn FnMut() -> i64) -> Result<f64, CodecError> {
