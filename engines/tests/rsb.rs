@@ -51,6 +51,7 @@ const PUBLISHED: [(&str, &[(&str, usize)]); 4] = [
             ("msgpacker", 764996),
             ("minicbor", 817830),
             ("prost", 884628),
+            ("protobuf", 884628),
             ("bilrost", 804955),
         ],
     ),

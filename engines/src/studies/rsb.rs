@@ -59,7 +59,7 @@ pub fn studies() -> Vec<Study> {
         measured(
             Study::new("rsb-log", "rsb's log dataset: 10,000 HTTP request logs of many strings")
                 .dataset_named("logs", log::logs),
-            with_tagged(borrowing(engines!(log::Logs))),
+            with_protobuf(with_tagged(borrowing(engines!(log::Logs)))),
             log::read_digest,
         ),
         measured(
@@ -107,10 +107,10 @@ fn measured<T: serprof_api::Value>(
     study.into()
 }
 
-/// `engines`, prost and bilrost (each where it is built), the tagged formats rsb runs on every
-/// dataset: prost through the dataset's messages (rsb's `populate + encode` and `decode +
-/// convert`), bilrost through its derive on the dataset's own types (`bilrost::Message::encode`
-/// and `OwnedMessage::decode`).
+/// `engines`, prost, rust-protobuf and bilrost (each where it is built), the tagged formats rsb
+/// runs on every dataset: prost and rust-protobuf through the dataset's messages (rsb's
+/// `populate + encode` and `decode + convert`), bilrost through its derive on the dataset's own
+/// types (`bilrost::Message::encode` and `OwnedMessage::decode`).
 #[allow(unused_mut)]
 fn with_tagged<T: serprof_api::Value + ProstMessages + BilrostMessage>(
     mut engines: Vec<Engine<T>>,
@@ -122,6 +122,16 @@ fn with_tagged<T: serprof_api::Value + ProstMessages + BilrostMessage>(
     engines
 }
 
+/// `engines` and rust-protobuf where it is built, on the datasets it has messages for so far.
+#[allow(unused_mut)]
+fn with_protobuf<T: serprof_api::Value + ProtobufMessages>(
+    mut engines: Vec<Engine<T>>,
+) -> Vec<Engine<T>> {
+    #[cfg(feature = "protobuf")]
+    engines.push(external::protobuf_rsb::engine::<T>());
+    engines
+}
+
 /// A dataset value prost can write (the messages of `external::prost_rsb`), where prost is built.
 #[cfg(feature = "prost")]
 use external::prost_rsb::Messages as ProstMessages;
@@ -130,6 +140,16 @@ use external::prost_rsb::Messages as ProstMessages;
 trait ProstMessages {}
 #[cfg(not(feature = "prost"))]
 impl<T> ProstMessages for T {}
+
+/// A dataset value rust-protobuf can write (the generated messages of `external::protobuf_rsb`),
+/// where rust-protobuf is built.
+#[cfg(feature = "protobuf")]
+use external::protobuf_rsb::Messages as ProtobufMessages;
+/// Any value, without rust-protobuf.
+#[cfg(not(feature = "protobuf"))]
+trait ProtobufMessages {}
+#[cfg(not(feature = "protobuf"))]
+impl<T> ProtobufMessages for T {}
 
 /// A dataset value that derives bilrost's `Message`, where bilrost is built.
 #[cfg(feature = "bilrost")]

@@ -10,6 +10,7 @@ pub mod minecraft;
 pub mod mk48;
 
 use super::required;
+use super::rsb_pb::fit;
 use serprof_api::{Codec, CodecError, Engine};
 
 /// Four `uint32`s: rsb's `Address` on the log (an IPv4 address) and `Uuid` on minecraft, one
@@ -39,16 +40,6 @@ pub struct Vector2fMessage {
     /// y.
     #[prost(float, tag = "2")]
     pub y: f32,
-}
-
-/// A number of a message as the narrower type of the dataset's field, or why it does not fit.
-fn fit<S, T>(v: S, what: &str) -> Result<T, CodecError>
-where
-    S: Copy + std::fmt::Display,
-    T: TryFrom<S>,
-{
-    T::try_from(v)
-        .map_err(|_| CodecError::decode(format_args!("{what} {v} is out of its field's range")))
 }
 
 /// A dataset value and its message: populate, and convert back.
