@@ -70,6 +70,7 @@ const PUBLISHED: [(&str, &[(&str, usize)]); 4] = [
             ("msgpacker", 7500005),
             ("minicbor", 8125006),
             ("prost", 8750000),
+            ("protobuf", 8750000),
             ("bilrost", 8625005),
         ],
     ),

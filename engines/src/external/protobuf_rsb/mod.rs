@@ -13,6 +13,7 @@
 //! or not).
 
 pub mod log;
+pub mod mesh;
 
 use protobuf::Message;
 use serprof_api::{Codec, CodecError, Engine};

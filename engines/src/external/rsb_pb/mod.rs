@@ -13,6 +13,8 @@
 
 #[macro_use]
 mod log;
+#[macro_use]
+mod mesh;
 
 use serprof_api::CodecError;
 
