@@ -18,7 +18,7 @@ const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The schemas whose generated code is committed, by name: `schemas/NAME.proto` generates
 /// `src/external/protobuf_gen/NAME.rs`.
-const SCHEMAS: [&str; 3] = ["order", "rsb_log", "rsb_mesh"];
+const SCHEMAS: [&str; 5] = ["order", "rsb_log", "rsb_mesh", "rsb_minecraft", "rsb_mk48"];
 
 /// The committed file of a schema.
 fn committed(name: &str) -> PathBuf {

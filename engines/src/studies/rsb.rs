@@ -59,13 +59,13 @@ pub fn studies() -> Vec<Study> {
         measured(
             Study::new("rsb-log", "rsb's log dataset: 10,000 HTTP request logs of many strings")
                 .dataset_named("logs", log::logs),
-            with_protobuf(with_tagged(borrowing(engines!(log::Logs)))),
+            with_tagged(borrowing(engines!(log::Logs))),
             log::read_digest,
         ),
         measured(
             Study::new("rsb-mesh", "rsb's mesh dataset: 125,000 triangles of f32 vectors")
                 .dataset_named("mesh", mesh::mesh),
-            with_protobuf(with_tagged(engines!(mesh::Mesh))),
+            with_tagged(engines!(mesh::Mesh)),
             mesh::read_digest,
         ),
         measured(
@@ -112,23 +112,15 @@ fn measured<T: serprof_api::Value>(
 /// `populate + encode` and `decode + convert`), bilrost through its derive on the dataset's own
 /// types (`bilrost::Message::encode` and `OwnedMessage::decode`).
 #[allow(unused_mut)]
-fn with_tagged<T: serprof_api::Value + ProstMessages + BilrostMessage>(
+fn with_tagged<T: serprof_api::Value + ProstMessages + ProtobufMessages + BilrostMessage>(
     mut engines: Vec<Engine<T>>,
 ) -> Vec<Engine<T>> {
     #[cfg(feature = "prost")]
     engines.push(external::prost_rsb::engine::<T>());
-    #[cfg(feature = "bilrost")]
-    engines.push(external::bilrost::engine::<T>());
-    engines
-}
-
-/// `engines` and rust-protobuf where it is built, on the datasets it has messages for so far.
-#[allow(unused_mut)]
-fn with_protobuf<T: serprof_api::Value + ProtobufMessages>(
-    mut engines: Vec<Engine<T>>,
-) -> Vec<Engine<T>> {
     #[cfg(feature = "protobuf")]
     engines.push(external::protobuf_rsb::engine::<T>());
+    #[cfg(feature = "bilrost")]
+    engines.push(external::bilrost::engine::<T>());
     engines
 }
 

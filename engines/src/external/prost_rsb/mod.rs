@@ -2,7 +2,8 @@
 //! from rsb's schemas' shapes (field numbers and types as its `.proto` files have them, written
 //! here as prost's derive attributes, one module per dataset), and a codec that converts the
 //! dataset value to them in encode and back in decode, inside the timed operation: rsb's
-//! `populate + encode` and `decode + convert` rows.
+//! `populate + encode` and `decode + convert` rows. Each dataset's populate and convert are
+//! those of `rsb_pb`, written once for prost and rust-protobuf (`protobuf_rsb`).
 
 pub mod log;
 pub mod mesh;
@@ -10,7 +11,6 @@ pub mod minecraft;
 pub mod mk48;
 
 use super::required;
-use super::rsb_pb::fit;
 use serprof_api::{Codec, CodecError, Engine};
 
 /// Four `uint32`s: rsb's `Address` on the log (an IPv4 address) and `Uuid` on minecraft, one

@@ -14,6 +14,8 @@
 
 pub mod log;
 pub mod mesh;
+pub mod minecraft;
+pub mod mk48;
 
 use protobuf::Message;
 use serprof_api::{Codec, CodecError, Engine};
@@ -66,6 +68,8 @@ pub fn engine<T: Messages + serprof_api::Value>() -> Engine<T> {
 mod tests {
     use super::*;
     use crate::dataset::rsb::log::Logs;
+    use crate::dataset::rsb::minecraft::Players;
+    use crate::dataset::rsb::mk48::Updates;
 
     /// The value `message` decodes to, through its bytes.
     fn decoded<T: Messages>(message: &T::Message) -> Result<T, CodecError> {
@@ -86,11 +90,40 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_game_type_and_a_too_wide_item_count_are_errors_that_name_the_field() {
+        use protobuf::EnumOrUnknown;
+        let players = crate::dataset::rsb::minecraft::players()
+            .remove(0)
+            .populate();
+        let mut unknown = players.clone();
+        unknown.players[0].previous_game_type = EnumOrUnknown::from_i32(7);
+        let e = decoded::<Players>(&unknown).unwrap_err().to_string();
+        assert!(e.contains("Player.previous_game_type 7"), "{e}");
+        let mut wide = players;
+        wide.players[0].inventory[0].count = 300;
+        let e = decoded::<Players>(&wide).unwrap_err().to_string();
+        assert!(e.contains("Item.count 300"), "{e}");
+    }
+
+    #[test]
     fn a_missing_message_is_an_error_that_names_the_field() {
         let mut logs = crate::dataset::rsb::log::logs().remove(0).populate();
         logs.logs[0].address.clear();
         let e = decoded::<Logs>(&logs).unwrap_err().to_string();
         assert!(e.contains("Log.address"), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_enum_number_and_a_missing_message_are_errors_that_name_the_field() {
+        use protobuf::EnumOrUnknown;
+        let mut updates = crate::dataset::rsb::mk48::updates().remove(0).populate();
+        updates.updates[0].contacts[0].entity_type = Some(EnumOrUnknown::from_i32(10));
+        let e = decoded::<Updates>(&updates).unwrap_err().to_string();
+        assert!(e.contains("Contact.entity_type 10"), "{e}");
+        let mut updates = crate::dataset::rsb::mk48::updates().remove(0).populate();
+        updates.updates[0].contacts[0].transform.clear();
+        let e = decoded::<Updates>(&updates).unwrap_err().to_string();
+        assert!(e.contains("Contact.transform"), "{e}");
     }
 
     #[test]

@@ -15,6 +15,10 @@
 mod log;
 #[macro_use]
 mod mesh;
+#[macro_use]
+pub(super) mod minecraft;
+#[macro_use]
+pub(super) mod mk48;
 
 use serprof_api::CodecError;
 
