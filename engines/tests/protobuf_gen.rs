@@ -1,33 +1,38 @@
-//! The rust-protobuf engine's generated messages are committed: this test generates them again
-//! from `engines/schemas/order.proto` with protobuf-codegen (pure Rust parser, no protoc) into
-//! a temporary folder and fails when the committed file differs.
+//! The rust-protobuf engines' generated messages are committed: this test generates them again
+//! from the schemas in `engines/schemas/` ([`SCHEMAS`]: the Order graph's `order.proto` and
+//! the rsb datasets' `rsb_*.proto`) with protobuf-codegen (pure Rust parser, no protoc) into a
+//! temporary folder and fails when a committed file differs.
 //!
-//! After changing the schema or the protobuf pins, regenerate the committed file with
+//! After changing a schema or the protobuf pins, regenerate the committed files with
 //!
 //! ```text
 //! SERPROF_REGENERATE=1 cargo test -p serprof-engines --test protobuf_gen
 //! ```
 //!
-//! which writes `engines/src/external/protobuf_gen/order.rs` and passes.
+//! which writes `engines/src/external/protobuf_gen/NAME.rs` for each schema and passes.
 #![cfg(feature = "protobuf")]
 
 use std::path::{Path, PathBuf};
 
 const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
 
-/// The committed file the test compares.
-fn committed() -> PathBuf {
-    Path::new(MANIFEST_DIR).join("src/external/protobuf_gen/order.rs")
+/// The schemas whose generated code is committed, by name: `schemas/NAME.proto` generates
+/// `src/external/protobuf_gen/NAME.rs`.
+const SCHEMAS: [&str; 5] = ["order", "rsb_log", "rsb_mesh", "rsb_minecraft", "rsb_mk48"];
+
+/// The committed file of a schema.
+fn committed(name: &str) -> PathBuf {
+    Path::new(MANIFEST_DIR).join(format!("src/external/protobuf_gen/{name}.rs"))
 }
 
-/// Generates the messages into `out` the way the committed file was made: lite runtime (no
-/// descriptors or reflection), no `mod.rs` (the adapter declares the module).
+/// Generates the messages of every schema into `out` the way the committed files were made:
+/// lite runtime (no descriptors or reflection), no `mod.rs` (the adapters declare the modules).
 fn generate(out: &Path) {
     let schemas = Path::new(MANIFEST_DIR).join("schemas");
     protobuf_codegen::Codegen::new()
         .pure()
         .include(&schemas)
-        .input(schemas.join("order.proto"))
+        .inputs(SCHEMAS.map(|name| schemas.join(format!("{name}.proto"))))
         .customize(
             protobuf_codegen::Customize::default()
                 .lite_runtime(true)
@@ -43,20 +48,29 @@ fn committed_messages_are_what_protobuf_codegen_generates() {
     let out = std::env::temp_dir().join(format!("serprof-protobuf-gen-{}", std::process::id()));
     std::fs::create_dir_all(&out).unwrap();
     generate(&out);
-    let fresh = std::fs::read_to_string(out.join("order.rs")).expect("generated order.rs");
+    let fresh = SCHEMAS.map(|name| {
+        std::fs::read_to_string(out.join(format!("{name}.rs")))
+            .unwrap_or_else(|e| panic!("generated {name}.rs: {e}"))
+    });
     std::fs::remove_dir_all(&out).ok();
 
-    if std::env::var_os("SERPROF_REGENERATE").is_some_and(|v| v == "1") {
-        std::fs::write(committed(), &fresh).expect("write the committed file");
-        return;
+    let regenerate = std::env::var_os("SERPROF_REGENERATE").is_some_and(|v| v == "1");
+    let mut differ = Vec::new();
+    for (name, fresh) in SCHEMAS.iter().zip(&fresh) {
+        if regenerate {
+            std::fs::write(committed(name), fresh).expect("write the committed file");
+        } else if std::fs::read_to_string(committed(name)).unwrap_or_default() != *fresh {
+            differ.push(format!(
+                "{} differs from what protobuf-codegen generates from engines/schemas/{name}.proto",
+                committed(name).display()
+            ));
+        }
     }
-    let current = std::fs::read_to_string(committed()).unwrap_or_default();
     assert!(
-        current == fresh,
-        "{} differs from what protobuf-codegen generates from engines/schemas/order.proto; \
-         regenerate it with `SERPROF_REGENERATE=1 cargo test -p serprof-engines --test \
+        differ.is_empty(),
+        "{}; regenerate with `SERPROF_REGENERATE=1 cargo test -p serprof-engines --test \
          protobuf_gen` and commit the result",
-        committed().display()
+        differ.join("; ")
     );
 }
 

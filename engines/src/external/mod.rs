@@ -14,6 +14,9 @@
 #[cfg(any(feature = "prost", feature = "bilrost", feature = "protobuf"))]
 #[macro_use]
 mod mirror;
+#[cfg(any(feature = "prost", feature = "protobuf"))]
+#[macro_use]
+mod rsb_pb;
 
 #[cfg(feature = "bilrost")]
 pub mod bilrost;
@@ -50,6 +53,8 @@ pub mod prost;
 pub mod prost_rsb;
 #[cfg(feature = "protobuf")]
 pub mod protobuf;
+#[cfg(feature = "protobuf")]
+pub mod protobuf_rsb;
 #[cfg(feature = "rkyv")]
 pub mod rkyv;
 #[cfg(feature = "rmp-serde")]

@@ -56,8 +56,9 @@ pub fn engine() -> serprof_api::Engine<Order> {
         .call("protobuf::Message::write_to_vec, parse_from_bytes (through the generated messages)")
 }
 
-/// A message field that must be there.
-fn required<T>(field: MessageField<T>, what: &str) -> Result<T, CodecError> {
+/// A message field that must be there: absent, it is a decode error naming `what` (the
+/// `protobuf_rsb` codecs' too).
+pub(super) fn required<T>(field: MessageField<T>, what: &str) -> Result<T, CodecError> {
     super::required(field.into_option(), what)
 }
 

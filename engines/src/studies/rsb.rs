@@ -115,16 +115,19 @@ fn measured<T: serprof_api::Value>(
     study.into()
 }
 
-/// `engines`, prost and bilrost (each where it is built), the tagged formats rsb runs on every
-/// dataset: prost through the dataset's messages (rsb's `populate + encode` and `decode +
-/// convert`), bilrost through its derive on the dataset's own types (`bilrost::Message::encode`
-/// and `OwnedMessage::decode`, and `bilrost-prepend`, its `prepend`, on serialize only).
+/// `engines`, prost, rust-protobuf and bilrost (each where it is built), the tagged formats rsb
+/// runs on every dataset: prost and rust-protobuf through the dataset's messages (rsb's
+/// `populate + encode` and `decode + convert`), bilrost through its derive on the dataset's own
+/// types (`bilrost::Message::encode` and `OwnedMessage::decode`, and `bilrost-prepend`, its
+/// `prepend`, on serialize only).
 #[allow(unused_mut)]
-fn with_tagged<T: serprof_api::Value + ProstMessages + BilrostMessage>(
+fn with_tagged<T: serprof_api::Value + ProstMessages + ProtobufMessages + BilrostMessage>(
     mut engines: Vec<Engine<T>>,
 ) -> Vec<Engine<T>> {
     #[cfg(feature = "prost")]
     engines.push(external::prost_rsb::engine::<T>());
+    #[cfg(feature = "protobuf")]
+    engines.push(external::protobuf_rsb::engine::<T>());
     #[cfg(feature = "bilrost")]
     engines.extend([
         external::bilrost::engine::<T>(),
@@ -141,6 +144,16 @@ use external::prost_rsb::Messages as ProstMessages;
 trait ProstMessages {}
 #[cfg(not(feature = "prost"))]
 impl<T> ProstMessages for T {}
+
+/// A dataset value rust-protobuf can write (the generated messages of `external::protobuf_rsb`),
+/// where rust-protobuf is built.
+#[cfg(feature = "protobuf")]
+use external::protobuf_rsb::Messages as ProtobufMessages;
+/// Any value, without rust-protobuf.
+#[cfg(not(feature = "protobuf"))]
+trait ProtobufMessages {}
+#[cfg(not(feature = "protobuf"))]
+impl<T> ProtobufMessages for T {}
 
 /// A dataset value that derives bilrost's `Message`, where bilrost is built.
 #[cfg(feature = "bilrost")]

@@ -1,8 +1,6 @@
 //! rsb's `log` as Protobuf messages (its `log.proto`).
 
-use super::{fit, required, FourU32Message, Messages};
-use crate::dataset::rsb::log::{Address, Log, Logs};
-use serprof_api::CodecError;
+use super::{required, FourU32Message, Messages};
 
 /// A log (rsb's `Log`).
 #[derive(Clone, PartialEq, prost::Message)]
@@ -38,53 +36,8 @@ pub struct LogsMessage {
     pub logs: Vec<LogMessage>,
 }
 
-impl Messages for Logs {
-    type Message = LogsMessage;
-
-    fn populate(&self) -> LogsMessage {
-        let logs = self
-            .logs
-            .iter()
-            .map(|l| LogMessage {
-                address: Some(FourU32Message {
-                    x0: l.address.x0.into(),
-                    x1: l.address.x1.into(),
-                    x2: l.address.x2.into(),
-                    x3: l.address.x3.into(),
-                }),
-                identity: l.identity.clone(),
-                userid: l.userid.clone(),
-                date: l.date.clone(),
-                request: l.request.clone(),
-                code: l.code.into(),
-                size: l.size,
-            })
-            .collect();
-        LogsMessage { logs }
-    }
-
-    fn convert(message: LogsMessage) -> Result<Logs, CodecError> {
-        let logs = message
-            .logs
-            .into_iter()
-            .map(|l| {
-                let a = required(l.address, "Log.address")?;
-                Ok(Log {
-                    address: Address {
-                        x0: fit(a.x0, "Address.x0")?,
-                        x1: fit(a.x1, "Address.x1")?,
-                        x2: fit(a.x2, "Address.x2")?,
-                        x3: fit(a.x3, "Address.x3")?,
-                    },
-                    identity: l.identity,
-                    userid: l.userid,
-                    date: l.date,
-                    request: l.request,
-                    code: fit(l.code, "Log.code")?,
-                    size: l.size,
-                })
-            })
-            .collect::<Result<_, CodecError>>()?;
-        Ok(Logs { logs })
-    }
+log_messages! {
+    logs: LogsMessage, log: LogMessage, address: FourU32Message,
+    some: Some, take: required,
+    rest: {},
 }

@@ -1,10 +1,6 @@
 //! rsb's `mk48` as Protobuf messages (its `mk48.proto`).
 
-use super::{fit, required, Messages, Vector2fMessage};
-use crate::dataset::rsb::mk48::{
-    Contact, EntityType, Guidance, TerrainUpdate, Transform, Update, Updates,
-};
-use serprof_api::CodecError;
+use super::{required, Messages, Vector2fMessage};
 
 /// A ship or weapon's kind (rsb's `EntityType`), written as its number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, prost::Enumeration)]
@@ -31,20 +27,6 @@ pub enum EntityTypeMessage {
     /// Zubr.
     Zubr = 9,
 }
-
-/// Every kind with its message, in one place for both directions.
-const ENTITY_TYPES: [(EntityType, EntityTypeMessage); 10] = [
-    (EntityType::ArleighBurke, EntityTypeMessage::ArleighBurke),
-    (EntityType::Bismarck, EntityTypeMessage::Bismarck),
-    (EntityType::Clemenceau, EntityTypeMessage::Clemenceau),
-    (EntityType::Fletcher, EntityTypeMessage::Fletcher),
-    (EntityType::G5, EntityTypeMessage::G5),
-    (EntityType::Iowa, EntityTypeMessage::Iowa),
-    (EntityType::Kolkata, EntityTypeMessage::Kolkata),
-    (EntityType::Osa, EntityTypeMessage::Osa),
-    (EntityType::Yasen, EntityTypeMessage::Yasen),
-    (EntityType::Zubr, EntityTypeMessage::Zubr),
-];
 
 /// Where a contact is and how it moves (rsb's `Transform`).
 #[derive(Clone, PartialEq, prost::Message)]
@@ -153,138 +135,11 @@ pub struct UpdatesMessage {
     pub updates: Vec<UpdateMessage>,
 }
 
-fn entity_type(e: EntityType) -> i32 {
-    let (_, m) = ENTITY_TYPES
-        .iter()
-        .find(|(t, _)| *t == e)
-        .expect("every entity type is listed");
-    *m as i32
-}
-
-fn entity_type_back(n: i32) -> Result<EntityType, CodecError> {
-    let m = EntityTypeMessage::try_from(n).map_err(|_| {
-        CodecError::decode(format_args!("Contact.entity_type {n} is no entity type"))
-    })?;
-    let (t, _) = ENTITY_TYPES
-        .iter()
-        .find(|(_, k)| *k == m)
-        .expect("every entity type is listed");
-    Ok(*t)
-}
-
-fn contact(c: &Contact) -> ContactMessage {
-    ContactMessage {
-        damage: c.damage.into(),
-        entity_id: c.entity_id,
-        entity_type: c.entity_type.map(entity_type),
-        guidance: Some(GuidanceMessage {
-            angle: c.guidance.angle.into(),
-            submerge: c.guidance.submerge,
-            velocity: c.guidance.velocity.into(),
-        }),
-        player_id: c.player_id.map(u32::from),
-        reloads: c.reloads.clone(),
-        transform: Some(TransformMessage {
-            altitude: c.transform.altitude.into(),
-            angle: c.transform.angle.into(),
-            position: Some(Vector2fMessage {
-                x: c.transform.position.0,
-                y: c.transform.position.1,
-            }),
-            velocity: c.transform.velocity.into(),
-        }),
-        turret_angles: c.turret_angles.iter().map(|&a| a.into()).collect(),
-    }
-}
-
-fn contact_back(c: ContactMessage) -> Result<Contact, CodecError> {
-    let g = required(c.guidance, "Contact.guidance")?;
-    let t = required(c.transform, "Contact.transform")?;
-    let position = required(t.position, "Transform.position")?;
-    Ok(Contact {
-        damage: fit(c.damage, "Contact.damage")?,
-        entity_id: c.entity_id,
-        entity_type: c.entity_type.map(entity_type_back).transpose()?,
-        guidance: Guidance {
-            angle: fit(g.angle, "Guidance.angle")?,
-            submerge: g.submerge,
-            velocity: fit(g.velocity, "Guidance.velocity")?,
-        },
-        player_id: c
-            .player_id
-            .map(|p| fit(p, "Contact.player_id"))
-            .transpose()?,
-        reloads: c.reloads,
-        transform: Transform {
-            altitude: fit(t.altitude, "Transform.altitude")?,
-            angle: fit(t.angle, "Transform.angle")?,
-            position: (position.x, position.y),
-            velocity: fit(t.velocity, "Transform.velocity")?,
-        },
-        turret_angles: c
-            .turret_angles
-            .into_iter()
-            .map(|a| fit(a, "Contact.turret_angles"))
-            .collect::<Result<_, _>>()?,
-    })
-}
-
-fn terrain(t: &TerrainUpdate) -> TerrainUpdateMessage {
-    TerrainUpdateMessage {
-        chunk_id: Some(ChunkIdMessage {
-            x: t.chunk_id.0.into(),
-            y: t.chunk_id.1.into(),
-        }),
-        data: t.data.clone(),
-    }
-}
-
-fn terrain_back(t: TerrainUpdateMessage) -> Result<TerrainUpdate, CodecError> {
-    let id = required(t.chunk_id, "TerrainUpdate.chunk_id")?;
-    Ok(TerrainUpdate {
-        chunk_id: (fit(id.x, "ChunkId.x")?, fit(id.y, "ChunkId.y")?),
-        data: t.data,
-    })
-}
-
-impl Messages for Updates {
-    type Message = UpdatesMessage;
-
-    fn populate(&self) -> UpdatesMessage {
-        let updates = self
-            .updates
-            .iter()
-            .map(|u| UpdateMessage {
-                contacts: u.contacts.iter().map(contact).collect(),
-                score: u.score,
-                world_radius: u.world_radius,
-                terrain_updates: u.terrain_updates.iter().map(terrain).collect(),
-            })
-            .collect();
-        UpdatesMessage { updates }
-    }
-
-    fn convert(message: UpdatesMessage) -> Result<Updates, CodecError> {
-        let updates = message
-            .updates
-            .into_iter()
-            .map(|u| {
-                Ok(Update {
-                    contacts: u
-                        .contacts
-                        .into_iter()
-                        .map(contact_back)
-                        .collect::<Result<_, CodecError>>()?,
-                    score: u.score,
-                    world_radius: u.world_radius,
-                    terrain_updates: u
-                        .terrain_updates
-                        .into_iter()
-                        .map(terrain_back)
-                        .collect::<Result<_, CodecError>>()?,
-                })
-            })
-            .collect::<Result<_, CodecError>>()?;
-        Ok(Updates { updates })
-    }
+mk48_messages! {
+    updates: UpdatesMessage, update: UpdateMessage, contact: ContactMessage,
+    guidance: GuidanceMessage, transform: TransformMessage, vector2f: Vector2fMessage,
+    terrain_update: TerrainUpdateMessage, chunk_id: ChunkIdMessage,
+    some: Some, take: required,
+    enum_to: |n: i32| n, enum_from: |n: i32| n,
+    rest: {},
 }

@@ -2,7 +2,8 @@
 //! from rsb's schemas' shapes (field numbers and types as its `.proto` files have them, written
 //! here as prost's derive attributes, one module per dataset), and a codec that converts the
 //! dataset value to them in encode and back in decode, inside the timed operation: rsb's
-//! `populate + encode` and `decode + convert` rows.
+//! `populate + encode` and `decode + convert` rows. Each dataset's populate and convert are
+//! those of `rsb_pb`, written once for prost and rust-protobuf (`protobuf_rsb`).
 
 pub mod log;
 pub mod mesh;
@@ -39,16 +40,6 @@ pub struct Vector2fMessage {
     /// y.
     #[prost(float, tag = "2")]
     pub y: f32,
-}
-
-/// A number of a message as the narrower type of the dataset's field, or why it does not fit.
-fn fit<S, T>(v: S, what: &str) -> Result<T, CodecError>
-where
-    S: Copy + std::fmt::Display,
-    T: TryFrom<S>,
-{
-    T::try_from(v)
-        .map_err(|_| CodecError::decode(format_args!("{what} {v} is out of its field's range")))
 }
 
 /// A dataset value and its message: populate, and convert back.
