@@ -59,7 +59,7 @@ pub fn studies() -> Vec<Study> {
         measured(
             Study::new("rsb-log", "rsb's log dataset: 10,000 HTTP request logs of many strings")
                 .dataset_named("logs", log::logs),
-            with_tagged(borrowing(engines!(log::Logs))),
+            with_capnp(with_tagged(borrowing(engines!(log::Logs)))),
             log::read_digest,
         ),
         measured(
@@ -139,6 +139,25 @@ use bilrost::OwnedMessage as BilrostMessage;
 trait BilrostMessage {}
 #[cfg(not(feature = "bilrost"))]
 impl<T> BilrostMessage for T {}
+
+/// `engines` and capnp (where it is built), through the dataset's structs
+/// (`external::capnp_rsb`): rsb's serialize into a reused scratch space, a deserialize that reads
+/// every field back, and its validated in-place read of the fields rsb reads.
+#[allow(unused_mut)]
+fn with_capnp<T: serprof_api::Value + CapnpStructs>(mut engines: Vec<Engine<T>>) -> Vec<Engine<T>> {
+    #[cfg(feature = "capnp")]
+    engines.push(external::capnp_rsb::engine::<T>());
+    engines
+}
+
+/// A dataset value capnp can write (the structs of `external::capnp_rsb`), where capnp is built.
+#[cfg(feature = "capnp")]
+use external::capnp_rsb::Structs as CapnpStructs;
+/// Any value, without capnp.
+#[cfg(not(feature = "capnp"))]
+trait CapnpStructs {}
+#[cfg(not(feature = "capnp"))]
+impl<T> CapnpStructs for T {}
 
 /// The engines that read strings in place, with their borrowed decode (rsb's `borrow`): the
 /// serde engines postcard, rmp-serde, bincode and bincode 1, and the derives of bitcode,
