@@ -72,6 +72,7 @@ const PUBLISHED: [(&str, &[(&str, usize)]); 4] = [
             ("minicbor", 8125006),
             ("prost", 8750000),
             ("bilrost", 8625005),
+            ("capnp", 14000088),
         ],
     ),
     (

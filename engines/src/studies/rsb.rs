@@ -65,7 +65,7 @@ pub fn studies() -> Vec<Study> {
         measured(
             Study::new("rsb-mesh", "rsb's mesh dataset: 125,000 triangles of f32 vectors")
                 .dataset_named("mesh", mesh::mesh),
-            with_tagged(engines!(mesh::Mesh)),
+            with_capnp(with_tagged(engines!(mesh::Mesh))),
             mesh::read_digest,
         ),
         measured(

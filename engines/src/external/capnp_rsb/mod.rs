@@ -21,6 +21,7 @@
 //! elements, words or bytes, where capnp would panic) is an encode error that names its field.
 
 pub mod log;
+pub mod mesh;
 
 super::capnp::generated! {
     /// rsb's `log.capnp`, as capnpc-rust generates it (undocumented: generated code).
@@ -274,6 +275,13 @@ mod tests {
         let mut logs = rsb::log::logs().remove(0);
         logs.logs.truncate(3);
         damaged_bytes_are_errors_not_panics(logs);
+    }
+
+    #[test]
+    fn damaged_meshes_are_errors() {
+        let mut mesh = rsb::mesh::mesh().remove(0);
+        mesh.triangles.truncate(3);
+        damaged_bytes_are_errors_not_panics(mesh);
     }
 
     #[test]
