@@ -109,6 +109,7 @@ const PUBLISHED: [(&str, &[(&str, usize)]); 4] = [
             ("minicbor", 1777386),
             ("prost", 1859886),
             ("bilrost", 1704643),
+            ("capnp", 2724288),
         ],
     ),
 ];

@@ -80,7 +80,7 @@ pub fn studies() -> Vec<Study> {
         measured(
             Study::new("rsb-mk48", "rsb's mk48 dataset: 1,000 game updates of small integers and floats")
                 .dataset_named("updates", mk48::updates),
-            with_tagged(engines!(mk48::Updates)),
+            with_capnp(with_tagged(engines!(mk48::Updates))),
             mk48::read_digest,
         ),
     ]

@@ -22,6 +22,7 @@
 
 pub mod log;
 pub mod mesh;
+pub mod mk48;
 
 super::capnp::generated! {
     /// rsb's `log.capnp`, as capnpc-rust generates it (undocumented: generated code).
@@ -219,6 +220,13 @@ fn owned(t: capnp::Result<capnp::text::Reader<'_>>) -> Result<String, CodecError
     super::capnp::text(t).map_err(CodecError::decode)
 }
 
+/// An enum number or union discriminant the schema names, or a decode error naming `what`.
+fn known<E>(v: Result<E, capnp::NotInSchema>, what: &str) -> Result<E, CodecError> {
+    v.map_err(|capnp::NotInSchema(n)| {
+        CodecError::decode(format_args!("{what} {n} is not in the schema"))
+    })
+}
+
 /// A capnp error (a pointer that does not check) as a decode error.
 fn checked<V>(v: capnp::Result<V>) -> Result<V, CodecError> {
     v.map_err(CodecError::decode)
@@ -282,6 +290,49 @@ mod tests {
         let mut mesh = rsb::mesh::mesh().remove(0);
         mesh.triangles.truncate(3);
         damaged_bytes_are_errors_not_panics(mesh);
+    }
+
+    /// The first update of the dataset with its first contact only, that contact of kind
+    /// Zubr with the id `0xDEAD_BEEF`, found again in the payload by those four bytes.
+    fn one_contact() -> rsb::mk48::Updates {
+        let mut updates = rsb::mk48::updates().remove(0);
+        updates.updates.truncate(1);
+        let contacts = &mut updates.updates[0].contacts;
+        contacts.truncate(1);
+        contacts[0].entity_type = Some(rsb::mk48::EntityType::Zubr);
+        contacts[0].entity_id = 0xDEAD_BEEF;
+        updates
+    }
+
+    /// Where `marker` starts in `payload`.
+    fn at(payload: &[u8], marker: &[u8]) -> usize {
+        let found = payload.windows(marker.len()).position(|w| w == marker);
+        found.expect("the marker is in the payload")
+    }
+
+    #[test]
+    fn damaged_updates_are_errors() {
+        damaged_bytes_are_errors_not_panics(one_contact());
+    }
+
+    #[test]
+    fn an_enum_number_or_union_tag_the_schema_lacks_is_an_error_that_names_the_field() {
+        let mut codec = CapnpRsb::default();
+        let payload = encoded(&mut codec, &one_contact());
+        // A contact's data: the entity id in bytes 4 to 8, the union's tag (u16) before it,
+        // the kind (u16) after it.
+        let id = at(&payload, &0xDEAD_BEEFu32.to_le_bytes());
+        let mut bytes = payload.clone();
+        bytes[id + 4] = 10;
+        let e = Codec::<rsb::mk48::Updates>::decode(&mut codec, &mut bytes).unwrap_err();
+        assert!(e.to_string().contains("Contact.entityType.some 10"), "{e}");
+        // The in-place read touches each update's score only: it does not see the kind.
+        let access = Codec::<rsb::mk48::Updates>::access(&mut codec, &bytes);
+        assert!(access.is_ok(), "{access:?}");
+        let mut bytes = payload;
+        bytes[id - 2] = 7;
+        let e = Codec::<rsb::mk48::Updates>::decode(&mut codec, &mut bytes).unwrap_err();
+        assert!(e.to_string().contains("Contact.entityType 7"), "{e}");
     }
 
     #[test]
