@@ -91,6 +91,7 @@ const PUBLISHED: [(&str, &[(&str, usize)]); 4] = [
             ("minicbor", 428773),
             ("prost", 596811),
             ("bilrost", 489348),
+            ("capnp", 803896),
         ],
     ),
     (

@@ -22,6 +22,7 @@
 
 pub mod log;
 pub mod mesh;
+pub mod minecraft;
 pub mod mk48;
 
 super::capnp::generated! {
@@ -333,6 +334,25 @@ mod tests {
         bytes[id - 2] = 7;
         let e = Codec::<rsb::mk48::Updates>::decode(&mut codec, &mut bytes).unwrap_err();
         assert!(e.to_string().contains("Contact.entityType 7"), "{e}");
+
+        let mut players = rsb::minecraft::players().remove(0);
+        players.players.truncate(1);
+        players.players[0].score = 0x0123_4567_89AB_CDEF;
+        let payload = encoded(&mut codec, &players);
+        // A player's data: the game mode (u16) in bytes 0 to 2, the score in bytes 8 to 16.
+        let mut bytes = payload.clone();
+        bytes[at(&payload, &0x0123_4567_89AB_CDEFi64.to_le_bytes()) - 8] = 4;
+        let e = Codec::<rsb::minecraft::Players>::decode(&mut codec, &mut bytes).unwrap_err();
+        assert!(e.to_string().contains("Player.gameType 4"), "{e}");
+        let e = Codec::<rsb::minecraft::Players>::access(&mut codec, &bytes).unwrap_err();
+        assert!(e.to_string().contains("Player.gameType 4"), "{e}");
+    }
+
+    #[test]
+    fn damaged_players_are_errors() {
+        let mut players = rsb::minecraft::players().remove(0);
+        players.players.truncate(2);
+        damaged_bytes_are_errors_not_panics(players);
     }
 
     #[test]
