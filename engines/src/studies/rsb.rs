@@ -8,8 +8,10 @@
 //! engines that read strings in place, on the two datasets with strings (rsb's `borrow`);
 //! `rkyv.access` and `rkyv.validated-access` read in place the fields rsb's `read` reads (each
 //! log's address, code and size; each triangle's normal; each player's game mode; each
-//! update's score), unvalidated and after bytecheck's validation. Ratios are to postcard, an
-//! engine both benchmarks run on every dataset.
+//! update's score), unvalidated and after bytecheck's validation; `capnp.validated-access`
+//! reads the same fields through capnp's reader, which checks each pointer it follows (rsb's
+//! "validated on-demand"). Ratios are to postcard, an engine both benchmarks run on every
+//! dataset.
 //!
 //! The studies are opt-in ([`Study::opt_in`]): a `run` without `--study` leaves them out, so
 //! the default run keeps its time; `serprof run --study rsb-log` measures one.
