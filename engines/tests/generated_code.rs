@@ -16,13 +16,38 @@ const SCRIPT: &str = "scripts/regenerate-schemas";
 const REGENERATE: &str = "SERPROF_REGENERATE_SCHEMAS";
 
 /// Each generator's tool, the version line it must print to `--version` (another version
-/// writes other code), and the committed file it generates, under `engines/src/external/`.
-const TOOLS: [(&str, &str, &str); 2] = [
-    ("capnp", "Cap'n Proto version 0.9.2", "capnp/order_capnp.rs"),
+/// writes other code), and the committed files it generates, under `engines/src/external/`.
+const TOOLS: [(&str, &str, &[&str]); 2] = [
+    (
+        "capnp",
+        "Cap'n Proto version 0.9.2",
+        &[
+            "capnp/order_capnp.rs",
+            "capnp_rsb/rsb_log_capnp.rs",
+            "capnp_rsb/rsb_mesh_capnp.rs",
+            "capnp_rsb/rsb_minecraft_capnp.rs",
+            "capnp_rsb/rsb_mk48_capnp.rs",
+        ],
+    ),
     (
         "flatc",
         "flatc version 2.0.8",
-        "flatbuffers/order_generated.rs",
+        &["flatbuffers/order_generated.rs"],
+    ),
+];
+
+/// The Cap'n Proto schemas of each module that holds generated code (the module the generated
+/// code names itself by, under `engines/src/external/`).
+const CAPNP: [(&str, &[&str]); 2] = [
+    ("capnp", &["order.capnp"]),
+    (
+        "capnp_rsb",
+        &[
+            "rsb_log.capnp",
+            "rsb_mesh.capnp",
+            "rsb_minecraft.capnp",
+            "rsb_mk48.capnp",
+        ],
     ),
 ];
 
@@ -30,16 +55,20 @@ fn engines() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Writes `capnp/order_capnp.rs` and `flatbuffers/order_generated.rs` under `external`.
+/// Writes every file of [`TOOLS`] under `external`.
 fn generate(external: &Path) -> Result<(), String> {
     let schemas = engines().join("schemas");
-    capnpc::CompilerCommand::new()
-        .src_prefix(&schemas)
-        .file(schemas.join("order.capnp"))
-        .output_path(external.join("capnp"))
-        .default_parent_module(vec!["external".into(), "capnp".into()])
-        .run()
-        .map_err(|e| format!("capnp: {e}"))?;
+    for (module, files) in CAPNP {
+        let mut command = capnpc::CompilerCommand::new();
+        command
+            .src_prefix(&schemas)
+            .output_path(external.join(module))
+            .default_parent_module(vec!["external".into(), module.into()]);
+        for file in files {
+            command.file(schemas.join(file));
+        }
+        command.run().map_err(|e| format!("capnp: {e}"))?;
+    }
     let status = Command::new("flatc")
         .arg("--rust")
         .arg("-o")
@@ -95,7 +124,8 @@ fn committed_generated_code_is_current() {
     let generated = generate(&fresh);
     let compared: Vec<_> = TOOLS
         .iter()
-        .map(|(_, _, file)| {
+        .flat_map(|(_, _, files)| files.iter())
+        .map(|file| {
             let read = |root: &Path| std::fs::read(root.join(file)).ok();
             (file, read(&committed), read(&fresh))
         })

@@ -12,6 +12,7 @@
 use std::sync::Arc;
 
 use capnp::message::{Builder, ReaderOptions};
+use capnp::serialize::BufferSegments;
 use capnp::Word;
 
 use self::order_capnp::{address, category, customer, order, order_line, product, Status};
@@ -21,18 +22,30 @@ use crate::model::{
 };
 use serprof_api::{Codec, CodecError};
 
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    unused_parens,
-    mismatched_lifetime_syntaxes,
-    missing_docs
-)]
-#[rustfmt::skip]
-/// The schema's types, as capnpc-rust generates them (undocumented: generated code).
-pub mod order_capnp;
+/// Declares modules of code capnpc-rust generated, each with its doc: unformatted, and exempt
+/// from the lints generated code does not meet (it has no docs of its own).
+macro_rules! generated {
+    ($($(#[$doc:meta])* $name:ident;)*) => {$(
+        $(#[$doc])*
+        #[allow(
+            clippy::all,
+            clippy::pedantic,
+            dead_code,
+            unused_imports,
+            unused_parens,
+            mismatched_lifetime_syntaxes,
+            missing_docs
+        )]
+        #[rustfmt::skip]
+        pub mod $name;
+    )*};
+}
+pub(crate) use generated;
+
+generated! {
+    /// The schema's types, as capnpc-rust generates them (undocumented: generated code).
+    order_capnp;
+}
 
 /// The version of capnp this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {
@@ -55,26 +68,36 @@ impl Codec<Order> for Capnp {
     }
 
     fn decode(&mut self, bytes: &mut [u8]) -> Result<Order, CodecError> {
-        let bytes: &[u8] = if (bytes.as_ptr() as usize).is_multiple_of(8) {
-            bytes
-        } else {
-            self.aligned.clear();
-            self.aligned
-                .resize(bytes.len().div_ceil(8), capnp::word(0, 0, 0, 0, 0, 0, 0, 0));
-            let words = Word::words_to_bytes_mut(&mut self.aligned);
-            words[..bytes.len()].copy_from_slice(bytes);
-            &words[..bytes.len()]
-        };
-        let mut rest = bytes;
-        let message =
-            capnp::serialize::read_message_from_flat_slice(&mut rest, ReaderOptions::new())
-                .map_err(CodecError::decode)?;
-        super::whole(bytes.len() - rest.len(), bytes.len())?;
+        let message = flat_message(bytes, &mut self.aligned)?;
         let root = message
             .get_root::<order::Reader<'_>>()
             .map_err(CodecError::decode)?;
         read_order(root).map_err(CodecError::decode)
     }
+}
+
+/// The message `bytes` hold, read where it lies with capnp's default reader options (the
+/// segment table is read here; each pointer is checked when it is followed): the segments must
+/// fill `bytes` exactly. capnp reads words in place, so `bytes` that do not start on an 8-byte
+/// boundary are copied into `aligned` first.
+pub(crate) fn flat_message<'b>(
+    bytes: &'b [u8],
+    aligned: &'b mut Vec<Word>,
+) -> Result<capnp::message::Reader<BufferSegments<&'b [u8]>>, CodecError> {
+    let bytes: &[u8] = if (bytes.as_ptr() as usize).is_multiple_of(8) {
+        bytes
+    } else {
+        aligned.clear();
+        aligned.resize(bytes.len().div_ceil(8), capnp::word(0, 0, 0, 0, 0, 0, 0, 0));
+        let words = Word::words_to_bytes_mut(aligned);
+        words[..bytes.len()].copy_from_slice(bytes);
+        &words[..bytes.len()]
+    };
+    let mut rest = bytes;
+    let message = capnp::serialize::read_message_from_flat_slice(&mut rest, ReaderOptions::new())
+        .map_err(CodecError::decode)?;
+    super::whole(bytes.len() - rest.len(), bytes.len())?;
+    Ok(message)
 }
 
 /// capnp as a `formats` engine.
@@ -190,7 +213,7 @@ fn status_from(s: Status) -> OrderStatus {
 }
 
 /// An owned string from a text field: its pointer checked, its bytes checked as UTF-8.
-fn text(t: capnp::Result<capnp::text::Reader<'_>>) -> capnp::Result<String> {
+pub(crate) fn text(t: capnp::Result<capnp::text::Reader<'_>>) -> capnp::Result<String> {
     Ok(t?.to_string()?)
 }
 

@@ -31,6 +31,8 @@ pub mod borrowed;
 pub mod borsh;
 #[cfg(feature = "capnp")]
 pub mod capnp;
+#[cfg(feature = "capnp")]
+pub mod capnp_rsb;
 #[cfg(feature = "ciborium")]
 pub mod ciborium;
 #[cfg(feature = "flatbuffers")]

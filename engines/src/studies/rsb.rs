@@ -9,8 +9,10 @@
 //! `rkyv.access` and `rkyv.validated-access` read in place the fields rsb's `read` reads (each
 //! log's address, code and size; each triangle's normal; each player's game mode; each
 //! update's score), unvalidated and after bytecheck's validation; `rkyv.unvalidated-deserialize`
-//! deserializes without validation (rsb's second rkyv deserialize). Ratios are to postcard, an
-//! engine both benchmarks run on every dataset.
+//! deserializes without validation (rsb's second rkyv deserialize); `capnp.validated-access`
+//! reads the same fields through capnp's reader, which checks each pointer it follows (rsb's
+//! "validated on-demand"). Ratios are to postcard, an engine both benchmarks run on every
+//! dataset.
 //!
 //! The studies are opt-in ([`Study::opt_in`]): a `run` without `--study` leaves them out, so
 //! the default run keeps its time; `serprof run --study rsb-log` measures one.
@@ -67,13 +69,13 @@ pub fn studies() -> Vec<Study> {
         measured(
             Study::new("rsb-log", "rsb's log dataset: 10,000 HTTP request logs of many strings")
                 .dataset_named("logs", log::logs),
-            borrowing(with_tagged(engines!(log::Logs))),
+            with_capnp(borrowing(with_tagged(engines!(log::Logs)))),
             log::read_digest,
         ),
         measured(
             Study::new("rsb-mesh", "rsb's mesh dataset: 125,000 triangles of f32 vectors")
                 .dataset_named("mesh", mesh::mesh),
-            with_tagged(engines!(mesh::Mesh)),
+            with_capnp(with_tagged(engines!(mesh::Mesh))),
             mesh::read_digest,
         ),
         measured(
@@ -82,13 +84,13 @@ pub fn studies() -> Vec<Study> {
                 "rsb's minecraft_savedata dataset: 500 players with nested inventories, enums and options",
             )
             .dataset_named("players", minecraft::players),
-            borrowing(with_tagged(engines!(minecraft::Players))),
+            with_capnp(borrowing(with_tagged(engines!(minecraft::Players)))),
             minecraft::read_digest,
         ),
         measured(
             Study::new("rsb-mk48", "rsb's mk48 dataset: 1,000 game updates of small integers and floats")
                 .dataset_named("updates", mk48::updates),
-            with_tagged(engines!(mk48::Updates)),
+            with_capnp(with_tagged(engines!(mk48::Updates))),
             mk48::read_digest,
         ),
     ]
@@ -163,6 +165,25 @@ use bilrost::OwnedMessage as BilrostMessage;
 trait BilrostMessage {}
 #[cfg(not(feature = "bilrost"))]
 impl<T> BilrostMessage for T {}
+
+/// `engines` and capnp (where it is built), through the dataset's structs
+/// (`external::capnp_rsb`): rsb's serialize into a reused scratch space, a deserialize that reads
+/// every field back, and its validated in-place read of the fields rsb reads.
+#[allow(unused_mut)]
+fn with_capnp<T: serprof_api::Value + CapnpStructs>(mut engines: Vec<Engine<T>>) -> Vec<Engine<T>> {
+    #[cfg(feature = "capnp")]
+    engines.push(external::capnp_rsb::engine::<T>());
+    engines
+}
+
+/// A dataset value capnp can write (the structs of `external::capnp_rsb`), where capnp is built.
+#[cfg(feature = "capnp")]
+use external::capnp_rsb::Structs as CapnpStructs;
+/// Any value, without capnp.
+#[cfg(not(feature = "capnp"))]
+trait CapnpStructs {}
+#[cfg(not(feature = "capnp"))]
+impl<T> CapnpStructs for T {}
 
 /// The engines that read strings in place, with their borrowed decode (rsb's `borrow`): the
 /// serde engines postcard, rmp-serde, bincode and bincode 1, and the derives of bitcode,
