@@ -52,6 +52,7 @@ const PUBLISHED: [(&str, &[(&str, usize)]); 4] = [
             ("minicbor", 817830),
             ("prost", 884628),
             ("bilrost", 804955),
+            ("flatbuffers", 1276368),
         ],
     ),
     (
@@ -70,6 +71,7 @@ const PUBLISHED: [(&str, &[(&str, usize)]); 4] = [
             ("minicbor", 8125006),
             ("prost", 8750000),
             ("bilrost", 8625005),
+            ("flatbuffers", 6000024),
         ],
     ),
     (
@@ -106,6 +108,7 @@ const PUBLISHED: [(&str, &[(&str, usize)]); 4] = [
             ("minicbor", 1777386),
             ("prost", 1859886),
             ("bilrost", 1704643),
+            ("flatbuffers", 2325620),
         ],
     ),
 ];

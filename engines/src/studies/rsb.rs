@@ -59,13 +59,13 @@ pub fn studies() -> Vec<Study> {
         measured(
             Study::new("rsb-log", "rsb's log dataset: 10,000 HTTP request logs of many strings")
                 .dataset_named("logs", log::logs),
-            with_tagged(borrowing(engines!(log::Logs))),
+            with_flatbuffers(with_tagged(borrowing(engines!(log::Logs)))),
             log::read_digest,
         ),
         measured(
             Study::new("rsb-mesh", "rsb's mesh dataset: 125,000 triangles of f32 vectors")
                 .dataset_named("mesh", mesh::mesh),
-            with_tagged(engines!(mesh::Mesh)),
+            with_flatbuffers(with_tagged(engines!(mesh::Mesh))),
             mesh::read_digest,
         ),
         measured(
@@ -80,7 +80,7 @@ pub fn studies() -> Vec<Study> {
         measured(
             Study::new("rsb-mk48", "rsb's mk48 dataset: 1,000 game updates of small integers and floats")
                 .dataset_named("updates", mk48::updates),
-            with_tagged(engines!(mk48::Updates)),
+            with_flatbuffers(with_tagged(engines!(mk48::Updates))),
             mk48::read_digest,
         ),
     ]
@@ -121,6 +121,28 @@ fn with_tagged<T: serprof_api::Value + ProstMessages + BilrostMessage>(
     engines.push(external::bilrost::engine::<T>());
     engines
 }
+
+/// `engines` and flatbuffers where it is built: the dataset's tables through the generated
+/// builders, read back whole (deserialize) and read in place as rsb reads them (`access`,
+/// `validated-access`).
+#[allow(unused_mut)]
+fn with_flatbuffers<T: serprof_api::Value + FlatbuffersTables>(
+    mut engines: Vec<Engine<T>>,
+) -> Vec<Engine<T>> {
+    #[cfg(feature = "flatbuffers")]
+    engines.push(external::flatbuffers_rsb::engine::<T>());
+    engines
+}
+
+/// A dataset value with FlatBuffers tables (`external::flatbuffers_rsb`), where flatbuffers is
+/// built.
+#[cfg(feature = "flatbuffers")]
+use external::flatbuffers_rsb::Tables as FlatbuffersTables;
+/// Any value, without flatbuffers.
+#[cfg(not(feature = "flatbuffers"))]
+trait FlatbuffersTables {}
+#[cfg(not(feature = "flatbuffers"))]
+impl<T> FlatbuffersTables for T {}
 
 /// A dataset value prost can write (the messages of `external::prost_rsb`), where prost is built.
 #[cfg(feature = "prost")]
