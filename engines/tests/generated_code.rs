@@ -24,11 +24,12 @@ const TOOLS: [(&str, &str); 2] = [
 
 /// The FlatBuffers schemas under `engines/schemas/` and the folder under
 /// `engines/src/external/` where flatc writes each one's `NAME_generated.rs`.
-const FLATBUFFERS: [(&str, &str); 4] = [
+const FLATBUFFERS: [(&str, &str); 5] = [
     ("order.fbs", "flatbuffers"),
     ("rsb_log.fbs", "flatbuffers_rsb"),
     ("rsb_mesh.fbs", "flatbuffers_rsb"),
     ("rsb_mk48.fbs", "flatbuffers_rsb"),
+    ("rsb_minecraft.fbs", "flatbuffers_rsb"),
 ];
 
 /// Every committed generated file, under `engines/src/external/`.

@@ -74,7 +74,7 @@ pub fn studies() -> Vec<Study> {
                 "rsb's minecraft_savedata dataset: 500 players with nested inventories, enums and options",
             )
             .dataset_named("players", minecraft::players),
-            with_tagged(borrowing(engines!(minecraft::Players))),
+            with_flatbuffers(with_tagged(borrowing(engines!(minecraft::Players)))),
             minecraft::read_digest,
         ),
         measured(

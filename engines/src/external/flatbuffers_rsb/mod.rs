@@ -26,6 +26,7 @@
 
 pub mod log;
 pub mod mesh;
+pub mod minecraft;
 pub mod mk48;
 
 use flatbuffers::{FlatBufferBuilder, Follow, Verifiable, WIPOffset};
@@ -41,6 +42,8 @@ generated!(
     rsb_mesh_generated,
     /// `rsb_mk48.fbs`'s types, as flatc generates them.
     rsb_mk48_generated,
+    /// `rsb_minecraft.fbs`'s types, as flatc generates them.
+    rsb_minecraft_generated,
 );
 
 /// The builder every value is written into: its tables live as long as the builder's buffer.
