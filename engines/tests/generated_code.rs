@@ -15,29 +15,16 @@ const SCRIPT: &str = "scripts/regenerate-schemas";
 /// Set by the script: generate into the committed paths.
 const REGENERATE: &str = "SERPROF_REGENERATE_SCHEMAS";
 
-/// Each generator's tool, the version line it must print to `--version` (another version
-/// writes other code), and the committed files it generates, under `engines/src/external/`.
-const TOOLS: [(&str, &str, &[&str]); 2] = [
-    (
-        "capnp",
-        "Cap'n Proto version 0.9.2",
-        &[
-            "capnp/order_capnp.rs",
-            "capnp_rsb/rsb_log_capnp.rs",
-            "capnp_rsb/rsb_mesh_capnp.rs",
-            "capnp_rsb/rsb_minecraft_capnp.rs",
-            "capnp_rsb/rsb_mk48_capnp.rs",
-        ],
-    ),
-    (
-        "flatc",
-        "flatc version 2.0.8",
-        &["flatbuffers/order_generated.rs"],
-    ),
+/// Each generator's tool and the version line it must print to `--version` (another version
+/// writes other code).
+const TOOLS: [(&str, &str); 2] = [
+    ("capnp", "Cap'n Proto version 0.9.2"),
+    ("flatc", "flatc version 2.0.8"),
 ];
 
 /// The Cap'n Proto schemas of each module that holds generated code (the module the generated
-/// code names itself by, under `engines/src/external/`).
+/// code names itself by, under `engines/src/external/`), where capnp writes each one's
+/// `NAME_capnp.rs`.
 const CAPNP: [(&str, &[&str]); 2] = [
     ("capnp", &["order.capnp"]),
     (
@@ -51,11 +38,36 @@ const CAPNP: [(&str, &[&str]); 2] = [
     ),
 ];
 
+/// The FlatBuffers schemas under `engines/schemas/` and the folder under
+/// `engines/src/external/` where flatc writes each one's `NAME_generated.rs`.
+const FLATBUFFERS: [(&str, &str); 5] = [
+    ("order.fbs", "flatbuffers"),
+    ("rsb_log.fbs", "flatbuffers_rsb"),
+    ("rsb_mesh.fbs", "flatbuffers_rsb"),
+    ("rsb_mk48.fbs", "flatbuffers_rsb"),
+    ("rsb_minecraft.fbs", "flatbuffers_rsb"),
+];
+
+/// Every committed generated file, under `engines/src/external/`.
+fn generated_files() -> Vec<String> {
+    let capnp = CAPNP.iter().flat_map(|(module, schemas)| {
+        schemas.iter().map(move |schema| {
+            let stem = schema.trim_end_matches(".capnp");
+            format!("{module}/{stem}_capnp.rs")
+        })
+    });
+    let flatbuffers = FLATBUFFERS.iter().map(|(schema, folder)| {
+        let stem = schema.trim_end_matches(".fbs");
+        format!("{folder}/{stem}_generated.rs")
+    });
+    capnp.chain(flatbuffers).collect()
+}
+
 fn engines() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Writes every file of [`TOOLS`] under `external`.
+/// Writes every file of [`generated_files`] under `external`.
 fn generate(external: &Path) -> Result<(), String> {
     let schemas = engines().join("schemas");
     for (module, files) in CAPNP {
@@ -69,22 +81,24 @@ fn generate(external: &Path) -> Result<(), String> {
         }
         command.run().map_err(|e| format!("capnp: {e}"))?;
     }
-    let status = Command::new("flatc")
-        .arg("--rust")
-        .arg("-o")
-        .arg(external.join("flatbuffers"))
-        .arg(schemas.join("order.fbs"))
-        .status()
-        .map_err(|e| format!("flatc: {e}"))?;
-    if !status.success() {
-        return Err(format!("flatc: {status}"));
+    for (schema, folder) in FLATBUFFERS {
+        let status = Command::new("flatc")
+            .arg("--rust")
+            .arg("-o")
+            .arg(external.join(folder))
+            .arg(schemas.join(schema))
+            .status()
+            .map_err(|e| format!("flatc {schema}: {e}"))?;
+        if !status.success() {
+            return Err(format!("flatc {schema}: {status}"));
+        }
     }
     Ok(())
 }
 
 /// The first tool that is missing or of another version, as a reason to skip.
 fn missing_tool() -> Option<String> {
-    TOOLS.iter().find_map(|(tool, version, _)| {
+    TOOLS.iter().find_map(|(tool, version)| {
         let printed = Command::new(tool)
             .arg("--version")
             .output()
@@ -122,12 +136,12 @@ fn committed_generated_code_is_current() {
     let fresh = std::env::temp_dir().join(format!("serprof-generated-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&fresh);
     let generated = generate(&fresh);
-    let compared: Vec<_> = TOOLS
-        .iter()
-        .flat_map(|(_, _, files)| files.iter())
+    let compared: Vec<_> = generated_files()
+        .into_iter()
         .map(|file| {
-            let read = |root: &Path| std::fs::read(root.join(file)).ok();
-            (file, read(&committed), read(&fresh))
+            let read = |root: &Path| std::fs::read(root.join(&file)).ok();
+            let (committed, fresh) = (read(&committed), read(&fresh));
+            (file, committed, fresh)
         })
         .collect();
     let _ = std::fs::remove_dir_all(&fresh);

@@ -26,20 +26,33 @@ use crate::model::{
 };
 use serprof_api::{Codec, CodecError};
 
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    deprecated,
-    non_camel_case_types,
-    non_snake_case,
-    unused_imports,
-    mismatched_lifetime_syntaxes,
-    missing_docs
-)]
-#[rustfmt::skip]
-/// The schema's types, as flatc generates them (undocumented: generated code).
-pub mod order_generated;
+/// `pub mod NAME;` for each file of generated code given, with its doc comment: the types of a
+/// schema as flatc 2.0.8 writes them, exempt from the lints and the formatting of hand-written
+/// code (undocumented: generated code).
+macro_rules! generated {
+    ($($(#[$doc:meta])* $name:ident),* $(,)?) => {$(
+        #[allow(
+            clippy::all,
+            clippy::pedantic,
+            dead_code,
+            deprecated,
+            non_camel_case_types,
+            non_snake_case,
+            unused_imports,
+            mismatched_lifetime_syntaxes,
+            missing_docs
+        )]
+        #[rustfmt::skip]
+        $(#[$doc])*
+        pub mod $name;
+    )*};
+}
+pub(crate) use generated;
+
+generated!(
+    /// The schema's types, as flatc generates them (undocumented: generated code).
+    order_generated
+);
 
 /// The version of flatbuffers this build compiled, from the lock file that resolved it.
 pub fn version() -> &'static str {

@@ -37,6 +37,8 @@ pub mod capnp_rsb;
 pub mod ciborium;
 #[cfg(feature = "flatbuffers")]
 pub mod flatbuffers;
+#[cfg(feature = "flatbuffers")]
+pub mod flatbuffers_rsb;
 #[cfg(feature = "fory")]
 pub mod fory;
 #[cfg(feature = "minicbor")]

@@ -11,8 +11,9 @@
 //! update's score), unvalidated and after bytecheck's validation; `rkyv.unvalidated-deserialize`
 //! deserializes without validation (rsb's second rkyv deserialize); `capnp.validated-access`
 //! reads the same fields through capnp's reader, which checks each pointer it follows (rsb's
-//! "validated on-demand"). Ratios are to postcard, an engine both benchmarks run on every
-//! dataset.
+//! "validated on-demand"), and `flatbuffers.access` and `flatbuffers.validated-access` through
+//! flatbuffers' accessors, unvalidated and after its verifier. Ratios are to postcard, an
+//! engine both benchmarks run on every dataset.
 //!
 //! The studies are opt-in ([`Study::opt_in`]): a `run` without `--study` leaves them out, so
 //! the default run keeps its time; `serprof run --study rsb-log` measures one.
@@ -69,13 +70,13 @@ pub fn studies() -> Vec<Study> {
         measured(
             Study::new("rsb-log", "rsb's log dataset: 10,000 HTTP request logs of many strings")
                 .dataset_named("logs", log::logs),
-            with_capnp(borrowing(with_tagged(engines!(log::Logs)))),
+            with_schemas(borrowing(with_tagged(engines!(log::Logs)))),
             log::read_digest,
         ),
         measured(
             Study::new("rsb-mesh", "rsb's mesh dataset: 125,000 triangles of f32 vectors")
                 .dataset_named("mesh", mesh::mesh),
-            with_capnp(with_tagged(engines!(mesh::Mesh))),
+            with_schemas(with_tagged(engines!(mesh::Mesh))),
             mesh::read_digest,
         ),
         measured(
@@ -84,13 +85,13 @@ pub fn studies() -> Vec<Study> {
                 "rsb's minecraft_savedata dataset: 500 players with nested inventories, enums and options",
             )
             .dataset_named("players", minecraft::players),
-            with_capnp(borrowing(with_tagged(engines!(minecraft::Players)))),
+            with_schemas(borrowing(with_tagged(engines!(minecraft::Players)))),
             minecraft::read_digest,
         ),
         measured(
             Study::new("rsb-mk48", "rsb's mk48 dataset: 1,000 game updates of small integers and floats")
                 .dataset_named("updates", mk48::updates),
-            with_capnp(with_tagged(engines!(mk48::Updates))),
+            with_schemas(with_tagged(engines!(mk48::Updates))),
             mk48::read_digest,
         ),
     ]
@@ -138,6 +139,16 @@ fn with_tagged<T: serprof_api::Value + ProstMessages + ProtobufMessages + Bilros
     engines
 }
 
+/// A dataset value with FlatBuffers tables (`external::flatbuffers_rsb`), where flatbuffers is
+/// built.
+#[cfg(feature = "flatbuffers")]
+use external::flatbuffers_rsb::Tables as FlatbuffersTables;
+/// Any value, without flatbuffers.
+#[cfg(not(feature = "flatbuffers"))]
+trait FlatbuffersTables {}
+#[cfg(not(feature = "flatbuffers"))]
+impl<T> FlatbuffersTables for T {}
+
 /// A dataset value prost can write (the messages of `external::prost_rsb`), where prost is built.
 #[cfg(feature = "prost")]
 use external::prost_rsb::Messages as ProstMessages;
@@ -166,13 +177,20 @@ trait BilrostMessage {}
 #[cfg(not(feature = "bilrost"))]
 impl<T> BilrostMessage for T {}
 
-/// `engines` and capnp (where it is built), through the dataset's structs
-/// (`external::capnp_rsb`): rsb's serialize into a reused scratch space, a deserialize that reads
-/// every field back, and its validated in-place read of the fields rsb reads.
+/// `engines`, capnp and flatbuffers (each where it is built), the schema formats rsb runs,
+/// through the dataset's structs and tables and their generated code: each serializes as rsb
+/// does (capnp into a reused scratch space, flatbuffers with a reused builder), reads every
+/// field back (a deserialize rsb lacks: verification needs the value) and reads in place what
+/// rsb's read reads (capnp's `validated-access`, validated on demand; flatbuffers' `access` and
+/// `validated-access`, unvalidated and verified upfront).
 #[allow(unused_mut)]
-fn with_capnp<T: serprof_api::Value + CapnpStructs>(mut engines: Vec<Engine<T>>) -> Vec<Engine<T>> {
+fn with_schemas<T: serprof_api::Value + CapnpStructs + FlatbuffersTables>(
+    mut engines: Vec<Engine<T>>,
+) -> Vec<Engine<T>> {
     #[cfg(feature = "capnp")]
     engines.push(external::capnp_rsb::engine::<T>());
+    #[cfg(feature = "flatbuffers")]
+    engines.push(external::flatbuffers_rsb::engine::<T>());
     engines
 }
 
