@@ -5,6 +5,7 @@
 //! never a speed.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -26,6 +27,11 @@ const PAIRS: [(&str, &str); 10] = [
     ("values_changed", ""),
     ("element_by_element", ""),
 ];
+
+/// Each test runs serprof, which times and profiles on every core: one at a time, so that
+/// neither run's profiles are thinned by the other's load (a trap's finding fires when the low
+/// end of its share's interval reaches the threshold, and fewer samples widen the interval).
+static ONE_RUN_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 fn read_json(p: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
@@ -58,6 +64,9 @@ fn kinds(r: &Value) -> Vec<String> {
 
 #[test]
 fn each_finding_fires_on_its_trap_and_not_on_its_twin() {
+    let _one = ONE_RUN_AT_A_TIME
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
     let out = tempfile::tempdir().unwrap();
     let run = quick_run(out.path());
     let dir = run.join("testkit-findings");
@@ -174,6 +183,9 @@ fn user_row(run: &Path, config: &str) -> Value {
 
 #[test]
 fn a_crate_of_ones_own_gets_the_findings_of_its_types() {
+    let _one = ONE_RUN_AT_A_TIME
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
     let out = tempfile::tempdir().unwrap();
     let run = run_folder(
         Command::cargo_bin("serprof")
