@@ -118,6 +118,42 @@ fn measured<T: serprof_api::Value>(
     study.into()
 }
 
+/// `$name`: the trait `$bound` where `$feature` builds its engine, and a trait of every type
+/// without it (so that one study builds with any set of engine features).
+macro_rules! where_built {
+    ($(#[$doc:meta])* $name:ident, $feature:literal, $($bound:ident)::+) => {
+        $(#[$doc])*
+        #[cfg(feature = $feature)]
+        use $($bound)::+ as $name;
+        $(#[$doc])*
+        #[cfg(not(feature = $feature))]
+        trait $name {}
+        #[cfg(not(feature = $feature))]
+        impl<T> $name for T {}
+    };
+}
+
+where_built!(
+    /// A dataset value with FlatBuffers tables (`external::flatbuffers_rsb`).
+    FlatbuffersTables, "flatbuffers", external::flatbuffers_rsb::Tables
+);
+where_built!(
+    /// A dataset value prost can write (the messages of `external::prost_rsb`).
+    ProstMessages, "prost", external::prost_rsb::Messages
+);
+where_built!(
+    /// A dataset value rust-protobuf can write (the generated messages of `external::protobuf_rsb`).
+    ProtobufMessages, "protobuf", external::protobuf_rsb::Messages
+);
+where_built!(
+    /// A dataset value that derives bilrost's `Message`.
+    BilrostMessage, "bilrost", bilrost::OwnedMessage
+);
+where_built!(
+    /// A dataset value capnp can write (the structs of `external::capnp_rsb`).
+    CapnpStructs, "capnp", external::capnp_rsb::Structs
+);
+
 /// `engines`, prost, rust-protobuf and bilrost (each where it is built), the tagged formats rsb
 /// runs on every dataset: prost and rust-protobuf through the dataset's messages (rsb's
 /// `populate + encode` and `decode + convert`), bilrost through its derive on the dataset's own
@@ -139,44 +175,6 @@ fn with_tagged<T: serprof_api::Value + ProstMessages + ProtobufMessages + Bilros
     engines
 }
 
-/// A dataset value with FlatBuffers tables (`external::flatbuffers_rsb`), where flatbuffers is
-/// built.
-#[cfg(feature = "flatbuffers")]
-use external::flatbuffers_rsb::Tables as FlatbuffersTables;
-/// Any value, without flatbuffers.
-#[cfg(not(feature = "flatbuffers"))]
-trait FlatbuffersTables {}
-#[cfg(not(feature = "flatbuffers"))]
-impl<T> FlatbuffersTables for T {}
-
-/// A dataset value prost can write (the messages of `external::prost_rsb`), where prost is built.
-#[cfg(feature = "prost")]
-use external::prost_rsb::Messages as ProstMessages;
-/// Any value, without prost.
-#[cfg(not(feature = "prost"))]
-trait ProstMessages {}
-#[cfg(not(feature = "prost"))]
-impl<T> ProstMessages for T {}
-
-/// A dataset value rust-protobuf can write (the generated messages of `external::protobuf_rsb`),
-/// where rust-protobuf is built.
-#[cfg(feature = "protobuf")]
-use external::protobuf_rsb::Messages as ProtobufMessages;
-/// Any value, without rust-protobuf.
-#[cfg(not(feature = "protobuf"))]
-trait ProtobufMessages {}
-#[cfg(not(feature = "protobuf"))]
-impl<T> ProtobufMessages for T {}
-
-/// A dataset value that derives bilrost's `Message`, where bilrost is built.
-#[cfg(feature = "bilrost")]
-use bilrost::OwnedMessage as BilrostMessage;
-/// Any value, without bilrost.
-#[cfg(not(feature = "bilrost"))]
-trait BilrostMessage {}
-#[cfg(not(feature = "bilrost"))]
-impl<T> BilrostMessage for T {}
-
 /// `engines`, capnp and flatbuffers (each where it is built), the schema formats rsb runs,
 /// through the dataset's structs and tables and their generated code: each serializes as rsb
 /// does (capnp into a reused scratch space, flatbuffers with a reused builder), reads every
@@ -193,15 +191,6 @@ fn with_schemas<T: serprof_api::Value + CapnpStructs + FlatbuffersTables>(
     engines.push(external::flatbuffers_rsb::engine::<T>());
     engines
 }
-
-/// A dataset value capnp can write (the structs of `external::capnp_rsb`), where capnp is built.
-#[cfg(feature = "capnp")]
-use external::capnp_rsb::Structs as CapnpStructs;
-/// Any value, without capnp.
-#[cfg(not(feature = "capnp"))]
-trait CapnpStructs {}
-#[cfg(not(feature = "capnp"))]
-impl<T> CapnpStructs for T {}
 
 /// The engines that read strings in place, with their borrowed decode (rsb's `borrow`): the
 /// serde engines postcard, rmp-serde, bincode and bincode 1, and the derives of bitcode,
