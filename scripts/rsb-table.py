@@ -40,7 +40,7 @@ STUDIES = {"log": "rsb-log", "mesh": "rsb-mesh", "minecraft_savedata": "rsb-mine
 # name: the engine, the variant of each of rsb's cells it measures where rsb publishes several
 # (rkyv: validated, then deserialized, and unvalidated; prost and protobuf: the value converted
 # to messages and back inside the operation; bilrost: encode into a Vec, and bilrost-prepend
-# its prepend; capnp: unpacked), and, where it is not the operation's own, the configuration
+# its prepend; capnp: unpacked, and capnp-packed its packed variant, of its size too), and, where it is not the operation's own, the configuration
 # that measures each operation (None: none). A cell without a variant named here is read as its
 # first, unlabelled time.
 ROWS = {
@@ -52,11 +52,15 @@ ROWS = {
     "prost": [("prost", {"Serialize": "populate + encode", "Deserialize": "decode + convert"})],
     "protobuf": [("protobuf", {"Serialize": "populate + encode", "Deserialize": "decode + convert"})],
     "bilrost": [("bilrost", {"Serialize": "encode"}), ("bilrost-prepend", {"Serialize": "prepend"})],
+    "capnp": [("capnp", {}), ("capnp-packed", {"Serialize": "packed", "Size": "packed"})],
 }
 COLUMNS = (("serialize", "Serialize"), ("deserialize", "Deserialize"))
 # rsb's names of a validated read: rkyv and flatbuffers validate the whole payload first,
 # capnp each pointer as it follows it.
 VALIDATED = ["validated upfront with error", "validated on-demand with error"]
+# The reads of serprof's engines that are a variant of another crate's in rsb's zero-copy table:
+# the crate, and the variant of its Read each in-place configuration measures.
+READS = {"capnp-packed": ("capnp", {"validated-access": ["packed"]})}
 UNITS = {"ns": 1.0, "µs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
@@ -130,10 +134,12 @@ def zero_copy_table(rows, published) -> str:
         "|---|--:|--:|--:|--:|--:|--:|",
     ]
     for e in zero:
-        reads = (published.get(e) or {}).get("Read") or {}
+        crate, picks = READS.get(e, (e, {}))
+        reads = (published.get(crate) or {}).get("Read") or {}
         cells = []
-        for config, variants in ((f"{e}.access", ["unvalidated"]), (f"{e}.validated-access", VALIDATED)):
-            r = rows.get(config)
+        for op, variants in (("access", ["unvalidated"]), ("validated-access", VALIDATED)):
+            variants = picks.get(op, variants)
+            r = rows.get(f"{e}.{op}")
             theirs = next((reads[v] for v in variants if v in reads), None)
             mine = r["time_ns"]["median"] if r and r.get("time_ns") else None
             cells += [
@@ -167,8 +173,12 @@ def published_time(times, variant):
 
 
 def parse_size(text: str):
+    """The sizes of one cell of rsb's raw table, by variant, as `parse_time` gives times."""
+    sizes = {title: int(v) for title, v in re.findall(r'<span title="([^"]+)">\*(\d+)\\\*\*</span>', text)}
     m = re.match(r"\s*(\d+)", text)
-    return int(m.group(1)) if m else None
+    if m:
+        sizes[""] = int(m.group(1))
+    return sizes
 
 
 def raw_table(lines):
@@ -225,7 +235,8 @@ def compared(published):
             if renamed:
                 label = f"{crate} (" + ", ".join(f"`{c}`" for c in renamed) + ")"
             times = {col: published_time(row.get(col) or {}, picks.get(col, "")) for _, col in COLUMNS}
-            out.append({"crate": crate, "engine": engine, "label": label, "configs": configs, "times": times})
+            size = published_time(row.get("Size") or {}, picks.get("Size", ""))
+            out.append({"crate": crate, "engine": engine, "label": label, "configs": configs, "times": times, "size": size})
     return out
 
 
@@ -315,7 +326,7 @@ def comparison(dataset, rows, published, against, tolerance, run_dir=None, serpr
                 off_rows.append((e, op, off))
             cells += [f"{here:.2f}", f"{theirs:.2f}", f"{off:+.0%}{flag}"]
         size_here = sizes(rows.get(configs["serialize"] or configs["deserialize"]))[0]
-        out.append(f"| {e['label']} | " + " | ".join(cells) + f" | {size_here} | {published[e['crate']].get('Size') or ''} |")
+        out.append(f"| {e['label']} | " + " | ".join(cells) + f" | {size_here} | {e['size'] or ''} |")
     out.append("")
     out.append(
         f"{within} of {total} ratios within {tolerance:.0%} of rsb's (** marks the others); "

@@ -82,14 +82,16 @@ fn the_comparison_names_the_side_that_moved_and_the_off_rows_profile() {
     )
     .unwrap();
     // Cells of several variants: each engine is compared with the variant it measures
-    // (bilrost: encode, and bilrost-prepend its prepend), or with the cell's unlabelled time
-    // (capnp: unpacked, not packed); a dagger is no ratio.
+    // (bilrost: encode, and bilrost-prepend its prepend; capnp-packed: packed), or with the
+    // cell's unlabelled time (capnp: unpacked, not packed); a dagger is no ratio.
     for (config, ns) in [
         ("bilrost.serialize", 200.0),
         ("bilrost.deserialize", 100.0),
         ("bilrost-prepend.serialize", 300.0),
         ("capnp.serialize", 500.0),
         ("capnp.deserialize", 100.0),
+        ("capnp-packed.serialize", 900.0),
+        ("capnp-packed.deserialize", 100.0),
         ("rkyv.serialize", 100.0),
         ("rkyv.deserialize", 300.0),
         ("rkyv.unvalidated-deserialize", 200.0),
@@ -133,16 +135,16 @@ fn the_comparison_names_the_side_that_moved_and_the_off_rows_profile() {
         "{text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // Serialize: a, b, bilrost, capnp and rkyv within, c and bilrost-prepend (3.00 here, 1.50
-    // in rsb) off; deserialize: a, b, c, bilrost and rkyv's validated one off, by the
-    // reference, rkyv's unvalidated one (its own configuration) within; capnp's dagger is no
-    // ratio.
+    // Serialize: a, b, bilrost, capnp, capnp-packed and rkyv within, c and bilrost-prepend
+    // (3.00 here, 1.50 in rsb) off; deserialize: a, b, c, bilrost and rkyv's validated one off,
+    // by the reference, rkyv's unvalidated one (its own configuration) within; capnp's
+    // daggers are no ratio.
     assert!(
-        text.contains("6 of 13 ratios within 15% of rsb's"),
+        text.contains("7 of 14 ratios within 15% of rsb's"),
         "{text}"
     );
     assert!(
-        text.contains("against the median crate instead of postcard, 10 of 13."),
+        text.contains("against the median crate instead of postcard, 11 of 14."),
         "{text}"
     );
     let row = |label: &str| {
@@ -158,6 +160,10 @@ fn the_comparison_names_the_side_that_moved_and_the_off_rows_profile() {
     );
     assert!(
         row("capnp").contains("| 5.00 | 5.00 | +0% | 0.50 | † |"),
+        "{text}"
+    );
+    assert!(
+        row("capnp (`capnp-packed`)").contains("| 9.00 | 9.00 | +0% | 0.50 | † |"),
         "{text}"
     );
     assert!(

@@ -177,7 +177,8 @@ fn with_tagged<T: serprof_api::Value + ProstMessages + ProtobufMessages + Bilros
 
 /// `engines`, capnp and flatbuffers (each where it is built), the schema formats rsb runs,
 /// through the dataset's structs and tables and their generated code: each serializes as rsb
-/// does (capnp into a reused scratch space, flatbuffers with a reused builder), reads every
+/// does (capnp into a reused scratch space, unpacked and, as `capnp-packed`, packed;
+/// flatbuffers with a reused builder), reads every
 /// field back (a deserialize rsb lacks: verification needs the value) and reads in place what
 /// rsb's read reads (capnp's `validated-access`, validated on demand; flatbuffers' `access` and
 /// `validated-access`, unvalidated and verified upfront).
@@ -186,7 +187,10 @@ fn with_schemas<T: serprof_api::Value + CapnpStructs + FlatbuffersTables>(
     mut engines: Vec<Engine<T>>,
 ) -> Vec<Engine<T>> {
     #[cfg(feature = "capnp")]
-    engines.push(external::capnp_rsb::engine::<T>());
+    engines.extend([
+        external::capnp_rsb::engine::<T>(),
+        external::capnp_rsb::packed_engine::<T>(),
+    ]);
     #[cfg(feature = "flatbuffers")]
     engines.push(external::flatbuffers_rsb::engine::<T>());
     engines

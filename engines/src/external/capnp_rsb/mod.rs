@@ -15,6 +15,11 @@
 //! - validated access (rsb's `read (validated on-demand with error)`): the same message, and
 //!   only the fields rsb's read touches, read where they lie.
 //!
+//! [`packed_engine`] is rsb's second capnp variant, `packed`: the same message written by
+//! `capnp::serialize_packed::write_message` (runs of zero bytes squeezed out), and read back,
+//! for both reads, by `capnp::serialize_packed::read_message`, which unpacks the whole payload
+//! into segments of its own before anything is read (rsb's `read (packed)`: not in place).
+//!
 //! The dataset's numbers have the schema's types exactly (`u8` is `UInt8`, `i16` is `Int16`),
 //! so no number read back can fail to fit; an enum number or union discriminant the schema does
 //! not know is a decode error that names its field. A list or text too long for capnp (2^29
@@ -39,7 +44,7 @@ super::capnp::generated! {
 use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
 
-use capnp::message::{Builder, ScratchSpaceHeapAllocator};
+use capnp::message::{Builder, ReaderOptions, ScratchSpaceHeapAllocator};
 use capnp::struct_list;
 use capnp::traits::{HasStructSize, Owned, OwnedStruct};
 use capnp::Word;
@@ -70,18 +75,42 @@ pub trait Structs: Sized {
     fn digest(root: <Self::Root as Owned>::Reader<'_>) -> Result<u64, CodecError>;
 }
 
-/// capnp through the generated code, with rsb's scratch space (see the module's doc).
+/// capnp through the generated code, with rsb's scratch space, in the unpacked format or the
+/// packed one (see the module's doc).
 pub struct CapnpRsb {
     scratch: Scratch,
     /// Where a payload that does not start on an 8-byte boundary is copied before it is read.
     aligned: Vec<Word>,
+    /// Writes and reads capnp's packed format.
+    packed: bool,
 }
 
-impl Default for CapnpRsb {
-    fn default() -> Self {
+impl CapnpRsb {
+    fn new(packed: bool) -> CapnpRsb {
         CapnpRsb {
             scratch: Scratch::new(),
             aligned: Vec::new(),
+            packed,
+        }
+    }
+
+    /// `read` on the root of the message in `bytes`, which must be all of it.
+    fn on_root<T: Structs, R>(
+        &mut self,
+        bytes: &[u8],
+        read: impl FnOnce(<T::Root as Owned>::Reader<'_>) -> Result<R, CodecError>,
+    ) -> Result<R, CodecError> {
+        if self.packed {
+            let mut rest = bytes;
+            let message = capnp::serialize_packed::read_message(&mut rest, ReaderOptions::new())
+                .map_err(CodecError::decode)?;
+            super::whole(bytes.len() - rest.len(), bytes.len())?;
+            let root = message.get_root().map_err(CodecError::decode)?;
+            read(root)
+        } else {
+            let message = super::capnp::flat_message(bytes, &mut self.aligned)?;
+            let root = message.get_root().map_err(CodecError::decode)?;
+            read(root)
         }
     }
 }
@@ -91,19 +120,20 @@ impl<T: Structs> Codec<T> for CapnpRsb {
         let mut message = Builder::new(self.scratch.allocator());
         value.build(message.init_root())?;
         // `Vec<u8>` is a capnp writer: appends.
-        capnp::serialize::write_message(&mut *out, &message).map_err(CodecError::encode)
+        let written = if self.packed {
+            capnp::serialize_packed::write_message(&mut *out, &message)
+        } else {
+            capnp::serialize::write_message(&mut *out, &message)
+        };
+        written.map_err(CodecError::encode)
     }
 
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
-        let message = super::capnp::flat_message(bytes, &mut self.aligned)?;
-        let root = message.get_root().map_err(CodecError::decode)?;
-        T::read(root)
+        self.on_root::<T, T>(bytes, T::read)
     }
 
     fn access(&mut self, bytes: &[u8]) -> Result<u64, CodecError> {
-        let message = super::capnp::flat_message(bytes, &mut self.aligned)?;
-        let root = message.get_root().map_err(CodecError::decode)?;
-        T::digest(root)
+        self.on_root::<T, u64>(bytes, T::digest)
     }
 }
 
@@ -113,16 +143,32 @@ impl<T: Structs> Codec<T> for CapnpRsb {
 /// followed, what rsb labels "validated on-demand with error". The read reads the segment table,
 /// then only what rsb's read touches, so it validates only that.
 pub fn engine<T: Structs + serprof_api::Value>() -> Engine<T> {
+    format(false).call(
+        "message::Builder over ScratchSpaceHeapAllocator + build + capnp::serialize::write_message, \
+         capnp::serialize::read_message_from_flat_slice + get_root + read every field; \
+         validated access: read_message_from_flat_slice + get_root + the fields rsb reads",
+    )
+}
+
+/// capnp's packed format on a dataset of rsb's, as the engine `capnp-packed` (rsb's `packed`
+/// variants of capnp's serialize, size and read). Its reads unpack the payload first, so its
+/// `validated-access` is rsb's `read (packed)`: the fields rsb reads, from the unpacked copy.
+pub fn packed_engine<T: Structs + serprof_api::Value>() -> Engine<T> {
+    format(true).named("capnp-packed").call(
+        "message::Builder over ScratchSpaceHeapAllocator + build + \
+         capnp::serialize_packed::write_message, capnp::serialize_packed::read_message + \
+         get_root + read every field; validated access: serialize_packed::read_message + \
+         get_root + the fields rsb reads",
+    )
+}
+
+/// The engine of capnp's packed or unpacked format, with its validated read.
+fn format<T: Structs + serprof_api::Value>(packed: bool) -> Engine<T> {
     super::described(
         "capnp",
         super::capnp::version(),
         "capnp|serprof_engines::external::capnp_rsb",
-        CapnpRsb::default,
-    )
-    .call(
-        "message::Builder over ScratchSpaceHeapAllocator + build + capnp::serialize::write_message, \
-         capnp::serialize::read_message_from_flat_slice + get_root + read every field; \
-         validated access: read_message_from_flat_slice + get_root + the fields rsb reads",
+        move || CapnpRsb::new(packed),
     )
     .access([Operation::ValidatedAccess])
 }
@@ -257,26 +303,27 @@ mod tests {
         out
     }
 
-    /// Every byte of `value`'s payload damaged in turn, and the payload cut short: decode and
-    /// access answer (an error, or a value read from other bytes), never panic; a cut payload
-    /// is an error. The payload read from an odd address decodes back equal.
+    /// Every byte of `value`'s payload damaged in turn, and the payload cut short, unpacked and
+    /// packed: decode and access answer (an error, or a value read from other bytes), never
+    /// panic; a cut payload is an error. The payload read from an odd address decodes back
+    /// equal.
     fn damaged_bytes_are_errors_not_panics<T: Structs + PartialEq + std::fmt::Debug>(value: T) {
-        let mut codec = CapnpRsb::default();
-        let payload = encoded(&mut codec, &value);
-        for i in 0..payload.len() {
-            let mut bytes = payload.clone();
-            bytes[i] ^= 0xFF;
-            let _ = Codec::<T>::decode(&mut codec, &mut bytes);
-            let _ = Codec::<T>::access(&mut codec, &bytes);
+        for packed in [false, true] {
+            let mut codec = CapnpRsb::new(packed);
+            let payload = encoded(&mut codec, &value);
+            for i in 0..payload.len() {
+                let mut bytes = payload.clone();
+                bytes[i] ^= 0xFF;
+                let _ = Codec::<T>::decode(&mut codec, &mut bytes);
+                let _ = Codec::<T>::access(&mut codec, &bytes);
+            }
+            let mut cut = payload[..payload.len() - 8].to_vec();
+            assert!(Codec::<T>::decode(&mut codec, &mut cut).is_err());
+            let mut odd = vec![0; payload.len() + 1];
+            odd[1..].copy_from_slice(&payload);
+            let back = Codec::<T>::decode(&mut codec, &mut odd[1..]).unwrap();
+            assert_eq!(back, value, "packed: {packed}");
         }
-        let mut cut = payload[..payload.len() - 8].to_vec();
-        assert!(Codec::<T>::decode(&mut codec, &mut cut).is_err());
-        let mut odd = vec![0; payload.len() + 1];
-        odd[1..].copy_from_slice(&payload);
-        assert_eq!(
-            Codec::<T>::decode(&mut codec, &mut odd[1..]).unwrap(),
-            value
-        );
     }
 
     #[test]
@@ -318,7 +365,7 @@ mod tests {
 
     #[test]
     fn an_enum_number_or_union_tag_the_schema_lacks_is_an_error_that_names_the_field() {
-        let mut codec = CapnpRsb::default();
+        let mut codec = CapnpRsb::new(false);
         let payload = encoded(&mut codec, &one_contact());
         // A contact's data: the entity id in bytes 4 to 8, the union's tag (u16) before it,
         // the kind (u16) after it.
