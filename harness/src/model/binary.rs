@@ -105,7 +105,7 @@ impl BuildInfo {
     pub fn shortcomings(&self) -> Vec<String> {
         let mut out = Vec::new();
         if !self.frame_pointers {
-            out.push("built without frame pointers: allocation stacks are not sampled (counts still are); add `rustflags = [\"-C\", \"force-frame-pointers=yes\"]` under [build] in .cargo/config.toml".to_string());
+            out.push("built without frame pointers: allocation stacks are not sampled (counts still are); add `rustflags = [\"-C\", \"force-frame-pointers=yes\"]` under [build] in .cargo/config.toml, or `-C force-frame-pointers=yes` to a RUSTFLAGS set in the environment (it replaces the config's flags)".to_string());
         }
         if !self.debug_info {
             out.push("built without debug info: flame graphs lack inlined frames and source files; add `debug = \"limited\"` (or more) under [profile.release] in Cargo.toml".to_string());
