@@ -11,9 +11,14 @@ use std::process::Command;
 
 use common::workspace;
 
-/// One raw table of rsb's README: `(crate, serialize ns, deserialize ns)`, and rows whose cells
-/// are given as rsb writes them: `(crate, serialize cell, deserialize cell)`.
-fn rsb_section(dataset: &str, rows: &[(&str, f64, f64)], raw: &[(&str, &str, &str)]) -> String {
+/// One raw table of rsb's README: `(crate, serialize ns, deserialize ns)`, each of size 1000,
+/// and rows whose cells are given as rsb writes them: `(crate, serialize cell, deserialize
+/// cell, size cell)`.
+fn rsb_section(
+    dataset: &str,
+    rows: &[(&str, f64, f64)],
+    raw: &[(&str, &str, &str, &str)],
+) -> String {
     let mut s = format!(
         "## `{dataset}`\n\n#### Serialize / deserialize speed and size\n\n\
          | Crate | Serialize | Deserialize | Borrow | Size | Zlib | Zstd | Zstd Time |\n\
@@ -21,14 +26,17 @@ fn rsb_section(dataset: &str, rows: &[(&str, f64, f64)], raw: &[(&str, &str, &st
     );
     let cells = rows
         .iter()
-        .map(|(k, ser, de)| (*k, format!("{ser:.2} ns"), format!("{de:.2} ns")))
+        .map(|(k, ser, de)| {
+            let (ser, de) = (format!("{ser:.2} ns"), format!("{de:.2} ns"));
+            (*k, ser, de, "1000".to_string())
+        })
         .chain(
             raw.iter()
-                .map(|(k, ser, de)| (*k, ser.to_string(), de.to_string())),
+                .map(|(k, ser, de, size)| (*k, ser.to_string(), de.to_string(), size.to_string())),
         );
-    for (krate, ser, de) in cells {
+    for (krate, ser, de, size) in cells {
         s.push_str(&format!(
-            "| [{krate} 1.0.0][{krate}] | {ser} | {de} | † | 1000 | 500 | 400 | 1.0 µs |\n"
+            "| [{krate} 1.0.0][{krate}] | {ser} | {de} | † | {size} | 500 | 400 | 1.0 µs |\n"
         ));
     }
     s + "\n"
@@ -37,6 +45,19 @@ fn rsb_section(dataset: &str, rows: &[(&str, f64, f64)], raw: &[(&str, &str, &st
 /// A variant of a cell, as rsb's README writes it.
 fn span(title: &str, ns: f64) -> String {
     format!("<span title=\"{title}\">*{ns:.2} ns\\**</span>")
+}
+
+/// The row of `label` in the zero-copy table (the first table whose header is a Read's).
+fn zero_copy_row(text: &str, label: &str) -> String {
+    let table = text
+        .find("| Crate | Read (unvalidated)")
+        .map(|at| &text[at..])
+        .unwrap_or_else(|| panic!("no zero-copy table:\n{text}"));
+    table
+        .lines()
+        .find(|l| l.starts_with(&format!("| {label} |")))
+        .unwrap_or_else(|| panic!("no zero-copy row {label}:\n{text}"))
+        .to_string()
 }
 
 fn result(dir: &Path, config: &str, median_ns: f64) {
@@ -95,11 +116,14 @@ fn the_comparison_names_the_side_that_moved_and_the_off_rows_profile() {
         ("rkyv.serialize", 100.0),
         ("rkyv.deserialize", 300.0),
         ("rkyv.unvalidated-deserialize", 200.0),
+        ("capnp.validated-access", 400.0),
+        ("capnp-packed.validated-access", 1600.0),
     ] {
         result(&run, config, ns);
     }
     let encode_prepend = format!("{} {}", span("encode", 200.0), span("prepend", 150.0));
     let unpacked_packed = format!("500.00 ns {}", span("packed", 900.0));
+    let capnp_sizes = "1000 <span title=\"packed\">*700\\**</span>".to_string();
     let two_deserializes = format!(
         "{} {}",
         span("unvalidated", 100.0),
@@ -108,13 +132,24 @@ fn the_comparison_names_the_side_that_moved_and_the_off_rows_profile() {
     let readme = tmp.path().join("README.md");
     let other = [("postcard", 1.0, 1.0)];
     let raw = [
-        ("bilrost", encode_prepend.as_str(), "100.00 ns"),
-        ("capnp", unpacked_packed.as_str(), "†"),
-        ("rkyv", "100.00 ns", two_deserializes.as_str()),
+        ("bilrost", encode_prepend.as_str(), "100.00 ns", "1000"),
+        ("capnp", unpacked_packed.as_str(), "†", capnp_sizes.as_str()),
+        ("rkyv", "100.00 ns", two_deserializes.as_str(), "1000"),
     ];
+    // rsb's zero-copy table: capnp's Read, packed and validated on demand.
+    let capnp_reads = format!(
+        "{} {}",
+        span("packed", 800.0),
+        span("validated on-demand with error", 400.0)
+    );
+    let zero_copy = format!(
+        "#### Zero-copy deserialization speed\n\n| Crate | Access | Read | Update |\n\
+         |---|--:|--:|--:|\n| [capnp 1.0.0][capnp] | 1.00 ns | {capnp_reads} | ‡ |\n\n"
+    );
     fs::write(
         &readme,
         rsb_section("log", &published, &raw)
+            + &zero_copy
             + &rsb_section("mesh", &other, &[])
             + &rsb_section("minecraft_savedata", &other, &[])
             + &rsb_section("mk48", &other, &[]),
@@ -147,9 +182,10 @@ fn the_comparison_names_the_side_that_moved_and_the_off_rows_profile() {
         text.contains("against the median crate instead of postcard, 11 of 14."),
         "{text}"
     );
+    // The comparison's rows come after the zero-copy table's.
     let row = |label: &str| {
         text.lines()
-            .find(|l| l.starts_with(&format!("| {label} |")))
+            .rfind(|l| l.starts_with(&format!("| {label} |")))
             .unwrap_or_else(|| panic!("no row {label}:\n{text}"))
             .to_string()
     };
@@ -163,7 +199,16 @@ fn the_comparison_names_the_side_that_moved_and_the_off_rows_profile() {
         "{text}"
     );
     assert!(
-        row("capnp (`capnp-packed`)").contains("| 9.00 | 9.00 | +0% | 0.50 | † |"),
+        row("capnp (`capnp-packed`)").contains("| 9.00 | 9.00 | +0% | 0.50 | † |  | 1000 | 700 |"),
+        "each row's size beside rsb's size of its variant:\n{text}"
+    );
+    assert!(row("capnp").contains("| 1000 | 1000 |"), "{text}");
+    // The zero-copy table: capnp's validated read beside rsb's validated one, capnp-packed's
+    // beside rsb's packed one.
+    let read = |label: &str| zero_copy_row(&text, label);
+    assert!(read("capnp").ends_with("| 400 ns | 1.00 |"), "{text}");
+    assert!(
+        read("capnp-packed").ends_with("| 800 ns | 2.00 |"),
         "{text}"
     );
     assert!(
