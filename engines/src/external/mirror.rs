@@ -208,12 +208,15 @@ macro_rules! mirror_conversions {
     };
 }
 
-/// The status numbered in the model's declaration order (the mirrors' numbering).
+/// The status numbered in the model's declaration order (the mirrors' numbering; prost's and
+/// rust-protobuf's enum).
+#[cfg(any(feature = "prost", feature = "protobuf"))]
 pub(crate) fn status_number(status: crate::model::OrderStatus) -> i32 {
     status as i32
 }
 
 /// The status of a number in the model's declaration order; any other number is an error.
+#[cfg(any(feature = "prost", feature = "protobuf"))]
 pub(crate) fn status_of_number(
     n: i32,
 ) -> Result<crate::model::OrderStatus, serprof_api::CodecError> {
