@@ -19,8 +19,10 @@
 //!   feature the crate lacks;
 //! - a misspelled baseline stops the program at start with exit 2 and one line naming it.
 //!
-//! The crate builds into the workspace's target folder (same profile and rustflags: only the
-//! crate itself compiles), its before-after sides in the shared test cache. Needs git, cargo
+//! The crate builds into the workspace's target folder with the workspace's profile and
+//! rustflags, so that the registry crates compiled for the workspace serve it (serprof's own
+//! crates compile again: without the driver, and outside their workspace); its before-after
+//! sides build in the shared test cache, seeded from that folder. Needs git, cargo
 //! and valgrind; without valgrind the test says so and passes, except in CI.
 
 use std::path::{Path, PathBuf};
@@ -46,11 +48,13 @@ fn user_crate(dir: &Path) -> PathBuf {
         .filter(|l| !l.starts_with("serprof "))
         .map(|l| format!("{l}\n"))
         .collect();
+    // The workspace's flags, so that the registry crates the workspace compiled serve it.
+    let flags = std::fs::read_to_string(workspace().join(".cargo/config.toml")).unwrap();
     write_crate(
         &krate,
         "readings-user",
         &format!("serprof = {{ package = \"serprof-bench\", path = {bench:?} }}\n{deps}"),
-        "[build]\nrustflags = [\"-C\", \"force-frame-pointers=yes\"]\n",
+        &flags,
     );
     std::fs::copy(
         workspace().join("examples/readings/src/main.rs"),
