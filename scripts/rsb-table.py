@@ -36,21 +36,31 @@ from pathlib import Path
 
 # serprof's study of each rsb dataset.
 STUDIES = {"log": "rsb-log", "mesh": "rsb-mesh", "minecraft_savedata": "rsb-minecraft", "mk48": "rsb-mk48"}
+# The configurations of an engine's messages (`Engine::messages`): rsb's encode and decode of a
+# Protobuf crate.
+MESSAGES = {"serialize": "encode-message", "deserialize": "decode-message"}
 # serprof's rows of each rsb crate both run, where they are not the crate's engine of the same
 # name: the engine, the variant of each of rsb's cells it measures where rsb publishes several
 # (rkyv: validated, then deserialized, and unvalidated; prost and protobuf: the value converted
-# to messages and back inside the operation; bilrost: encode into a Vec, and bilrost-prepend
-# its prepend; capnp: unpacked, and capnp-packed its packed variant, of its size too), and, where it is not the operation's own, the configuration
-# that measures each operation (None: none). A cell without a variant named here is read as its
-# first, unlabelled time.
+# to messages and back inside the operation, and their message configurations without the
+# conversion; bilrost: encode into a Vec, and bilrost-prepend its prepend; capnp: unpacked, and
+# capnp-packed its packed variant, of its size too), and, where it is not the operation's own,
+# the configuration that measures each operation (None: none). A cell without a variant named
+# here is read as its first, unlabelled time.
 ROWS = {
     "bitcode": [("bitcode-derive", {})],
     "rkyv": [
         ("rkyv", {"Deserialize": "validated upfront with error"}),
         ("rkyv", {"Deserialize": "unvalidated"}, {"serialize": None, "deserialize": "unvalidated-deserialize"}),
     ],
-    "prost": [("prost", {"Serialize": "populate + encode", "Deserialize": "decode + convert"})],
-    "protobuf": [("protobuf", {"Serialize": "populate + encode", "Deserialize": "decode + convert"})],
+    "prost": [
+        ("prost", {"Serialize": "populate + encode", "Deserialize": "decode + convert"}),
+        ("prost", {"Serialize": "encode", "Deserialize": "decode"}, MESSAGES),
+    ],
+    "protobuf": [
+        ("protobuf", {"Serialize": "populate + encode", "Deserialize": "decode + convert"}),
+        ("protobuf", {"Serialize": "encode", "Deserialize": "decode"}, MESSAGES),
+    ],
     "bilrost": [("bilrost", {"Serialize": "encode"}), ("bilrost-prepend", {"Serialize": "prepend"})],
     "capnp": [("capnp", {}), ("capnp-packed", {"Serialize": "packed", "Size": "packed"})],
 }
@@ -114,11 +124,15 @@ def table(rows) -> str:
         ser, de = rows.get(f"{e}.serialize"), rows.get(f"{e}.deserialize")
         borrow = rows.get(f"{e}.borrow")
         version = (ser or de or {}).get("engine_version", "")
-        deserialize = cell(de)
-        unvalidated = rows.get(f"{e}.unvalidated-deserialize")
-        if unvalidated:
-            deserialize += f"; unvalidated {cell(unvalidated)}"
-        out.append(f"| {e} {version} | {cell(ser)} | {deserialize} | {cell(borrow)} | " + " | ".join(sizes(ser or de)) + " |")
+        serialize, deserialize = cell(ser), cell(de)
+        # An engine's second configuration of an operation, in the same cell.
+        for name, label in (("encode-message", "encode"),):
+            if f"{e}.{name}" in rows:
+                serialize += f"; {label} {cell(rows[f'{e}.{name}'])}"
+        for name, label in (("unvalidated-deserialize", "unvalidated"), ("decode-message", "decode")):
+            if f"{e}.{name}" in rows:
+                deserialize += f"; {label} {cell(rows[f'{e}.{name}'])}"
+        out.append(f"| {e} {version} | {serialize} | {deserialize} | {cell(borrow)} | " + " | ".join(sizes(ser or de)) + " |")
     return "\n".join(out)
 
 

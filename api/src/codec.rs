@@ -189,6 +189,38 @@ pub trait Codec<T>: Send {
         let _ = bytes;
         Err(no_borrow())
     }
+
+    /// For an engine that writes from messages of its own type (prost's and rust-protobuf's
+    /// generated messages), which its `encode` builds from the value first: builds the
+    /// message of every value of `values` and keeps them, before anything is timed, for
+    /// [`Codec::encode_message`]. The default says the engine has no messages; an engine that
+    /// has them says so to its study with [`crate::study::Engine::messages`].
+    fn keep_messages(&mut self, values: &[T]) -> Result<(), CodecError> {
+        let _ = values;
+        Err(no_messages())
+    }
+
+    /// Writes the kept message of value `index` (of the `values` [`Codec::keep_messages`] was
+    /// given) into `out` (empty when called): `encode` without building the message, so the
+    /// payload must be exactly the bytes `encode` writes for that value (verification checks
+    /// every value).
+    fn encode_message(&mut self, index: usize, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        let _ = (index, out);
+        Err(no_messages())
+    }
+
+    /// Reads a payload into the engine's message and drops it: `decode` without converting
+    /// the message to a `T`, and with the same errors.
+    fn decode_message(&mut self, bytes: &[u8]) -> Result<(), CodecError> {
+        let _ = bytes;
+        Err(no_messages())
+    }
+}
+
+/// The error of an engine asked for messages it does not have.
+#[cold]
+fn no_messages() -> CodecError {
+    CodecError::setup("this engine has no messages of its own to encode and decode")
 }
 
 /// The error of an engine asked for a borrowed decode it does not have.

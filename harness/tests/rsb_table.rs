@@ -118,6 +118,13 @@ fn the_comparison_names_the_side_that_moved_and_the_off_rows_profile() {
         ("rkyv.unvalidated-deserialize", 200.0),
         ("capnp.validated-access", 400.0),
         ("capnp-packed.validated-access", 1600.0),
+        // prost's message configurations are rsb's encode and decode; its serialize and
+        // deserialize rsb's populate + encode and decode + convert (deserialize times twice
+        // rsb's, as the reference's).
+        ("prost.serialize", 400.0),
+        ("prost.deserialize", 800.0),
+        ("prost.encode-message", 200.0),
+        ("prost.decode-message", 600.0),
     ] {
         result(&run, config, ns);
     }
@@ -129,12 +136,28 @@ fn the_comparison_names_the_side_that_moved_and_the_off_rows_profile() {
         span("unvalidated", 100.0),
         span("validated upfront with error", 300.0)
     );
+    let prost_encodes = format!(
+        "{} {}",
+        span("encode", 200.0),
+        span("populate + encode", 400.0)
+    );
+    let prost_decodes = format!(
+        "{} {}",
+        span("decode", 300.0),
+        span("decode + convert", 400.0)
+    );
     let readme = tmp.path().join("README.md");
     let other = [("postcard", 1.0, 1.0)];
     let raw = [
         ("bilrost", encode_prepend.as_str(), "100.00 ns", "1000"),
         ("capnp", unpacked_packed.as_str(), "†", capnp_sizes.as_str()),
         ("rkyv", "100.00 ns", two_deserializes.as_str(), "1000"),
+        (
+            "prost",
+            prost_encodes.as_str(),
+            prost_decodes.as_str(),
+            "1000",
+        ),
     ];
     // rsb's zero-copy table: capnp's Read, packed and validated on demand.
     let capnp_reads = format!(
@@ -170,16 +193,18 @@ fn the_comparison_names_the_side_that_moved_and_the_off_rows_profile() {
         "{text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // Serialize: a, b, bilrost, capnp, capnp-packed and rkyv within, c and bilrost-prepend
-    // (3.00 here, 1.50 in rsb) off; deserialize: a, b, c, bilrost and rkyv's validated one off,
-    // by the reference, rkyv's unvalidated one (its own configuration) within; capnp's
-    // daggers are no ratio.
+    // Serialize: a, b, bilrost, capnp, capnp-packed, rkyv and both prost rows within, c and
+    // bilrost-prepend (3.00 here, 1.50 in rsb) off; deserialize: a, b, c, bilrost and rkyv's
+    // validated one off, by the reference, rkyv's unvalidated one (its own configuration) and
+    // both prost rows (twice rsb's, as the reference) within; capnp's daggers are no ratio.
+    // Against the median crate, whose deserialize moved by 1, the prost rows' deserialize
+    // moved by 2.
     assert!(
-        text.contains("7 of 14 ratios within 15% of rsb's"),
+        text.contains("11 of 18 ratios within 15% of rsb's"),
         "{text}"
     );
     assert!(
-        text.contains("against the median crate instead of postcard, 11 of 14."),
+        text.contains("against the median crate instead of postcard, 13 of 18."),
         "{text}"
     );
     // The comparison's rows come after the zero-copy table's.
@@ -218,6 +243,27 @@ fn the_comparison_names_the_side_that_moved_and_the_off_rows_profile() {
     assert!(
         row("rkyv (`rkyv.unvalidated-deserialize`)").contains("|  |  |  | 1.00 | 1.00 | +0% |"),
         "{text}"
+    );
+    // Each prost row beside the variants it measures: a row compared with the other variant
+    // would be off by half or a third.
+    assert!(
+        row("prost").contains("| 4.00 | 4.00 | +0% | 4.00 | 4.00 | +0% |"),
+        "{text}"
+    );
+    assert!(
+        row("prost (`prost.encode-message`, `prost.decode-message`)")
+            .contains("| 2.00 | 2.00 | +0% | 3.00 | 3.00 | +0% |"),
+        "{text}"
+    );
+    // rsb's layout holds each second configuration in its operation's cell.
+    let table_row = text
+        .lines()
+        .find(|l| l.starts_with("| prost 1.0.0 |"))
+        .unwrap_or_else(|| panic!("no table row of prost:\n{text}"));
+    assert!(
+        table_row.contains("; encode 200 ns [198 ns, 202 ns]")
+            && table_row.contains("; decode 600 ns [594 ns, 606 ns]"),
+        "{table_row}"
     );
     let line = |config: &str| {
         text.lines()

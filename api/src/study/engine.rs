@@ -25,8 +25,8 @@ pub struct Engine<T> {
     /// How its payloads split by field ([`Engine::fields`]).
     pub(super) fields: FieldSplit<T>,
     /// The operations it has besides the study's: in-place access ([`Engine::access`]),
-    /// borrowed decoding ([`Engine::borrows`]) and its unvalidated decode
-    /// ([`Engine::unvalidated_deserialize`]).
+    /// borrowed decoding ([`Engine::borrows`]), its unvalidated decode
+    /// ([`Engine::unvalidated_deserialize`]) and its messages ([`Engine::messages`]).
     pub(super) extra: Vec<Operation>,
     /// The study's operations it is measured on, when not all of them ([`Engine::only`]).
     pub(super) only: Option<Vec<Operation>>,
@@ -150,7 +150,7 @@ impl<T: Value> Engine<T> {
     /// The study checks them against its digest ([`crate::StudyOf::digest`]).
     pub fn access(mut self, operations: impl IntoIterator<Item = Operation>) -> Self {
         self.extra
-            .retain(|o| matches!(o, Operation::Borrow | Operation::UnvalidatedDeserialize));
+            .retain(|o| !matches!(o, Operation::Access | Operation::ValidatedAccess));
         self.extra.extend(
             operations
                 .into_iter()
@@ -175,8 +175,21 @@ impl<T: Value> Engine<T> {
         self
     }
 
-    /// Measures the engine on these of the study's operations only (its in-place reads and
-    /// borrowed decode, [`Engine::access`] and [`Engine::borrows`], are kept): a second way of
+    /// The engine writes from messages of its own type, which its `encode` builds from the
+    /// value and its `decode` converts back ([`Codec::keep_messages`]): two configurations of
+    /// its own beside the study's operations, `ENGINE.encode-message` (the messages built
+    /// before anything is timed, [`Codec::encode_message`]) and `ENGINE.decode-message` (a
+    /// stored payload read into a message, not converted, [`Codec::decode_message`]), as
+    /// rust_serialization_benchmark times a Protobuf crate's `encode` and `decode` beside its
+    /// `populate + encode` and `decode + convert`.
+    pub fn messages(mut self) -> Self {
+        self.extra
+            .extend([Operation::EncodeMessage, Operation::DecodeMessage]);
+        self
+    }
+
+    /// Measures the engine on these of the study's operations only (its configurations beside
+    /// them, such as [`Engine::access`] and [`Engine::borrows`], are kept): a second way of
     /// one library to do one operation, beside the engine that does all of them, such as
     /// bilrost's `prepend` as a serialize of its own. A corrupt study decodes with every
     /// engine regardless.

@@ -418,7 +418,9 @@ impl<T: Value> StudyOf<T> {
                 Operation::Access
                 | Operation::ValidatedAccess
                 | Operation::Borrow
-                | Operation::UnvalidatedDeserialize,
+                | Operation::UnvalidatedDeserialize
+                | Operation::EncodeMessage
+                | Operation::DecodeMessage,
                 _,
             ) => {
                 format!("{}.{}", engine.name, operation.as_str())
@@ -464,8 +466,8 @@ impl<T: Value> From<StudyOf<T>> for Study {
     fn from(mut s: StudyOf<T>) -> Study {
         let mut configs = Vec::new();
         // A corrupt study decodes damaged payloads, one configuration per engine: an engine's
-        // extra configurations (in-place reads and the unvalidated decode, unchecked reads
-        // among them) never see them.
+        // extra configurations (in-place reads, the unvalidated decode, the message decode;
+        // unchecked reads among them) never see them.
         let measured = s.study.info.kind == StudyKind::Measured;
         if !measured {
             s.operations = vec![Operation::Decode];
@@ -974,6 +976,98 @@ mod tests {
             .codec("flawed", move || Ok(Flawed(flaw)))
             .into();
         study.configs()[0].workload().unwrap().verify()
+    }
+
+    /// `Text`, whose messages are the values' texts, kept; `wrong` keeps each one a digit
+    /// longer, as a message built from another value would be.
+    struct Messages {
+        kept: Vec<String>,
+        wrong: bool,
+    }
+    impl Codec<Point> for Messages {
+        fn encode(&mut self, v: &Point, out: &mut Vec<u8>) -> Result<(), CodecError> {
+            Text.encode(v, out)
+        }
+        fn decode(&mut self, bytes: &mut [u8]) -> Result<Point, CodecError> {
+            Text.decode(bytes)
+        }
+        fn keep_messages(&mut self, values: &[Point]) -> Result<(), CodecError> {
+            let extra = if self.wrong { "1" } else { "" };
+            self.kept = values.iter().map(|v| format!("{}{extra}", v.x)).collect();
+            Ok(())
+        }
+        fn encode_message(&mut self, index: usize, out: &mut Vec<u8>) -> Result<(), CodecError> {
+            let message = self
+                .kept
+                .get(index)
+                .ok_or_else(|| CodecError::setup("none kept"))?;
+            out.extend_from_slice(message.as_bytes());
+            Ok(())
+        }
+        fn decode_message(&mut self, bytes: &[u8]) -> Result<(), CodecError> {
+            std::str::from_utf8(bytes).map_err(CodecError::decode)?;
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn an_engines_messages_are_two_configurations_verified_against_its_payloads() {
+        let study = |wrong: bool| -> Study {
+            Study::new("points", "q")
+                .dataset(|| vec![Point { x: 1.5 }, Point { x: -2.0 }])
+                .operations([Operation::Serialize, Operation::Deserialize])
+                .engine(
+                    Engine::new("protocol", move || {
+                        Ok(Messages {
+                            kept: Vec::new(),
+                            wrong,
+                        })
+                    })
+                    .messages(),
+                )
+                .into()
+        };
+        let right = study(false);
+        let names: Vec<String> = right.configs().iter().map(|c| c.info.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "points/protocol.serialize",
+                "points/protocol.deserialize",
+                "points/protocol.encode-message",
+                "points/protocol.decode-message"
+            ]
+        );
+        for (config, function) in [
+            (2, "serprof_api::workload::values::message_encode_loop"),
+            (3, "serprof_api::workload::values::message_decode_loop"),
+        ] {
+            let mut w = right.configs()[config].workload().unwrap();
+            w.verify().unwrap();
+            // More operations than values: the loop cycles.
+            w.run(5).unwrap();
+            assert_eq!(w.loop_function(), function);
+        }
+        // A kept message that is not the value's payload fails verification, never timed.
+        let err = study(true).configs()[2]
+            .workload()
+            .unwrap()
+            .verify()
+            .unwrap_err();
+        assert!(err.to_string().contains("the kept message"), "{err}");
+        // An engine without messages is refused at verification, on both.
+        let none: Study = Study::new("points", "q")
+            .dataset(|| vec![Point { x: 1.5 }])
+            .engine(Engine::new("text", || Ok(Text)).messages())
+            .into();
+        for config in [1, 2] {
+            let err = none.configs()[config]
+                .workload()
+                .unwrap()
+                .verify()
+                .unwrap_err();
+            assert!(err.to_string().contains("no messages"), "{err}");
+        }
     }
 
     #[test]

@@ -66,6 +66,7 @@ impl Documents {
                 | Operation::Access
                 | Operation::ValidatedAccess
                 | Operation::Borrow
+                | Operation::DecodeMessage
         )
     }
 }
@@ -198,7 +199,9 @@ impl Workload for Documents {
         let codec = self.codec.as_mut();
         match self.operation {
             _ if parses => parse_loop(codec, &mut self.payload, &mut self.buf, self.in_place, n),
-            Operation::Serialize => document_serialize_loop(codec, &mut self.buf, n),
+            Operation::Serialize | Operation::EncodeMessage => {
+                document_serialize_loop(codec, &mut self.buf, n)
+            }
             _ => document_roundtrip_loop(codec, &mut self.buf, n),
         }
     }
@@ -240,16 +243,20 @@ impl Workload for Documents {
 /// The measured loop of a [`Documents`] workload of `operation`, as valgrind names it.
 pub fn documents_loop(operation: Operation) -> &'static str {
     match operation {
-        // A document is text with no in-place form: the access operations and the unvalidated
-        // decode, which no document configuration has, would parse it.
+        // A document is text with no in-place form and no message: the access operations, the
+        // unvalidated decode and the message decode, which no document configuration has,
+        // would parse it, and the message encode would serialize it.
         Operation::Parse
         | Operation::Decode
         | Operation::Deserialize
         | Operation::UnvalidatedDeserialize
         | Operation::Access
         | Operation::ValidatedAccess
-        | Operation::Borrow => "serprof_api::workload::documents::parse_loop",
-        Operation::Serialize => "serprof_api::workload::documents::document_serialize_loop",
+        | Operation::Borrow
+        | Operation::DecodeMessage => "serprof_api::workload::documents::parse_loop",
+        Operation::Serialize | Operation::EncodeMessage => {
+            "serprof_api::workload::documents::document_serialize_loop"
+        }
         Operation::RoundTrip => "serprof_api::workload::documents::document_roundtrip_loop",
     }
 }

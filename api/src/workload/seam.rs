@@ -37,6 +37,16 @@ pub enum Operation {
     /// Decode a stored payload into a value whose strings borrow from the payload, then drop
     /// it (rust_serialization_benchmark's `borrow`; [`crate::Codec::borrow`]).
     Borrow,
+    /// Encode one value's message, built from the value before anything is timed
+    /// (rust_serialization_benchmark's `encode` of a Protobuf crate, beside its `populate +
+    /// encode`; [`crate::Codec::encode_message`]).
+    #[serde(rename = "encode-message")]
+    EncodeMessage,
+    /// Decode a stored payload into the engine's message and drop it, not converted to a
+    /// value (rust_serialization_benchmark's `decode`, beside its `decode + convert`;
+    /// [`crate::Codec::decode_message`]).
+    #[serde(rename = "decode-message")]
+    DecodeMessage,
 }
 
 impl Operation {
@@ -52,6 +62,8 @@ impl Operation {
             Operation::Access => "access",
             Operation::ValidatedAccess => "validated-access",
             Operation::Borrow => "borrow",
+            Operation::EncodeMessage => "encode-message",
+            Operation::DecodeMessage => "decode-message",
         }
     }
 }

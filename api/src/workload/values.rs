@@ -53,6 +53,9 @@ pub struct Values<T: 'static> {
     next: usize,
     /// The deserialize loop's inputs: every value's payload, encoded before any timing.
     payloads: Vec<Vec<u8>>,
+    /// Whether the codec keeps every value's message ([`Codec::keep_messages`]), for the
+    /// message encode.
+    messages_kept: bool,
     /// How the engine's payloads split by field, and whether they are JSON text.
     fields: FieldSplit<T>,
     json: bool,
@@ -77,6 +80,7 @@ impl<T: Value> Values<T> {
             output: Output::Undecided,
             next: 0,
             payloads: Vec::new(),
+            messages_kept: false,
             fields: FieldSplit::Not(crate::fields::tally::NOT_SERDE.into()),
             json: false,
         }
@@ -161,6 +165,12 @@ impl<T: Value> Workload for Values<T> {
             if self.operation == Operation::UnvalidatedDeserialize {
                 self.check_unvalidated(index)?;
             }
+            if matches!(
+                self.operation,
+                Operation::EncodeMessage | Operation::DecodeMessage
+            ) {
+                self.check_messages(index, &mut scratch, &mut expected)?;
+            }
             let original = &self.data[index];
             if *original != back {
                 match self.differs(index, original, &back) {
@@ -241,6 +251,20 @@ impl<T: Value> Workload for Values<T> {
                     n,
                     self.in_place,
                 )
+            }
+            Operation::EncodeMessage => {
+                self.keep_messages()?;
+                message_encode_loop::<T>(
+                    self.codec.as_mut(),
+                    self.data.len(),
+                    &mut self.buf,
+                    &mut self.next,
+                    n,
+                )
+            }
+            Operation::DecodeMessage => {
+                self.encode_all()?;
+                message_decode_loop::<T>(self.codec.as_mut(), &self.payloads, &mut self.next, n)
             }
             Operation::RoundTrip => roundtrip_loop::<T>(
                 self.codec.as_mut(),
@@ -344,8 +368,12 @@ impl<T: Value> Workload for Values<T> {
 
     fn retained_bytes(&mut self, live: &mut dyn FnMut() -> i64) -> Option<Result<f64, CodecError>> {
         match self.operation {
-            // A borrowed value lives only inside the engine's call: nothing is kept.
-            Operation::Serialize | Operation::Borrow => None,
+            // A borrowed value or a decoded message lives only inside the engine's call:
+            // nothing is kept.
+            Operation::Serialize
+            | Operation::EncodeMessage
+            | Operation::Borrow
+            | Operation::DecodeMessage => None,
             _ => Some(self.retained(live)),
         }
     }
@@ -644,6 +672,44 @@ unsafe fn unvalidated_deserialize_loop<T>(
     Ok(())
 }
 
+/// The message encode loop: write value `i`'s kept message ([`Codec::encode_message`]) into
+/// the cleared reused `Vec`, for `i` cycling over the `len` values from `*next`.
+#[inline(never)]
+fn message_encode_loop<T>(
+    codec: &mut dyn Codec<T>,
+    len: usize,
+    buf: &mut Vec<u8>,
+    next: &mut usize,
+    n: u64,
+) -> Result<(), CodecError> {
+    let mut i = *next;
+    for _ in 0..n {
+        buf.clear();
+        codec.encode_message(black_box(i), buf)?;
+        black_box(buf.as_slice());
+        i += 1;
+        if i == len {
+            i = 0;
+        }
+    }
+    *next = i;
+    Ok(())
+}
+
+/// The message decode loop: read each stored payload into the engine's message, which the
+/// engine drops before it returns ([`Codec::decode_message`]).
+#[inline(never)]
+fn message_decode_loop<T>(
+    codec: &mut dyn Codec<T>,
+    payloads: &[Vec<u8>],
+    next: &mut usize,
+    n: u64,
+) -> Result<(), CodecError> {
+    payload_cycle(codec, payloads, next, n, |codec, payload| {
+        codec.decode_message(payload)
+    })
+}
+
 /// The measured loop of a [`Values`] workload of `operation`, as valgrind names it.
 pub fn values_loop(operation: Operation) -> &'static str {
     match operation {
@@ -656,6 +722,8 @@ pub fn values_loop(operation: Operation) -> &'static str {
             "serprof_api::workload::values::access_loop"
         }
         Operation::Borrow => "serprof_api::workload::values::borrow_loop",
+        Operation::EncodeMessage => "serprof_api::workload::values::message_encode_loop",
+        Operation::DecodeMessage => "serprof_api::workload::values::message_decode_loop",
         _ => "serprof_api::workload::values::serialize_loop",
     }
 }

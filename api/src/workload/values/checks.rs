@@ -87,6 +87,55 @@ impl<T: Value> Values<T> {
         Ok(())
     }
 
+    /// Builds and keeps every value's message, once, for the message encode
+    /// ([`Codec::keep_messages`]).
+    pub(super) fn keep_messages(&mut self) -> Result<(), CodecError> {
+        if !self.messages_kept {
+            self.codec.keep_messages(&self.data)?;
+            self.messages_kept = true;
+        }
+        Ok(())
+    }
+
+    /// For the message configurations: value `index`'s payload (encoded again into
+    /// `expected`) must read into a message ([`Codec::decode_message`]), and for the message
+    /// encode its kept message must encode (into `scratch`) to that same payload.
+    pub(super) fn check_messages(
+        &mut self,
+        index: usize,
+        scratch: &mut Vec<u8>,
+        expected: &mut Vec<u8>,
+    ) -> Result<(), VerifyError> {
+        expected.clear();
+        self.codec
+            .encode(&self.data[index], expected)
+            .map_err(|error| VerifyError::Encode { index, error })?;
+        if self.operation == Operation::DecodeMessage {
+            return self
+                .codec
+                .decode_message(expected)
+                .map_err(|error| VerifyError::Decode { index, error });
+        }
+        self.keep_messages()
+            .map_err(|error| VerifyError::Encode { index, error })?;
+        scratch.clear();
+        self.codec
+            .encode_message(index, scratch)
+            .map_err(|error| VerifyError::Encode { index, error })?;
+        if scratch != expected {
+            return Err(VerifyError::Check {
+                index,
+                message: format!(
+                    "the kept message (`Codec::encode_message`) encodes to {} bytes and the \
+                     value (`encode`) to {}: they must be the same payload",
+                    scratch.len(),
+                    expected.len()
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// [`Workload::retained_bytes`] of a workload that reads payloads: each payload decoded
     /// (or accessed) from a copy, once to warm up and once between two readings of `live`.
     pub(super) fn retained(&mut self, live: &mut dyn FnMut() -> i64) -> Result<f64, CodecError> {

@@ -2,8 +2,10 @@
 //! from rsb's schemas' shapes (field numbers and types as its `.proto` files have them, written
 //! here as prost's derive attributes, one module per dataset), and a codec that converts the
 //! dataset value to them in encode and back in decode, inside the timed operation: rsb's
-//! `populate + encode` and `decode + convert` rows. Each dataset's populate and convert are
-//! those of `rsb_pb`, written once for prost and rust-protobuf (`protobuf_rsb`).
+//! `populate + encode` and `decode + convert` rows; and its message configurations, the
+//! messages built before anything is timed and a payload decoded without its conversion: rsb's
+//! `encode` and `decode` rows. Each dataset's populate and convert are those of `rsb_pb`,
+//! written once for prost and rust-protobuf (`protobuf_rsb`).
 
 pub mod log;
 pub mod mesh;
@@ -11,6 +13,7 @@ pub mod minecraft;
 pub mod mk48;
 
 use super::required;
+use super::rsb_pb::kept;
 use serprof_api::{Codec, CodecError, Engine};
 
 /// Four `uint32`s: rsb's `Address` on the log (an IPv4 address) and `Uuid` on minecraft, one
@@ -52,36 +55,77 @@ pub trait Messages: Sized {
     fn convert(message: Self::Message) -> Result<Self, CodecError>;
 }
 
-/// prost through the messages: populate and encode, decode and convert.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ProstRsb;
+/// prost through the messages: populate and encode, decode and convert; and the messages of
+/// the values, kept for the message encode.
+pub struct ProstRsb<T: Messages> {
+    kept: Vec<T::Message>,
+}
 
-impl<T: Messages> Codec<T> for ProstRsb {
+impl<T: Messages> Default for ProstRsb<T> {
+    fn default() -> Self {
+        ProstRsb { kept: Vec::new() }
+    }
+}
+
+impl<T: Messages> Codec<T> for ProstRsb<T> {
     fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
         prost::Message::encode(&value.populate(), out).map_err(CodecError::encode)
     }
 
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
-        let message: T::Message = prost::Message::decode(&bytes[..]).map_err(CodecError::decode)?;
-        T::convert(message)
+        T::convert(message::<T>(bytes)?)
     }
+
+    fn keep_messages(&mut self, values: &[T]) -> Result<(), CodecError> {
+        self.kept = values.iter().map(Messages::populate).collect();
+        Ok(())
+    }
+
+    fn encode_message(&mut self, index: usize, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        prost::Message::encode(kept(&self.kept, index)?, out).map_err(CodecError::encode)
+    }
+
+    fn decode_message(&mut self, bytes: &[u8]) -> Result<(), CodecError> {
+        drop(std::hint::black_box(message::<T>(bytes)?));
+        Ok(())
+    }
+}
+
+/// The message `bytes` hold.
+fn message<T: Messages>(bytes: &[u8]) -> Result<T::Message, CodecError> {
+    prost::Message::decode(bytes).map_err(CodecError::decode)
 }
 
 /// prost on a dataset of rsb's that has messages here.
 pub fn engine<T: Messages + serprof_api::Value>() -> Engine<T> {
-    super::described("prost", super::prost::version(), "prost", || ProstRsb)
-        .call("populate + prost::Message::encode, prost::Message::decode + convert")
+    super::described(
+        "prost",
+        super::prost::version(),
+        "prost",
+        ProstRsb::<T>::default,
+    )
+    .call(
+        "populate + prost::Message::encode, prost::Message::decode + convert \
+             (encode-message: prost::Message::encode; decode-message: prost::Message::decode)",
+    )
+    .messages()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dataset::rsb::log::Logs;
     use crate::dataset::rsb::minecraft::Players;
     use crate::dataset::rsb::mk48::Updates;
 
     fn decoded<T: Messages>(message: &T::Message) -> Result<T, CodecError> {
         let mut bytes = prost::Message::encode_to_vec(message);
-        ProstRsb.decode(&mut bytes)
+        ProstRsb::default().decode(&mut bytes)
+    }
+
+    #[test]
+    fn kept_messages_write_the_values_payload_and_a_cut_payload_reads_into_no_message() {
+        crate::external::rsb_pb::check_kept_messages::<ProstRsb<Logs>>();
     }
 
     #[test]

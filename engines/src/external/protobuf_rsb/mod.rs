@@ -6,7 +6,9 @@
 //! the dataset's [`Messages`]: the populate and convert written once for prost and
 //! rust-protobuf in `rsb_pb`. The codec converts the dataset value to the messages in encode and
 //! back in decode, inside the timed operation: rsb's `populate + encode` and
-//! `decode + convert` rows of "protobuf".
+//! `decode + convert` rows of "protobuf"; its message configurations, the messages built before
+//! anything is timed and a payload parsed without its conversion, are rsb's `encode` and
+//! `decode`.
 //!
 //! The payloads are the same bytes as prost's on the same messages (proto3 writes no field
 //! equal to its default, packs repeated numbers, and writes every present nested message, empty
@@ -21,6 +23,7 @@ use protobuf::Message;
 use serprof_api::{Codec, CodecError, Engine};
 
 use super::protobuf::required;
+use super::rsb_pb::kept;
 
 /// A dataset value and its generated message: populate, and convert back.
 pub trait Messages: Sized {
@@ -34,11 +37,19 @@ pub trait Messages: Sized {
 }
 
 /// rust-protobuf through the generated messages: populate and `write_to_vec`,
-/// `parse_from_bytes` and convert.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ProtobufRsb;
+/// `parse_from_bytes` and convert; and the messages of the values, kept for the message
+/// encode.
+pub struct ProtobufRsb<T: Messages> {
+    kept: Vec<T::Message>,
+}
 
-impl<T: Messages> Codec<T> for ProtobufRsb {
+impl<T: Messages> Default for ProtobufRsb<T> {
+    fn default() -> Self {
+        ProtobufRsb { kept: Vec::new() }
+    }
+}
+
+impl<T: Messages> Codec<T> for ProtobufRsb<T> {
     fn encode(&mut self, value: &T, out: &mut Vec<u8>) -> Result<(), CodecError> {
         // `write_to_vec` sizes the message first, then appends to the caller's buffer.
         value
@@ -48,20 +59,46 @@ impl<T: Messages> Codec<T> for ProtobufRsb {
     }
 
     fn decode(&mut self, bytes: &mut [u8]) -> Result<T, CodecError> {
-        // `parse_from_bytes` reads to the end of the slice and checks the end was reached.
-        let message = T::Message::parse_from_bytes(bytes).map_err(CodecError::decode)?;
-        T::convert(message)
+        T::convert(message::<T>(bytes)?)
     }
+
+    fn keep_messages(&mut self, values: &[T]) -> Result<(), CodecError> {
+        self.kept = values.iter().map(Messages::populate).collect();
+        Ok(())
+    }
+
+    fn encode_message(&mut self, index: usize, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        kept(&self.kept, index)?
+            .write_to_vec(out)
+            .map_err(CodecError::encode)
+    }
+
+    fn decode_message(&mut self, bytes: &[u8]) -> Result<(), CodecError> {
+        drop(std::hint::black_box(message::<T>(bytes)?));
+        Ok(())
+    }
+}
+
+/// The message `bytes` hold: `parse_from_bytes` reads to the end of the slice and checks the
+/// end was reached.
+fn message<T: Messages>(bytes: &[u8]) -> Result<T::Message, CodecError> {
+    T::Message::parse_from_bytes(bytes).map_err(CodecError::decode)
 }
 
 /// rust-protobuf on a dataset of rsb's that has generated messages here.
 pub fn engine<T: Messages + serprof_api::Value>() -> Engine<T> {
-    super::described("protobuf", super::protobuf::version(), "protobuf", || {
-        ProtobufRsb
-    })
-    .call(
-        "populate + protobuf::Message::write_to_vec, protobuf::Message::parse_from_bytes + convert",
+    super::described(
+        "protobuf",
+        super::protobuf::version(),
+        "protobuf",
+        ProtobufRsb::<T>::default,
     )
+    .call(
+        "populate + protobuf::Message::write_to_vec, protobuf::Message::parse_from_bytes + convert \
+         (encode-message: protobuf::Message::write_to_vec; decode-message: \
+         protobuf::Message::parse_from_bytes)",
+    )
+    .messages()
 }
 
 #[cfg(test)]
@@ -74,7 +111,7 @@ mod tests {
     /// The value `message` decodes to, through its bytes.
     fn decoded<T: Messages>(message: &T::Message) -> Result<T, CodecError> {
         let mut bytes = message.write_to_bytes().map_err(CodecError::encode)?;
-        ProtobufRsb.decode(&mut bytes)
+        ProtobufRsb::default().decode(&mut bytes)
     }
 
     #[test]
@@ -127,16 +164,21 @@ mod tests {
     }
 
     #[test]
+    fn kept_messages_write_the_values_payload_and_a_cut_payload_reads_into_no_message() {
+        crate::external::rsb_pb::check_kept_messages::<ProtobufRsb<Logs>>();
+    }
+
+    #[test]
     fn bad_bytes_are_an_error() {
         let mut bytes = Vec::new();
-        ProtobufRsb
+        ProtobufRsb::default()
             .encode(&crate::dataset::rsb::log::logs()[0], &mut bytes)
             .unwrap();
         // Cut inside the last log: a length that runs past the end.
         let mut cut = bytes[..bytes.len() - 3].to_vec();
-        assert!(Codec::<Logs>::decode(&mut ProtobufRsb, &mut cut).is_err());
+        assert!(Codec::<Logs>::decode(&mut ProtobufRsb::default(), &mut cut).is_err());
         // A field number 0 is never valid.
         let mut zero = vec![0x00, 0x01];
-        assert!(Codec::<Logs>::decode(&mut ProtobufRsb, &mut zero).is_err());
+        assert!(Codec::<Logs>::decode(&mut ProtobufRsb::default(), &mut zero).is_err());
     }
 }

@@ -22,6 +22,39 @@ pub(super) mod mk48;
 
 use serprof_api::CodecError;
 
+/// The message [`serprof_api::Codec::keep_messages`] kept for value `index`, or why there is
+/// none.
+pub(super) fn kept<M>(kept: &[M], index: usize) -> Result<&M, CodecError> {
+    kept.get(index).ok_or_else(|| {
+        CodecError::setup(format_args!(
+            "no message is kept for value {index}: {} were (`Codec::keep_messages`)",
+            kept.len()
+        ))
+    })
+}
+
+/// A codec's message configurations on the log, for its tests: the kept message of a value
+/// writes the value's payload, the payload reads into messages and a cut one does not, and no
+/// message is kept past the values given.
+#[cfg(test)]
+pub(super) fn check_kept_messages<C>()
+where
+    C: serprof_api::Codec<crate::dataset::rsb::log::Logs> + Default,
+{
+    let logs = crate::dataset::rsb::log::logs();
+    let mut codec = C::default();
+    codec.keep_messages(&logs).unwrap();
+    let (mut value, mut kept) = (Vec::new(), Vec::new());
+    codec.encode(&logs[0], &mut value).unwrap();
+    codec.encode_message(0, &mut kept).unwrap();
+    assert_eq!(value, kept);
+    codec.decode_message(&value).unwrap();
+    // Cut inside the last log: a length that runs past the end.
+    assert!(codec.decode_message(&value[..value.len() - 3]).is_err());
+    let e = codec.encode_message(logs.len(), &mut kept).unwrap_err();
+    assert!(e.to_string().contains("no message is kept"), "{e}");
+}
+
 /// A number of a message as the narrower type of the dataset's field, or why it does not fit
 /// (`what` names the field, `Message.field`).
 pub(super) fn fit<S, T>(v: S, what: &str) -> Result<T, CodecError>

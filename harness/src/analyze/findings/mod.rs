@@ -121,7 +121,7 @@ pub(crate) fn diagnose(r: &ConfigResult, cpu: Option<&Folded>) -> Found {
 fn halves(op: Operation) -> (bool, bool) {
     match op {
         Operation::RoundTrip => (true, true),
-        Operation::Serialize => (true, false),
+        Operation::Serialize | Operation::EncodeMessage => (true, false),
         _ => (false, true),
     }
 }
