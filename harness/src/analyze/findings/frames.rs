@@ -121,10 +121,11 @@ class!(
     REPEATED,
     r"(?i)introspect|::discover_|type_info|get_methods|property_getter|decapitali[sz]e|schema_of\b|schema_for\b|build_schema|describe_type|regex::regex::\w+::Regex::new|regex_automata::meta::regex::Builder::build"
 );
-// The codec's encode and the measured loops that only encode.
+// The codec's encode (its `encode_to_slice` and `encode_message` too) and the measured loops
+// that only encode.
 class!(
     ENCODE_SIDE,
-    r"as serprof_api::codec::Codec<T>>::encode|::serialize_loop$|::document_serialize_loop$"
+    r"as serprof_api::codec::Codec<T>>::encode|::serialize_loop$|::document_serialize_loop$|::message_encode_loop$"
 );
 
 /// Which half of an operation a sample is in.
@@ -373,7 +374,7 @@ mod tests {
 
     #[test]
     fn every_class_compiles_and_reads_the_names_it_is_for() {
-        let cases: [(&LazyLock<Class>, &str); 13] = [
+        let cases: [(&LazyLock<Class>, &str); 15] = [
             (&ALLOCATOR, "_int_malloc"),
             // Rust's allocation shims, as current toolchains name them.
             (&ALLOCATOR, "__rustc::__rust_alloc"),
@@ -388,6 +389,8 @@ mod tests {
             (&MAP_OPS, "hashbrown::map::HashMap<K,V,S,A>::insert"),
             (&REPEATED, "serprof_engines::casestudy::reflect_json::introspect::introspect"),
             (&ENCODE_SIDE, "<serprof_engines::external::serde_json::SerdeJson as serprof_api::codec::Codec<T>>::encode"),
+            (&ENCODE_SIDE, "<serprof_engines::external::prost_rsb::ProstRsb<T> as serprof_api::codec::Codec<T>>::encode_message"),
+            (&ENCODE_SIDE, "serprof_api::workload::values::message_encode_loop"),
         ];
         for (class, frame) in cases {
             assert!(class.matches(frame), "{frame}");
@@ -396,6 +399,11 @@ mod tests {
         // text.
         assert!(!REPEATED.matches("<u32 as wincode::schema::SchemaWrite>::write"));
         assert!(!NUMBERS.matches("<postcard::ser::Serializer as serde::Serializer>::serialize_u64"));
+        // A message decode is the decode side.
+        assert!(!ENCODE_SIDE.matches(
+            "<serprof_engines::external::prost_rsb::ProstRsb<T> as serprof_api::codec::Codec<T>>::decode_message"
+        ));
+        assert!(!ENCODE_SIDE.matches("serprof_api::workload::values::message_decode_loop"));
         // The binary engines' string readers in both of their demangled forms; a borrowed `&str`
         // read for another type (a base64 byte array, a field name) is not a String made.
         for reader in [
