@@ -113,10 +113,16 @@ def in_window(samples):
         if any(LOOP.search(f) for f in frames):
             lo, hi = spans.get(tid, (t, t))
             spans[tid] = (min(lo, t), max(hi, t))
+    # A stack unwound to the thread's start without passing the loop is other work of that
+    # thread in the window (the worker reading its own debug info between recordings: gimli,
+    # miniz_oxide), never the loop's: it is left out.
     return [(frames, 1) for frames, tid, t in samples
-            if tid in spans and spans[tid][0] <= t <= spans[tid][1]]
+            if tid in spans and spans[tid][0] <= t <= spans[tid][1]
+            and (any(LOOP.search(f) for f in frames) or not any(ROOT.search(f) for f in frames))]
 
 
+# The frames a stack unwound to its thread's start ends in.
+ROOT = re.compile(r"^(_start|__libc_start_main|__libc_start_call_main|start_thread|clone3?|__clone3?)$|std::sys::pal::unix::thread::Thread::new::thread_start|std::rt::lang_start")
 HASH = re.compile(r"::h[0-9a-f]{16}$|\.(constprop|isra|part|cold)\.\d+$")
 HANDLER = re.compile(r"perf_signal_handler|backtrace::backtrace|_Unwind_|__restore_rt")
 

@@ -3,11 +3,14 @@
 //! number scanning, a binary reader's allocations), the five functions with most self samples in
 //! serprof's recording have perf's share of the same function within 6 points
 //! (`scripts/perf-crosscheck.py --top5`, which drives the CPU worker child under `perf record -e
-//! cpu-clock --call-graph dwarf`). The bar leaves room for one difference that is not sampling
-//! noise: on `formats/bincode.deserialize` serprof gives `VecVisitor::visit_seq` 3.5-5.4 points
-//! more than perf (four runs on the 2-vCPU Xeon of docs/validation.md), where perf's unwinder
-//! loses about a third of its stacks inside glibc's allocator; at 5 points the test failed one
-//! run in four.
+//! cpu-clock --call-graph dwarf`). perf's shares are over its samples of the loop's thread while
+//! the loop ran, less those unwound to the thread's start without passing the loop (the worker's
+//! other work, such as reading its debug info: counted, they put serde_json's escaping 6-8
+//! points under serprof's on the 2-vCPU AMD EPYC of docs/validation.md). The bar leaves room for
+//! one difference that is not sampling noise: on `formats/bincode.deserialize` serprof gave
+//! `VecVisitor::visit_seq` 3.5-5.4 points more than perf (four runs on the 2-vCPU Xeon of
+//! docs/validation.md), where perf's unwinder loses about a third of its stacks inside glibc's
+//! allocator.
 //!
 //! Needs perf and python3 (scripts/test installs both). Without perf the test says so and passes,
 //! except in CI. A kernel that refuses perf's sampling (`perf_event_paranoid`, a container's
