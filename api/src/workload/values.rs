@@ -464,40 +464,6 @@ enum Out<'a> {
     Slice(&'a mut [u8]),
 }
 
-/// What a verification slice holds before the engine writes into it: not zeroes, so that an
-/// engine that counts on zeroed memory fails.
-const UNZEROED: u8 = 0xA5;
-
-/// The room of a slice for payloads of at most `largest` bytes: a quarter more, and 1 KiB.
-fn slice_room(largest: usize) -> usize {
-    largest.saturating_add(largest / 4).saturating_add(1024)
-}
-
-/// An engine's error from its slice call, with the slice's size.
-#[cold]
-fn in_slice(error: CodecError, room: usize) -> CodecError {
-    CodecError::encode(format_args!(
-        "{error} (the slice call, `Codec::encode_to_slice`, into a slice of {room} bytes \
-         sized from the largest payload `encode` wrote)"
-    ))
-}
-
-/// How a slice call's payload differs from `encode`'s.
-#[cold]
-fn slice_differs(slice: &[u8], encoded: &[u8]) -> String {
-    let at = slice
-        .iter()
-        .zip(encoded)
-        .position(|(a, b)| a != b)
-        .unwrap_or(slice.len().min(encoded.len()));
-    format!(
-        "the engine's slice call (`Codec::encode_to_slice`) wrote {} bytes and `encode` {}, \
-         first different at byte {at}: they must be the same payload",
-        slice.len(),
-        encoded.len()
-    )
-}
-
 /// The serialize-only loop: into the cleared reused `Vec` ([`Codec::encode`]), or into the one
 /// slice allocated before the loop and reused without clearing ([`Codec::encode_to_slice`]).
 /// The choice is made once, outside the loop.
@@ -527,7 +493,7 @@ fn serialize_loop<T>(
                         black_box(payload);
                         Ok(())
                     }
-                    Some(Err(e)) => Err(in_slice(e, room)),
+                    Some(Err(e)) => Err(checks::in_slice(e, room)),
                     None => Err(CodecError::encode(
                         "the engine's slice call (`Codec::encode_to_slice`) stopped answering",
                     )),
