@@ -8,7 +8,8 @@ For each `rsb-*` study of RUN_DIR (a `serprof run --study rsb-log ...` folder), 
 Markdown rsb's first table (crate, serialize, deserialize, borrow, size, zlib, zstd: each time
 the median per operation with its 95% interval, sizes of the whole dataset's payload) and its
 zero-copy table (the in-place reads, `ENGINE.access` unvalidated and `ENGINE.validated-access`,
-which are rsb's `read`; with `--rsb`, each beside rsb's time of that read).
+which are rsb's `read`, and the in-place update, `ENGINE.update`, rsb's `update`; with `--rsb`,
+each beside rsb's time of it).
 
 With `--rsb`, the path of rsb's README (its raw tables: the published figures are read from
 it, never written here), a comparison per dataset: each engine's serialize and deserialize time
@@ -137,24 +138,27 @@ def table(rows) -> str:
 
 
 def zero_copy_table(rows, published) -> str:
-    """rsb's zero-copy Read of each engine that reads in place, unvalidated and validated,
-    each beside rsb's time of that variant (when `published`, its zero-copy table) and the
-    ratio of the two."""
-    zero = [e for e in engines_of(rows) if f"{e}.access" in rows or f"{e}.validated-access" in rows]
+    """rsb's zero-copy Read of each engine that reads in place, unvalidated and validated, and
+    its Update (unvalidated), each beside rsb's time of that variant (when `published`, its
+    zero-copy table) and the ratio of the two."""
+    ops = (("access", "Read", ["unvalidated"]), ("validated-access", "Read", VALIDATED), ("update", "Update", ["unvalidated"]))
+    zero = [e for e in engines_of(rows) if any(f"{e}.{op}" in rows for op, _, _ in ops)]
     if not zero:
         return ""
     out = [
-        "| Crate | Read (unvalidated) | in rsb | here / rsb | Read (validated) | in rsb | here / rsb |",
-        "|---|--:|--:|--:|--:|--:|--:|",
+        "| Crate | Read (unvalidated) | in rsb | here / rsb | Read (validated) | in rsb | here / rsb "
+        "| Update (unvalidated) | in rsb | here / rsb |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for e in zero:
         crate, picks = READS.get(e, (e, {}))
-        reads = (published.get(crate) or {}).get("Read") or {}
+        theirs_of = published.get(crate) or {}
         cells = []
-        for op, variants in (("access", ["unvalidated"]), ("validated-access", VALIDATED)):
+        for op, column, variants in ops:
             variants = picks.get(op, variants)
             r = rows.get(f"{e}.{op}")
-            theirs = next((reads[v] for v in variants if v in reads), None)
+            times = theirs_of.get(column) or {}
+            theirs = next((times[v] for v in variants if v in times), None)
             mine = r["time_ns"]["median"] if r and r.get("time_ns") else None
             cells += [
                 cell(r),

@@ -215,6 +215,37 @@ pub trait Codec<T>: Send {
         let _ = bytes;
         Err(no_messages())
     }
+
+    /// A zero-copy engine's update: changes some fields of a payload `encode` wrote where they
+    /// lie, through the engine's mutable view of it, without validating it first (rkyv's
+    /// `access_unchecked_mut`). The update is the study's own (which fields, to what), the same
+    /// as [`Codec::update_value`] makes to a value: verification updates each value's payload
+    /// once and checks that it is then exactly the payload `encode` writes for the decoded
+    /// value after `update_value`. The default says the engine has no such update; an engine
+    /// that has one says so to its study with [`crate::study::Engine::updates`].
+    ///
+    /// # Safety
+    ///
+    /// `bytes` must be a payload this codec's `encode` wrote, changed since only by this
+    /// update: an unchecked write into anything else may be undefined behaviour. serprof calls
+    /// it only on the payloads it encoded before the measured loop, never on damaged input.
+    unsafe fn update_unchecked(&mut self, bytes: &mut [u8]) -> Result<(), CodecError> {
+        let _ = bytes;
+        Err(no_update())
+    }
+
+    /// The change [`Codec::update_unchecked`] makes to a payload, made to a value (never
+    /// timed: what verification compares the updated payload with).
+    fn update_value(&mut self, value: &mut T) -> Result<(), CodecError> {
+        let _ = value;
+        Err(no_update())
+    }
+}
+
+/// The error of an engine asked for an in-place update it does not have.
+#[cold]
+fn no_update() -> CodecError {
+    CodecError::setup("this engine does not update payloads in place")
 }
 
 /// The error of an engine asked for messages it does not have.

@@ -286,3 +286,34 @@ fn the_slice_writers_answer_with_encodes_bytes() {
         }
     }
 }
+
+/// rsb's update changes what rsb's read reads, on every dataset (an update that wrote nothing
+/// would pass verification, which compares it with the value's own update), and each study has
+/// its `rkyv.update` row, which `every_engine_round_trips_every_dataset` verifies.
+#[cfg(feature = "rkyv")]
+#[test]
+fn rsbs_update_changes_what_its_read_reads_on_every_dataset() {
+    use serprof_engines::dataset::rsb::{log, mesh, minecraft, mk48};
+    fn changes<T>(mut values: Vec<T>, read: fn(&T) -> u64, update: fn(&mut T), name: &str) {
+        let value = &mut values[0];
+        let before = read(value);
+        update(value);
+        assert_ne!(read(value), before, "{name}");
+    }
+    changes(log::logs(), log::read_digest, log::rsb_update, "log");
+    changes(mesh::mesh(), mesh::read_digest, mesh::rsb_update, "mesh");
+    changes(
+        minecraft::players(),
+        minecraft::read_digest,
+        minecraft::rsb_update,
+        "minecraft",
+    );
+    changes(mk48::updates(), mk48::read_digest, mk48::rsb_update, "mk48");
+    for study in serprof_engines::studies::rsb::studies() {
+        let name = format!("{}/rkyv.update", study.info().name);
+        assert!(
+            study.configs().iter().any(|c| c.info.name() == name),
+            "{name}"
+        );
+    }
+}

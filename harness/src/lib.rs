@@ -136,6 +136,10 @@ pub mod engines {
     pub use serprof_engines::external::rkyv::engine as rkyv;
     #[cfg(feature = "rkyv")]
     pub use serprof_engines::external::rkyv::engine_with_access as rkyv_access;
+    #[cfg(feature = "rkyv")]
+    pub use serprof_engines::external::rkyv::engine_with_update as rkyv_update;
+    #[cfg(feature = "rkyv")]
+    pub use serprof_engines::external::rkyv::Updates as RkyvUpdates;
     #[cfg(feature = "speedy")]
     pub use serprof_engines::external::speedy::engine as speedy;
     #[cfg(feature = "wincode")]

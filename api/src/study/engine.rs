@@ -188,6 +188,15 @@ impl<T: Value> Engine<T> {
         self
     }
 
+    /// The engine updates payloads in place ([`Codec::update_unchecked`]): a configuration of
+    /// its own beside the study's operations (`ENGINE.update`), timed on the payloads it
+    /// encoded, each updated again on every pass, as rust_serialization_benchmark times rkyv's
+    /// `update`; verified against [`Codec::update_value`].
+    pub fn updates(mut self) -> Self {
+        self.extra.push(Operation::Update);
+        self
+    }
+
     /// Measures the engine on these of the study's operations only (its configurations beside
     /// them, such as [`Engine::access`] and [`Engine::borrows`], are kept): a second way of
     /// one library to do one operation, beside the engine that does all of them, such as

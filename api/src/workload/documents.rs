@@ -67,6 +67,7 @@ impl Documents {
                 | Operation::ValidatedAccess
                 | Operation::Borrow
                 | Operation::DecodeMessage
+                | Operation::Update
         )
     }
 }
@@ -244,8 +245,8 @@ impl Workload for Documents {
 pub fn documents_loop(operation: Operation) -> &'static str {
     match operation {
         // A document is text with no in-place form and no message: the access operations, the
-        // unvalidated decode and the message decode, which no document configuration has,
-        // would parse it, and the message encode would serialize it.
+        // update, the unvalidated decode and the message decode, which no document
+        // configuration has, would parse it, and the message encode would serialize it.
         Operation::Parse
         | Operation::Decode
         | Operation::Deserialize
@@ -253,7 +254,8 @@ pub fn documents_loop(operation: Operation) -> &'static str {
         | Operation::Access
         | Operation::ValidatedAccess
         | Operation::Borrow
-        | Operation::DecodeMessage => "serprof_api::workload::documents::parse_loop",
+        | Operation::DecodeMessage
+        | Operation::Update => "serprof_api::workload::documents::parse_loop",
         Operation::Serialize | Operation::EncodeMessage => {
             "serprof_api::workload::documents::document_serialize_loop"
         }

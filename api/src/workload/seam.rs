@@ -47,6 +47,10 @@ pub enum Operation {
     /// [`crate::Codec::decode_message`]).
     #[serde(rename = "decode-message")]
     DecodeMessage,
+    /// Change fields of a stored payload where they lie, unvalidated, the same payloads again
+    /// each pass (a zero-copy engine's mutable access: rust_serialization_benchmark's `update`
+    /// of rkyv; [`crate::Codec::update_unchecked`]).
+    Update,
 }
 
 impl Operation {
@@ -64,6 +68,7 @@ impl Operation {
             Operation::Borrow => "borrow",
             Operation::EncodeMessage => "encode-message",
             Operation::DecodeMessage => "decode-message",
+            Operation::Update => "update",
         }
     }
 }

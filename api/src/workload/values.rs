@@ -171,6 +171,9 @@ impl<T: Value> Workload for Values<T> {
             ) {
                 self.check_messages(index, &mut scratch, &mut expected)?;
             }
+            if self.operation == Operation::Update {
+                self.check_update(index, &mut scratch, &mut expected)?;
+            }
             let original = &self.data[index];
             if *original != back {
                 match self.differs(index, original, &back) {
@@ -265,6 +268,15 @@ impl<T: Value> Workload for Values<T> {
             Operation::DecodeMessage => {
                 self.encode_all()?;
                 message_decode_loop::<T>(self.codec.as_mut(), &self.payloads, &mut self.next, n)
+            }
+            Operation::Update => {
+                self.encode_all()?;
+                // SAFETY: the payloads are the ones the codec's `encode` wrote in
+                // `encode_all`, changed since only by this loop's updates: the contract of
+                // `update_unchecked`.
+                unsafe {
+                    update_loop::<T>(self.codec.as_mut(), &mut self.payloads, &mut self.next, n)
+                }
             }
             Operation::RoundTrip => roundtrip_loop::<T>(
                 self.codec.as_mut(),
@@ -370,10 +382,12 @@ impl<T: Value> Workload for Values<T> {
         match self.operation {
             // A borrowed value or a decoded message lives only inside the engine's call:
             // nothing is kept.
+            // An update changes the payload where it lies: nothing is kept either.
             Operation::Serialize
             | Operation::EncodeMessage
             | Operation::Borrow
-            | Operation::DecodeMessage => None,
+            | Operation::DecodeMessage
+            | Operation::Update => None,
             _ => Some(self.retained(live)),
         }
     }
@@ -529,6 +543,33 @@ where
     Ok(())
 }
 
+/// Runs `op(codec, payload)` on `n` stored payloads given mutably, cycling from `*next` (see
+/// [`cycle`]).
+#[inline(always)]
+fn payload_cycle_mut<T, F>(
+    codec: &mut dyn Codec<T>,
+    payloads: &mut [Vec<u8>],
+    next: &mut usize,
+    n: u64,
+    mut op: F,
+) -> Result<(), CodecError>
+where
+    F: FnMut(&mut dyn Codec<T>, &mut [u8]) -> Result<(), CodecError>,
+{
+    let mut i = *next;
+    let len = payloads.len();
+    for _ in 0..n {
+        let payload = black_box(payloads[i].as_mut_slice());
+        i += 1;
+        if i == len {
+            i = 0;
+        }
+        op(&mut *codec, payload)?;
+    }
+    *next = i;
+    Ok(())
+}
+
 /// The access loop: read each stored payload in place (a zero-copy engine's access), keep the
 /// digest. `validated` is chosen once, outside the loop.
 #[inline(never)]
@@ -622,20 +663,12 @@ unsafe fn unvalidated_deserialize_loop<T>(
     next: &mut usize,
     n: u64,
 ) -> Result<(), CodecError> {
-    let mut i = *next;
-    let len = payloads.len();
-    for _ in 0..n {
-        let input = payloads[i].as_mut_slice();
-        i += 1;
-        if i == len {
-            i = 0;
-        }
+    payload_cycle_mut(codec, payloads, next, n, |codec, input| {
         // SAFETY: the caller's contract.
-        let back = unsafe { codec.decode_unchecked(black_box(input)) }?;
+        let back = unsafe { codec.decode_unchecked(input) }?;
         drop(black_box(back));
-    }
-    *next = i;
-    Ok(())
+        Ok(())
+    })
 }
 
 /// The message encode loop: write value `i`'s kept message ([`Codec::encode_message`]) into
@@ -676,6 +709,26 @@ fn message_decode_loop<T>(
     })
 }
 
+/// The update loop: update each stored payload in place, unvalidated; a pass updates the
+/// payloads the pass before updated.
+///
+/// # Safety
+///
+/// Every payload is one `codec`'s `encode` wrote, changed since only by its
+/// [`Codec::update_unchecked`].
+#[inline(never)]
+unsafe fn update_loop<T>(
+    codec: &mut dyn Codec<T>,
+    payloads: &mut [Vec<u8>],
+    next: &mut usize,
+    n: u64,
+) -> Result<(), CodecError> {
+    payload_cycle_mut(codec, payloads, next, n, |codec, payload| {
+        // SAFETY: the caller's contract.
+        unsafe { codec.update_unchecked(payload) }
+    })
+}
+
 /// The measured loop of a [`Values`] workload of `operation`, as valgrind names it.
 pub fn values_loop(operation: Operation) -> &'static str {
     match operation {
@@ -690,6 +743,7 @@ pub fn values_loop(operation: Operation) -> &'static str {
         Operation::Borrow => "serprof_api::workload::values::borrow_loop",
         Operation::EncodeMessage => "serprof_api::workload::values::message_encode_loop",
         Operation::DecodeMessage => "serprof_api::workload::values::message_decode_loop",
+        Operation::Update => "serprof_api::workload::values::update_loop",
         _ => "serprof_api::workload::values::serialize_loop",
     }
 }

@@ -2,11 +2,13 @@
 //! place), derived on the model's types. Here: serialize into the caller's buffer, then
 //! validate the whole archive with bytecheck and deserialize it back into owned values; and, as
 //! configurations of their own, read every field of the archive in place, with and without
-//! validating it first (`rkyv.validated-access`, `rkyv.access`).
+//! validating it first (`rkyv.validated-access`, `rkyv.access`), and, where a study gives one,
+//! update fields of the archive in place (`rkyv.update`).
 
 use rkyv::api::high::{HighDeserializer, HighSerializer, HighValidator};
 use rkyv::bytecheck::CheckBytes;
 use rkyv::rancor::Error;
+use rkyv::seal::Seal;
 use rkyv::ser::allocator::ArenaHandle;
 use rkyv::util::AlignedVec;
 use rkyv::{Archive, Deserialize};
@@ -30,12 +32,45 @@ const ALIGN: usize = 16;
 /// How an archive of `T` is read in place: the digest of what it reads (see [`Codec::access`]).
 pub type ReadArchived<T> = std::sync::Arc<dyn Fn(&<T as Archive>::Archived) -> u64 + Send + Sync>;
 
+/// How an archive of `T` is changed where it lies (see [`Updates`]).
+type UpdateArchived<T> = std::sync::Arc<dyn Fn(Seal<'_, <T as Archive>::Archived>) + Send + Sync>;
+
+/// How an archive of `T` is updated in place (through rkyv's `Seal`, with `munge` to reach
+/// its fields), and the same update made to a value (see [`Codec::update_unchecked`]).
+pub struct Updates<T: Archive> {
+    archived: UpdateArchived<T>,
+    value: std::sync::Arc<dyn Fn(&mut T) + Send + Sync>,
+}
+
+impl<T: Archive> Clone for Updates<T> {
+    fn clone(&self) -> Self {
+        Updates {
+            archived: self.archived.clone(),
+            value: self.value.clone(),
+        }
+    }
+}
+
+impl<T: Archive> Updates<T> {
+    /// `archived` changes an archive where it lies; `value` makes the same change to a value.
+    pub fn new(
+        archived: impl Fn(Seal<'_, T::Archived>) + Send + Sync + 'static,
+        value: impl Fn(&mut T) + Send + Sync + 'static,
+    ) -> Self {
+        Updates {
+            archived: std::sync::Arc::new(archived),
+            value: std::sync::Arc::new(value),
+        }
+    }
+}
+
 /// rkyv's high-level API with sharing (an `Arc` referenced twice is archived once) and
 /// validated access. `aligned` receives payloads that are not at an aligned address; `read`
-/// reads an archive in place, for the access operations.
+/// reads an archive in place, for the access operations; `update` changes one in place.
 pub struct Rkyv<T: Archive> {
     aligned: AlignedVec<ALIGN>,
     read: Option<ReadArchived<T>>,
+    update: Option<Updates<T>>,
 }
 
 /// The traits rkyv's high-level API needs of a type (`#[derive(Archive, Serialize, Deserialize)]`
@@ -105,11 +140,39 @@ impl<T: Archived> Codec<T> for Rkyv<T> {
         let archived = unsafe { rkyv::access_unchecked::<T::Archived>(bytes) };
         Ok(read(archived))
     }
+
+    unsafe fn update_unchecked(&mut self, bytes: &mut [u8]) -> Result<(), CodecError> {
+        let update = self.update.as_ref().ok_or_else(no_updater)?;
+        // An update is written where the archive lies: a misaligned payload cannot be copied
+        // into `aligned` first, as the reads do.
+        if !(bytes.as_ptr() as usize).is_multiple_of(ALIGN) {
+            return Err(CodecError::setup(
+                "rkyv updates an archive where it lies, and this payload is not at an aligned \
+                 address",
+            ));
+        }
+        // SAFETY: the caller gives a payload `encode` wrote, changed since only by this update
+        // (the trait's contract), at an aligned address.
+        let archived = unsafe { rkyv::access_unchecked_mut::<T::Archived>(bytes) };
+        (update.archived)(archived);
+        Ok(())
+    }
+
+    fn update_value(&mut self, value: &mut T) -> Result<(), CodecError> {
+        let update = self.update.as_ref().ok_or_else(no_updater)?;
+        (update.value)(value);
+        Ok(())
+    }
 }
 
 #[cold]
 fn no_reader() -> CodecError {
     CodecError::setup("no reader of the archived value was given (`serprof::engines::rkyv_access`)")
+}
+
+#[cold]
+fn no_updater() -> CodecError {
+    CodecError::setup("no update of the archived value was given (`serprof::engines::rkyv_update`)")
 }
 
 impl<T: Archive> Rkyv<T> {
@@ -220,6 +283,7 @@ pub fn engine<T: serprof_api::Value + Archived>() -> serprof_api::Engine<T> {
     super::described("rkyv", version(), "rkyv|bytecheck", || Rkyv::<T> {
         aligned: AlignedVec::new(),
         read: None,
+        update: None,
     })
     .call("rkyv::api::high::to_bytes_in, rkyv::access + rkyv::deserialize")
     .fields(serprof_api::fields::FieldSplit::Not(RELATIVE.into()))
@@ -231,11 +295,28 @@ pub fn engine<T: serprof_api::Value + Archived>() -> serprof_api::Engine<T> {
 pub fn engine_with_access<T: serprof_api::Value + Archived>(
     read: impl Fn(&T::Archived) -> u64 + Send + Sync + 'static,
 ) -> serprof_api::Engine<T> {
+    in_place(std::sync::Arc::new(read), None)
+}
+
+/// rkyv with its in-place reads ([`engine_with_access`]) and an update of the archive in place
+/// besides: `rkyv.update` applies `update` to each payload through
+/// `rkyv::access_unchecked_mut`, as rust_serialization_benchmark's `update (unvalidated)` does.
+pub fn engine_with_update<T: serprof_api::Value + Archived>(
+    read: impl Fn(&T::Archived) -> u64 + Send + Sync + 'static,
+    update: Updates<T>,
+) -> serprof_api::Engine<T> {
+    in_place(std::sync::Arc::new(read), Some(update)).updates()
+}
+
+fn in_place<T: serprof_api::Value + Archived>(
+    read: ReadArchived<T>,
+    update: Option<Updates<T>>,
+) -> serprof_api::Engine<T> {
     use serprof_api::Operation;
-    let read: ReadArchived<T> = std::sync::Arc::new(read);
     super::described("rkyv", version(), "rkyv|bytecheck", move || Rkyv::<T> {
         aligned: AlignedVec::new(),
         read: Some(read.clone()),
+        update: update.clone(),
     })
     .call("rkyv::api::high::to_bytes_in, rkyv::access + rkyv::deserialize")
     .fields(serprof_api::fields::FieldSplit::Not(RELATIVE.into()))

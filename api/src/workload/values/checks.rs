@@ -136,6 +136,56 @@ impl<T: Value> Values<T> {
         Ok(())
     }
 
+    /// For the update loop: value `index`'s payload (in `buf`, just encoded), updated in place
+    /// once ([`Codec::update_unchecked`]), must be exactly the payload `encode` writes (into
+    /// `expected`) for the value decoded from it (into `scratch`'s copy) with the same update
+    /// ([`Codec::update_value`]): the update writes what it says, where the format keeps it,
+    /// and nothing else.
+    pub(super) fn check_update(
+        &mut self,
+        index: usize,
+        scratch: &mut Vec<u8>,
+        expected: &mut Vec<u8>,
+    ) -> Result<(), VerifyError> {
+        scratch.clear();
+        scratch.extend_from_slice(&self.buf);
+        let mut value = self
+            .codec
+            .decode(scratch)
+            .map_err(|error| VerifyError::Decode { index, error })?;
+        self.codec
+            .update_value(&mut value)
+            .map_err(|error| VerifyError::Encode { index, error })?;
+        expected.clear();
+        self.codec
+            .encode(&value, expected)
+            .map_err(|error| VerifyError::Encode { index, error })?;
+        scratch.clear();
+        scratch.extend_from_slice(&self.buf);
+        // SAFETY: `scratch` holds a copy of the payload this codec's `encode` wrote for value
+        // `index`, unchanged.
+        unsafe { self.codec.update_unchecked(scratch) }
+            .map_err(|error| VerifyError::Decode { index, error })?;
+        if scratch != expected {
+            let at = scratch
+                .iter()
+                .zip(expected.iter())
+                .position(|(a, b)| a != b)
+                .unwrap_or(scratch.len().min(expected.len()));
+            return Err(VerifyError::Check {
+                index,
+                message: format!(
+                    "the payload updated in place (`Codec::update_unchecked`, {} bytes) differs \
+                     at byte {at} from the updated value's payload (`Codec::update_value`, then \
+                     `encode`, {} bytes): the two updates must write the same fields",
+                    scratch.len(),
+                    expected.len()
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// [`Workload::retained_bytes`] of a workload that reads payloads: each payload decoded
     /// (or accessed) from a copy, once to warm up and once between two readings of `live`.
     pub(super) fn retained(&mut self, live: &mut dyn FnMut() -> i64) -> Result<f64, CodecError> {

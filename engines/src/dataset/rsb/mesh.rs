@@ -93,3 +93,15 @@ pub fn read_digest(mesh: &Mesh) -> u64 {
         d.float(f64::from(t.normal.z));
     })
 }
+
+/// rsb's update of a mesh archive, made to the value: every triangle's normal to zero (the
+/// `rkyv.update` rows' check).
+pub fn rsb_update(mesh: &mut Mesh) {
+    for t in &mut mesh.triangles {
+        t.normal = Vector3 {
+            x: 0.0,
+            y: 0.0,
+            z: 0.0,
+        };
+    }
+}

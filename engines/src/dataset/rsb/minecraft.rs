@@ -448,3 +448,14 @@ pub fn game_type_index(g: GameType) -> i64 {
 pub fn read_digest(players: &Players) -> u64 {
     super::read_each(&players.players, |d, p| d.int(game_type_index(p.game_type)))
 }
+
+/// rsb's update of a save's archive, made to the value: every player's game mode to survival
+/// and spawn point to the origin (the `rkyv.update` rows' check).
+pub fn rsb_update(players: &mut Players) {
+    for p in &mut players.players {
+        p.game_type = GameType::Survival;
+        p.spawn_x = 0;
+        p.spawn_y = 0;
+        p.spawn_z = 0;
+    }
+}

@@ -337,3 +337,11 @@ pub fn updates() -> Vec<Updates> {
 pub fn read_digest(updates: &Updates) -> u64 {
     super::read_each(&updates.updates, |d, u| d.int(i64::from(u.score)))
 }
+
+/// rsb's update of an archive of updates, made to the value: every score doubled, wrapping
+/// as the archive's little-endian `u32` does (the `rkyv.update` rows' check).
+pub fn rsb_update(updates: &mut Updates) {
+    for u in &mut updates.updates {
+        u.score = u.score.wrapping_mul(2);
+    }
+}
