@@ -2,7 +2,7 @@
 //! program (a type with the derives of ten libraries besides serde's, a hand-written codec with
 //! a hot `#[inline(never)]` function, every serde engine and every derive engine, serialize and
 //! deserialize rows) in a scratch git repository, depending on `serprof-bench` (serprof without
-//! its driver) by path under serprof's name. Its binary hands every command to the driver,
+//! its driver) by path under serprof's name, with the engines it calls named as features. Its binary hands every command to the driver,
 //! here the test's own `serprof` (`SERPROF_DRIVER`).
 //!
 //! - without a driver, the program says in one line how to install it and exits 2;
@@ -33,6 +33,29 @@ use serde_json::Value;
 mod common;
 use common::{git, have_valgrind, test_cache, workspace, write_crate};
 
+/// The serprof-bench features of the engines the example calls: `serprof::engines::serde()`'s
+/// (serde_json is always built) and each derive engine's.
+const ENGINES: [&str; 18] = [
+    "sonic-rs",
+    "simd-json",
+    "rmp-serde",
+    "ciborium",
+    "bincode",
+    "postcard",
+    "bitcode",
+    "bincode1",
+    "borsh",
+    "rkyv",
+    "speedy",
+    "wincode",
+    "musli",
+    "nanoserde",
+    "msgpacker",
+    "minicbor",
+    "bilrost",
+    "fory",
+];
+
 /// A scratch repository holding the user's crate, committed.
 fn user_crate(dir: &Path) -> PathBuf {
     let krate = dir.join("readings-user");
@@ -50,10 +73,17 @@ fn user_crate(dir: &Path) -> PathBuf {
         .collect();
     // The workspace's flags, so that the registry crates the workspace compiled serve it.
     let flags = std::fs::read_to_string(workspace().join(".cargo/config.toml")).unwrap();
+    // The engines the example's studies call, named as docs/guide/your-crate.md tells a user
+    // to (serprof-bench's defaults add the schema engines and the corpus study's, which only
+    // serprof's own studies use, and about a third of the engines crate's build).
+    let features = ENGINES.map(|f| format!("{f:?}")).join(", ");
     write_crate(
         &krate,
         "readings-user",
-        &format!("serprof = {{ package = \"serprof-bench\", path = {bench:?} }}\n{deps}"),
+        &format!(
+            "serprof = {{ package = \"serprof-bench\", path = {bench:?}, default-features = false, \
+             features = [{features}] }}\n{deps}"
+        ),
         &flags,
     );
     std::fs::copy(
