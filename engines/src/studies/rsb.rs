@@ -8,12 +8,13 @@
 //! engines that read strings in place, on the two datasets with strings (rsb's `borrow`);
 //! `rkyv.access` and `rkyv.validated-access` read in place the fields rsb's `read` reads (each
 //! log's address, code and size; each triangle's normal; each player's game mode; each
-//! update's score), unvalidated and after bytecheck's validation; `rkyv.unvalidated-deserialize`
-//! deserializes without validation (rsb's second rkyv deserialize); `capnp.validated-access`
-//! reads the same fields through capnp's reader, which checks each pointer it follows (rsb's
-//! "validated on-demand"), and `flatbuffers.access` and `flatbuffers.validated-access` through
-//! flatbuffers' accessors, unvalidated and after its verifier. Ratios are to postcard, an
-//! engine both benchmarks run on every dataset.
+//! update's score), unvalidated and after bytecheck's validation; `rkyv.update` changes in
+//! place the fields rsb's update changes, unvalidated (the `update` module below);
+//! `rkyv.unvalidated-deserialize` deserializes without validation (rsb's second rkyv
+//! deserialize); `capnp.validated-access` reads the same fields through capnp's reader, which
+//! checks each pointer it follows (rsb's "validated on-demand"), and `flatbuffers.access` and
+//! `flatbuffers.validated-access` through flatbuffers' accessors, unvalidated and after its
+//! verifier. Ratios are to postcard, an engine both benchmarks run on every dataset.
 //!
 //! The studies are opt-in ([`Study::opt_in`]): a `run` without `--study` leaves them out, so
 //! the default run keeps its time; `serprof run --study rsb-log` measures one.
@@ -45,7 +46,8 @@ macro_rules! engines {
                 .unvalidated_deserialize()
                 .call(
                     "rkyv::api::high::to_bytes_in, rkyv::access + rkyv::deserialize \
-                     (unvalidated-deserialize: rkyv::access_unchecked + rkyv::deserialize)",
+                     (unvalidated-deserialize: rkyv::access_unchecked + rkyv::deserialize; \
+                     update: rkyv::access_unchecked_mut, then munge on its Seal)",
                 ),
         );
         #[cfg(feature = "wincode")]

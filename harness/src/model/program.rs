@@ -270,7 +270,7 @@ impl Program {
                     .collect();
                 crate::misuse!(
                     "unknown configuration {name:?}; valid names: {}",
-                    valid.join(", ")
+                    some_names(&valid)
                 )
             }
         }
@@ -396,6 +396,20 @@ fn stamp_of(infos: &[StudyInfo], configs: &[Config]) -> StudyStamp {
         names: infos.iter().map(|i| i.name.clone()).collect(),
         fingerprint: format!("{:016x}", super::hash::fnv(text.as_bytes())),
     }
+}
+
+/// The first names of `names`, as many as a misuse line can show, and how many more `serprof
+/// list` shows.
+pub(crate) fn some_names(names: &[String]) -> String {
+    const SHOWN: usize = 24;
+    let mut line = names[..names.len().min(SHOWN)].join(", ");
+    if names.len() > SHOWN {
+        line += &format!(
+            ", and {} more: `serprof list` shows every one",
+            names.len() - SHOWN
+        );
+    }
+    line
 }
 
 /// serprof's own program (its binary and studies), built afresh, for unit tests.

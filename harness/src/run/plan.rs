@@ -4,7 +4,8 @@
 //! Repeated flags of one kind widen the selection (OR); `--study` and `--config` together narrow
 //! it (AND). A `--config` glob is matched against `STUDY/CONFIG`; a glob without `/` is matched
 //! against the `CONFIG` part in every study. Unknown names are a misuse (exit 2) whose message
-//! lists the valid ones. Hidden studies (test doubles) and opt-in ones (`StudyInfo::opt_in`) run
+//! lists the valid ones (the first screenful), or, for a glob that matches only configurations
+//! of studies the run leaves out, the `--study` flags to add. Hidden studies (test doubles) and opt-in ones (`StudyInfo::opt_in`) run
 //! only when named with `--study`.
 
 use anyhow::Result;
@@ -73,6 +74,33 @@ pub(crate) fn select(
             .iter()
             .any(|c| in_study(c) && matches(pattern, text, c))
         {
+            // Configurations of studies the run leaves out (opt-in ones, or ones `--study` did
+            // not name): the glob is right, the study is missing.
+            let mut left_out: Vec<&str> = configs
+                .iter()
+                .filter(|c| !in_study(c) && matches(pattern, text, c))
+                .map(|c| c.info().study.as_str())
+                .filter(|s| all_studies.iter().any(|i| i.name == *s && !i.hidden))
+                .collect();
+            left_out.dedup();
+            if !left_out.is_empty() {
+                let flags: Vec<String> = left_out.iter().map(|s| format!("--study {s}")).collect();
+                misuse!(
+                    "--config {text:?} matches configurations of {} only, which this run leaves \
+                     out ({}): add {}",
+                    if left_out.len() == 1 {
+                        format!("the study {}", left_out[0])
+                    } else {
+                        format!("the studies {}", left_out.join(", "))
+                    },
+                    if study_names.is_empty() {
+                        "opt-in studies run only when named with --study"
+                    } else {
+                        "it has the studies --study names"
+                    },
+                    flags.join(" ")
+                );
+            }
             let valid: Vec<_> = configs
                 .iter()
                 .filter(|c| in_study(c))
@@ -80,7 +108,7 @@ pub(crate) fn select(
                 .collect();
             misuse!(
                 "--config {text:?} matches no configuration; valid names: {}",
-                valid.join(", ")
+                crate::model::program::some_names(&valid)
             );
         }
     }
@@ -212,6 +240,32 @@ mod tests {
         let e = select(&program, &[], &["formats/nope".into()]).unwrap_err();
         assert_eq!(exit_code_of(&e), 2);
         assert!(e.to_string().contains("formats/serde_json"), "{e}");
+        // The list stops at a screenful, pointing at `serprof list`.
+        assert!(e.to_string().contains("more: `serprof list`"), "{e}");
         assert_eq!(exit_code_of(&one(&program, "x/y").unwrap_err()), 2);
+    }
+
+    #[test]
+    fn a_glob_of_a_study_the_run_leaves_out_says_which_study_to_add() {
+        let program = crate::model::program::builtin();
+        let e = select(&program, &[], &["rsb-mesh/rkyv.update".into()]).unwrap_err();
+        assert_eq!(exit_code_of(&e), 2);
+        assert!(
+            e.to_string().ends_with(
+                "the study rsb-mesh only, which this run leaves out (opt-in studies run only when \
+                 named with --study): add --study rsb-mesh"
+            ),
+            "{e}"
+        );
+        let e = select(&program, &["formats".into()], &["rkyv.update".into()]).unwrap_err();
+        assert!(
+            e.to_string().ends_with(
+                "add --study rsb-log --study rsb-mesh --study rsb-minecraft --study rsb-mk48"
+            ),
+            "{e}"
+        );
+        // Named, it matches.
+        let named = select(&program, &["rsb-mesh".into()], &["rkyv.update".into()]).unwrap();
+        assert_eq!(names(&named), ["rsb-mesh/rkyv.update"]);
     }
 }
