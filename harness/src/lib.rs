@@ -89,9 +89,15 @@ pub use serprof_api::{
 };
 
 /// serprof's own studies (`formats`, `bytes`, `reflection`, `corrupt`, and `corpus`, which is
-/// unavailable until `SERPROF_CORPUS` names documents): what the `serprof` binary measures.
+/// unavailable until `SERPROF_CORPUS` names documents), then, with the `rsb` feature, the four
+/// opt-in `rsb-*` studies of rust_serialization_benchmark's datasets: what the `serprof`
+/// binary measures.
 pub fn builtin_studies() -> Vec<Study> {
-    serprof_engines::studies::builtin()
+    #[allow(unused_mut)]
+    let mut all = serprof_engines::studies::builtin();
+    #[cfg(feature = "rsb")]
+    all.extend(serprof_rsb::studies());
+    all
 }
 
 /// Engines serprof ships, on a type of the user's, to add to a study with

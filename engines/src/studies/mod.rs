@@ -12,7 +12,6 @@ pub mod corpus;
 pub mod corrupt;
 pub mod formats;
 pub mod reflection;
-pub mod rsb;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 #[cfg(feature = "testkit")]
@@ -27,8 +26,9 @@ pub use serprof_api::{Budget, Engine, Format, Operation, Study, StudyOf};
 
 /// serprof's own studies, in the order `serprof list` prints them: `formats`, `bytes`,
 /// `reflection`, `corrupt`, `corpus` (unavailable until [`corpus::DOCUMENTS_VAR`] names
-/// documents), the four opt-in `rsb-*` studies ([`rsb`]), and the hidden `testkit` study of test doubles in builds with the `testkit`
-/// feature (the tests turn it on).
+/// documents), and the hidden `testkit` study of test doubles in builds with the `testkit`
+/// feature (the tests turn it on). The opt-in `rsb-*` studies are the crate `serprof-rsb`'s,
+/// which serprof's binary adds after these (`serprof::builtin_studies`).
 pub fn builtin() -> Vec<Study> {
     #[allow(unused_mut)]
     let mut all = vec![
@@ -38,7 +38,6 @@ pub fn builtin() -> Vec<Study> {
         corrupt::study(),
         corpus::from_env(),
     ];
-    all.extend(rsb::studies());
     #[cfg(feature = "testkit")]
     all.push(testkit::study());
     #[cfg(feature = "testkit")]

@@ -415,7 +415,7 @@ pub(crate) fn some_names(names: &[String]) -> String {
 /// serprof's own program (its binary and studies), built afresh, for unit tests.
 #[cfg(test)]
 pub(crate) fn builtin() -> Program {
-    crate::testing::program(serprof_engines::studies::builtin())
+    crate::testing::program(crate::builtin_studies())
 }
 
 #[cfg(test)]

@@ -438,6 +438,12 @@ pub fn players() -> Vec<Players> {
     }]
 }
 
+// SAFETY: rkyv archives an enum as a `#[repr(u8)]` enum; GameType's variants have no fields,
+// so its archive is one initialised byte with no padding, which rkyv's `Seal` may then hand out
+// mutably (the rsb studies' `rkyv.update`; rsb's benchmark makes the same declaration).
+#[cfg(feature = "rkyv")]
+unsafe impl rkyv::traits::NoUndef for ArchivedGameType {}
+
 /// A game mode's index, in declaration order.
 pub fn game_type_index(g: GameType) -> i64 {
     g as i64

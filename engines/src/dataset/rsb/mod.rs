@@ -7,7 +7,7 @@
 //! Our generators make the same draws, with the same types, in the same order, from the same
 //! crates, so the values are rsb's value for value: the check is that serde_json writes each
 //! whole dataset in exactly the bytes rsb publishes for it (the `rsb_sizes` test of
-//! `engines/tests/rsb.rs`, and [`SERDE_JSON_BYTES`]).
+//! `rsb/tests/rsb.rs`, and [`SERDE_JSON_BYTES`]).
 //!
 //! Each dataset is one value (`Logs`, `Mesh`, `Players`, `Updates`): rsb serializes and
 //! deserializes the whole of it in one operation, and so do the `rsb-*` studies. The types
@@ -52,8 +52,8 @@ pub(crate) fn many<T, R: rand::Rng>(
 }
 
 /// The digest of what rsb's read of an archive touches: `read` of each of `items`, in order
-/// (the access rows' check, [`crate::model::Digest`]).
-pub(crate) fn read_each<T>(items: &[T], read: impl Fn(&mut crate::model::Digest, &T)) -> u64 {
+/// (the access rows' check, [`crate::model::Digest`]); the rsb studies read archives with it.
+pub fn read_each<T>(items: &[T], read: impl Fn(&mut crate::model::Digest, &T)) -> u64 {
     let mut d = crate::model::Digest::default();
     for item in items {
         read(&mut d, item);

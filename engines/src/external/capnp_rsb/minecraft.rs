@@ -358,7 +358,7 @@ mod tests {
         );
         // rsb's serialize never sets a player's selected_item_slot: the unpacked size is the
         // same, and packing, which squeezes out zero bytes, gives rsb's size only with every
-        // slot zero (engines/tests/rsb.rs and the rsb guide give these numbers).
+        // slot zero (rsb/tests/rsb.rs and the rsb guide give these numbers).
         for p in &mut players.players {
             p.selected_item_slot = 0;
         }

@@ -76,8 +76,8 @@ pub(crate) struct BuildTarget {
     /// The package's folder, relative to the repository's top: cargo runs there.
     pub dir: PathBuf,
     /// Only these features (`--no-default-features --features ...`): the engines the selected
-    /// configurations need and `driver`, for serprof's own package; `None`: the package's
-    /// defaults.
+    /// configurations need, `driver` and `rsb`, for serprof's own package; `None`: the
+    /// package's defaults.
     pub features: Option<Vec<String>>,
     /// The workspace's crates compiled with every function on a 64-byte boundary
     /// (`before-after --align`): a build the user does not ship, whose layouts move less.
@@ -93,12 +93,13 @@ impl BuildTarget {
         configs: &[crate::model::Planned],
     ) -> Result<BuildTarget> {
         let dir = package_dir(repo, binary)?;
-        // serprof's own binary needs its `driver` feature (its binary target requires it).
+        // serprof's own binary needs its `driver` feature (its binary target requires it), and
+        // `rsb` for its rsb-* studies (which then build only the selected engines too).
         let features = binary.is_serprof().then(|| {
             let mut f: Vec<String> = configs
                 .iter()
                 .filter_map(|c| c.info().feature.clone())
-                .chain(std::iter::once("driver".to_string()))
+                .chain(["driver".to_string(), "rsb".to_string()])
                 .collect();
             f.sort();
             f.dedup();

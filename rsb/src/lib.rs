@@ -19,9 +19,11 @@
 //! The studies are opt-in ([`Study::opt_in`]): a `run` without `--study` leaves them out, so
 //! the default run keeps its time; `serprof run --study rsb-log` measures one.
 
-use super::{Engine, Operation, Study, StudyOf};
-use crate::dataset::rsb::{log, mesh, minecraft, mk48};
-use crate::external;
+#![deny(missing_docs)]
+
+use serprof_api::{Engine, Operation, Study, StudyOf};
+use serprof_engines::dataset::rsb::{log, mesh, minecraft, mk48};
+use serprof_engines::external;
 
 /// Where the studies come from.
 const SOURCE: &str = "djkoloski and others, rust_serialization_benchmark (its README of 2026-08-21, rsb commit 695b804b)";
@@ -110,7 +112,7 @@ fn measured<T: serprof_api::Value>(
         .opt_in()
         // About forty configurations each, and one operation can take a tenth of a second
         // (serde_json on the mesh): the formats study's caps.
-        .budget(super::formats::BUDGET)
+        .budget(serprof_engines::studies::formats::BUDGET)
         .engines(engines)
         .digest(digest)
         .operations([Operation::Serialize, Operation::Deserialize]);
@@ -201,7 +203,7 @@ fn with_schemas<T: serprof_api::Value + CapnpStructs + FlatbuffersTables>(
 /// The engines that read strings in place, with their borrowed decode (rsb's `borrow`): the
 /// serde engines postcard, rmp-serde, bincode and bincode 1, and the derives of bitcode,
 /// wincode, minicbor, msgpacker and bilrost.
-fn borrowing<T: crate::dataset::rsb::Borrowable + serprof_api::Value>(
+fn borrowing<T: serprof_engines::dataset::rsb::Borrowable + serprof_api::Value>(
     engines: Vec<Engine<T>>,
 ) -> Vec<Engine<T>> {
     use external::borrowed::serde;
@@ -241,7 +243,7 @@ fn borrowing<T: crate::dataset::rsb::Borrowable + serprof_api::Value>(
 /// datasets' `read_digest`.
 #[cfg(feature = "rkyv")]
 mod read {
-    use crate::dataset::rsb::{log, mesh, minecraft, mk48, read_each};
+    use serprof_engines::dataset::rsb::{log, mesh, minecraft, mk48, read_each};
 
     /// Reads an archived dataset value in place.
     pub(super) trait Archived {
@@ -309,8 +311,8 @@ mod update {
     use rkyv::seal::Seal;
     use rkyv::vec::ArchivedVec;
 
-    use crate::dataset::rsb::{log, mesh, minecraft, mk48};
-    use crate::external::rkyv::Updates;
+    use serprof_engines::dataset::rsb::{log, mesh, minecraft, mk48};
+    use serprof_engines::external::rkyv::Updates;
 
     /// A dataset value whose archive rsb updates.
     pub(super) trait Updated: rkyv::Archive + Sized {
@@ -375,11 +377,6 @@ mod update {
             mesh::rsb_update(self)
         }
     }
-
-    // SAFETY: rkyv archives an enum as a `#[repr(u8)]` enum; GameType's variants have no
-    // fields, so its archive is one initialised byte with no padding, which `Seal` may then
-    // hand out mutably (rsb's benchmark makes the same declaration).
-    unsafe impl rkyv::traits::NoUndef for minecraft::ArchivedGameType {}
 
     impl Updated for minecraft::Players {
         fn archived(archived: Seal<'_, minecraft::ArchivedPlayers>) {

@@ -157,7 +157,7 @@ const DIFFERENT: [(&str, usize, usize, &str); 2] = [
 fn every_engine_round_trips_every_dataset() {
     let mut failures = Vec::new();
     let mut sizes = std::collections::HashMap::new();
-    for study in serprof_engines::studies::rsb::studies() {
+    for study in serprof_rsb::studies() {
         let info = study.info();
         assert!(
             info.opt_in,
@@ -165,8 +165,13 @@ fn every_engine_round_trips_every_dataset() {
             info.name
         );
         assert!(!study.configs().is_empty(), "{}", info.name);
+        // Its baseline names an engine of the study (building it compiled its frame patterns).
+        assert_eq!(study.problem(), None, "{}", info.name);
+        let mut names = std::collections::HashSet::new();
         for config in study.configs() {
             let name = config.info.name();
+            assert!(names.insert(name.clone()), "{name} twice");
+            assert!(!config.info.engine_frames.as_str().is_empty(), "{name}");
             let verified = config.workload().and_then(|mut w| {
                 w.verify()
                     .map_err(|e| serprof_engines::CodecError::decode(e.to_string()))
@@ -309,7 +314,7 @@ fn rsbs_update_changes_what_its_read_reads_on_every_dataset() {
         "minecraft",
     );
     changes(mk48::updates(), mk48::read_digest, mk48::rsb_update, "mk48");
-    for study in serprof_engines::studies::rsb::studies() {
+    for study in serprof_rsb::studies() {
         let name = format!("{}/rkyv.update", study.info().name);
         assert!(
             study.configs().iter().any(|c| c.info.name() == name),
