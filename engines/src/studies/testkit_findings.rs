@@ -363,12 +363,13 @@ impl Codec<Series> for BoxingCodec {
     }
 }
 
-/// Readings of two or three digits: writing them costs well under boxing them, so the box is
-/// the larger part of the encode (about two thirds), not nearly all of it.
+/// Readings of one digit: writing one costs well under boxing it, so the allocator takes most
+/// of the trap's samples, the low end of its interval well above the finding's threshold (30%)
+/// on every quick run (readings of two or three digits leave it within a point of it).
 fn small_readings() -> Vec<Series> {
     (0..20u64)
         .map(|i| Series {
-            xs: (0..20_000).map(|k| 10 + (k * 7 + i) % 990).collect(),
+            xs: (0..20_000).map(|k| (k * 7 + i) % 10).collect(),
         })
         .collect()
 }
