@@ -436,10 +436,11 @@ fn extra_work_in_a_commit_and_in_a_patched_crate_moves_those_functions_only() {
     assert!(top.starts_with("base64::"), "inside base64: {grown}");
 
     // The untouched configuration runs the same code, but in another binary: its static data
-    // and code moved, and libc's memcmp/memcpy cost a few instructions more or fewer on other
-    // alignments (a few dozen of about 1.5 million per operation, in libc's memcmp). No engine
-    // function's own instructions change (a caller of memcmp may be listed, by its inclusive
-    // count, with a self change of 0), and the total stays within 0.1%.
+    // and code moved, and code whose path depends on an address costs a few instructions more
+    // or fewer on other alignments (a few dozen of about 1.5 million per operation: libc's
+    // memcmp, or a loop inlined into an engine function, which then lists it with a self change
+    // of a few dozen). Every engine function listed is such a layout effect (the comparison's
+    // `layout`: under 1% of its count), none changed work, and the total stays within 0.1%.
     let same = &row(&record, untouched)["comparison"]["instructions"];
     let drift = same["delta_per_op"].as_f64().unwrap().abs();
     assert!(
@@ -449,11 +450,7 @@ fn extra_work_in_a_commit_and_in_a_patched_crate_moves_those_functions_only() {
     for m in same["moved"].as_array().unwrap() {
         let f = m["function"].as_str().unwrap();
         if f.contains("serprof_engines") || f.starts_with("base64::") {
-            assert_eq!(
-                m["self_delta_per_op"].as_f64(),
-                Some(0.0),
-                "no engine function's own count moves: {same}"
-            );
+            assert_eq!(m["layout"], true, "no engine function's work moves: {same}");
         }
     }
 

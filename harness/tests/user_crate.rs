@@ -13,8 +13,8 @@
 //!   `hotspots --match` name the hot function, and `report.html` shows the study;
 //! - `before-after HEAD~1 HEAD` (the codec and serde_json) after a commit that doubles the hot
 //!   function's work: the codec's instructions grow with the hot function at the top of its
-//!   moved list, and serde_json's total moves by less than 0.1% with none of its engine
-//!   functions listed;
+//!   moved list, and serde_json's total moves by less than 0.1% with no function of the crate
+//!   listed as changed work (a layout effect of a few instructions may be listed);
 //! - `run --allocators system,jemalloc` stops at start with exit 2 and one line naming the
 //!   feature the crate lacks;
 //! - a misspelled baseline stops the program at start with exit 2 and one line naming it.
@@ -299,9 +299,11 @@ fn a_users_own_type_and_codec_run_profile_and_compare_before_and_after() {
             );
             for m in counts["moved"].as_array().unwrap() {
                 let f = m["function"].as_str().unwrap();
+                // A function of the crate may be listed as a layout effect (a few instructions
+                // of a loop whose path depends on an address), never as changed work.
                 assert!(
-                    !f.contains("readings_user") || m["self_delta_per_op"].as_f64() == Some(0.0),
-                    "{name}: no engine function of the crate moves: {counts}"
+                    !f.contains("readings_user") || m["layout"] == true,
+                    "{name}: no engine function of the crate changes its work: {counts}"
                 );
             }
         }
