@@ -21,7 +21,19 @@ fn main() {
     let rev = given.clone().unwrap_or_else(|| {
         let rev =
             output("git", &["rev-parse", "--short=7", "HEAD"]).unwrap_or_else(|| "nogit".into());
-        let dirty = output("git", &["status", "--porcelain", "--untracked-files=no"]).is_some();
+        // Without optional locks, `git status` leaves the index as it is: refreshed, its newer
+        // modification time would make cargo run this script again on the next build, and
+        // rebuild the harness each time.
+        let dirty = output(
+            "git",
+            &[
+                "--no-optional-locks",
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+            ],
+        )
+        .is_some();
         format!("{rev}{}", if dirty { "+dirty" } else { "" })
     });
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
