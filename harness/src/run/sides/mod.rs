@@ -53,6 +53,7 @@ pub(crate) use source::{repo_root, resolve};
 
 use crate::analyze::before_after::{AppliedPatch, Side, SideRecord};
 use crate::misuse;
+use crate::model::Binary;
 use crate::protocol::{identity_of, Identity, IdentityError, PROTOCOL};
 
 /// Where a side's source comes from.
@@ -75,41 +76,60 @@ pub(crate) struct BuildTarget {
     pub bin: String,
     /// The package's folder, relative to the repository's top: cargo runs there.
     pub dir: PathBuf,
-    /// Only these features (`--no-default-features --features ...`): the engines the selected
-    /// configurations need, `driver` and `rsb`, for serprof's own package; `None`: the
-    /// package's defaults.
+    /// Only these features (`--no-default-features --features ...`): for serprof's own package,
+    /// the engines the selected configurations need, `rsb`, and the studies binary's
+    /// [`STUDIES_FEATURE`]; `None`: the package's defaults.
     pub features: Option<Vec<String>>,
     /// The workspace's crates compiled with every function on a 64-byte boundary
     /// (`before-after --align`): a build the user does not ship, whose layouts move less.
     pub align: bool,
 }
 
+/// serprof's studies as a measured program without the driver (`harness/src/bin/`): what a side
+/// of serprof's own source builds, the running serprof driving its children as it drives a
+/// crate of one's own. Its target requires [`STUDIES_FEATURE`].
+pub(crate) const STUDIES_BIN: &str = "serprof-studies";
+
+/// The feature [`STUDIES_BIN`] requires (off by default, so that `cargo install` installs the
+/// driver alone).
+pub(crate) const STUDIES_FEATURE: &str = "studies-bin";
+
+/// The feature serprof's own `serprof` binary requires.
+const DRIVER_FEATURE: &str = "driver";
+
 impl BuildTarget {
-    /// What a side of `binary` builds in `repo`: its package and target. serprof's own binary
-    /// is built with only the engines `configs` need (each engine is a feature of its own).
+    /// What a side of `binary` builds in `repo`: its package and target. For serprof's own
+    /// binary, serprof's studies without the driver ([`STUDIES_BIN`]: the driver's command
+    /// line, analysis and renderers are about three quarters of the harness's build), with only
+    /// the engines `configs` need (each engine is a feature of its own) and `rsb` for the rsb-*
+    /// studies (which then build only those engines too).
     pub(crate) fn of(
         binary: &crate::model::Binary,
         repo: &Path,
         configs: &[crate::model::Planned],
     ) -> Result<BuildTarget> {
         let dir = package_dir(repo, binary)?;
-        // serprof's own binary needs its `driver` feature (its binary target requires it), and
-        // `rsb` for its rsb-* studies (which then build only the selected engines too).
-        let features = binary.is_serprof().then(|| {
-            let mut f: Vec<String> = configs
-                .iter()
-                .filter_map(|c| c.info().feature.clone())
-                .chain(["driver".to_string(), "rsb".to_string()])
-                .collect();
-            f.sort();
-            f.dedup();
-            f
-        });
+        if !binary.is_serprof() {
+            return Ok(BuildTarget {
+                package: binary.package.into(),
+                bin: binary.bin.into(),
+                dir,
+                features: None,
+                align: false,
+            });
+        }
+        let mut features: Vec<String> = configs
+            .iter()
+            .filter_map(|c| c.info().feature.clone())
+            .chain(["rsb", STUDIES_FEATURE].map(String::from))
+            .collect();
+        features.sort();
+        features.dedup();
         Ok(BuildTarget {
             package: binary.package.into(),
-            bin: binary.bin.into(),
+            bin: STUDIES_BIN.into(),
             dir,
-            features,
+            features: Some(features),
             align: false,
         })
     }
@@ -337,8 +357,9 @@ pub(crate) fn stage(
     })
 }
 
-/// `target` with only the features its package has: a revision of serprof whose package has
-/// no engine features is built with every engine, which the side's notes say.
+/// `target` with only the features and binaries its package has: a revision of serprof without
+/// the studies binary builds its `serprof` binary with the driver, and one whose package has no
+/// engine features is built with every engine, which the side's notes say.
 fn with_existing_features(
     package_dir: &Path,
     configs: &[String],
@@ -349,14 +370,37 @@ fn with_existing_features(
         return Ok(target.clone());
     };
     let (doc, _) = metadata(package_dir, configs)?;
-    let has: Vec<String> = doc["packages"]
+    let package = doc["packages"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|p| p["name"].as_str() == Some(target.package.as_str()))
+        .find(|p| p["name"].as_str() == Some(target.package.as_str()));
+    let has: Vec<String> = package
+        .into_iter()
         .flat_map(|p| p["features"].as_object().into_iter().flatten())
         .map(|(k, _)| k.clone())
         .collect();
+    let bins: Vec<&str> = package
+        .into_iter()
+        .flat_map(|p| p["targets"].as_array().into_iter().flatten())
+        .filter(|t| {
+            t["kind"]
+                .as_array()
+                .is_some_and(|k| k.iter().any(|k| k == "bin"))
+        })
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    let mut wanted = wanted.clone();
+    let mut target = target.clone();
+    if target.bin == STUDIES_BIN && !bins.contains(&STUDIES_BIN) {
+        notes.push(format!(
+            "this revision has no {STUDIES_BIN} binary: built its serprof binary, driver included"
+        ));
+        target.bin = Binary::SERPROF.bin.into();
+        wanted.retain(|f| f != STUDIES_FEATURE);
+        wanted.push(DRIVER_FEATURE.into());
+    }
+    let target = &target;
     if !has.iter().any(|f| f == "default") {
         notes.push("this revision has no engine features: built with every engine".into());
         return Ok(BuildTarget {
@@ -649,6 +693,61 @@ mod tests {
             &format!(r#"{{"protocol":{PROTOCOL},"serprof_version":"0.1.0","git_rev":"x"}}"#),
         );
         assert_eq!(check_protocol(&same, "HEAD").unwrap().git_rev, "x");
+    }
+
+    /// A package named serprof in `dir` with an engine feature, its driver's, and (with
+    /// `studies`) the studies binary and its feature.
+    fn serprof_package(dir: &Path, studies: bool) {
+        std::fs::create_dir_all(dir.join("src/bin")).unwrap();
+        std::fs::write(dir.join("src/main.rs"), "fn main() {}\n").unwrap();
+        let mut manifest = String::from(
+            "[package]\nname = \"serprof\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [[bin]]\nname = \"serprof\"\npath = \"src/main.rs\"\nrequired-features = [\"driver\"]\n\n",
+        );
+        let mut features =
+            "default = [\"driver\"]\ndriver = []\npostcard = []\nrsb = []\n".to_string();
+        if studies {
+            std::fs::write(dir.join("src/bin/serprof-studies.rs"), "fn main() {}\n").unwrap();
+            manifest.push_str(&format!(
+                "[[bin]]\nname = \"{STUDIES_BIN}\"\npath = \"src/bin/serprof-studies.rs\"\n\
+                 required-features = [\"{STUDIES_FEATURE}\"]\n\n"
+            ));
+            features.push_str(&format!("{STUDIES_FEATURE} = []\n"));
+        }
+        manifest.push_str("[features]\n");
+        manifest.push_str(&features);
+        manifest.push_str("\n[workspace]\n");
+        std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+    }
+
+    #[test]
+    fn an_older_serprof_without_the_studies_binary_builds_its_driver() {
+        let dir = tempfile::tempdir().unwrap();
+        let wanted = BuildTarget {
+            bin: STUDIES_BIN.into(),
+            ..BuildTarget::serprof(Some(
+                ["postcard", "rsb", STUDIES_FEATURE]
+                    .map(String::from)
+                    .into(),
+            ))
+        };
+        let older = dir.path().join("older");
+        serprof_package(&older, false);
+        let mut notes = Vec::new();
+        let built = with_existing_features(&older, &[], &wanted, &mut notes).unwrap();
+        assert_eq!(built.bin, "serprof");
+        assert_eq!(
+            built.features,
+            Some(["postcard", "rsb", DRIVER_FEATURE].map(String::from).into())
+        );
+        assert!(notes[0].contains("no serprof-studies binary"), "{notes:?}");
+
+        let current = dir.path().join("current");
+        serprof_package(&current, true);
+        let mut notes = Vec::new();
+        let built = with_existing_features(&current, &[], &wanted, &mut notes).unwrap();
+        assert_eq!(built, wanted);
+        assert!(notes.is_empty(), "{notes:?}");
     }
 
     #[test]
