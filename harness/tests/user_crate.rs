@@ -181,11 +181,26 @@ fn a_users_own_type_and_codec_run_profile_and_compare_before_and_after() {
     let runs = scratch.path().join("runs");
     let runs_arg = runs.display().to_string();
 
-    // run --quick: every configuration verified and timed.
+    // run --quick: every configuration verified and timed. Fewer CPU samples and timing
+    // children than --quick's own (this checks what the run writes, not its figures): about 40
+    // configurations each cost a CPU recording and their share of every timing child.
     let doc = run_json(
         &exe,
         &krate,
-        &["run", "--quick", "--quiet", "--json", "--out", &runs_arg],
+        &[
+            "run",
+            "--quick",
+            "--cpu-samples",
+            "100",
+            "--processes",
+            "3",
+            "--rounds",
+            "4",
+            "--quiet",
+            "--json",
+            "--out",
+            &runs_arg,
+        ],
     );
     let results = doc["results"].as_array().unwrap();
     let mut engines: Vec<&str> = results
