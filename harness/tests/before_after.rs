@@ -2,6 +2,7 @@
 //! - misuse is a one-line error with exit 2 before anything is built (outside a repository, a
 //!   bad revision, a cache inside the repository, a bad `--patch`, an unknown study, a crate not
 //!   in the graph, a patch cargo would not use);
+//! - `run --layouts` times layouts of a build of serprof's own working tree;
 //! - one comparison of two builds: the after side is a revision that gives one `bytes_json`
 //!   codec a known amount of extra work in a non-inlined function, with the `base64` crate
 //!   patched by a copy of its pinned source whose decoder does extra work and whose version is
@@ -162,6 +163,58 @@ fn misuse_is_one_line_and_exit_2_before_any_build() {
     );
     // A side's binary of another protocol is refused after its build: the unit tests of
     // `run::sides` check that refusal on stand-in binaries, without building a revision.
+}
+
+/// `run --layouts` in serprof's own repository times layouts of a build of its working tree
+/// (serprof's studies without the driver, with the selected configurations' engines only): the
+/// timing children of that other build find the planned configurations by name.
+#[test]
+fn run_layouts_times_a_build_of_serprofs_own_studies() {
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(scratch) = scratch_clone() else {
+        return;
+    };
+    let repo = clone_path(&scratch);
+    let out_dir = repo.join("snapshots-test");
+    let out = serprof(&repo)
+        .args([
+            "run",
+            "--quick",
+            "--layouts",
+            "2",
+            "--no-cpu",
+            "--no-alloc",
+            "--json",
+            "--config",
+            "bytes/json-decimal",
+            "--out",
+        ])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "run --layouts failed: {stderr}");
+    assert!(
+        stderr.contains("--bin serprof-studies"),
+        "the build without the driver: {stderr}"
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = doc["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{doc}");
+    assert!(results[0]["error"].is_null(), "{doc}");
+    assert!(
+        results[0]["time_ns"]["median"].as_f64().unwrap() > 0.0,
+        "{doc}"
+    );
+    let run_dir = PathBuf::from(doc["run_dir"].as_str().unwrap());
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("run.json")).unwrap()).unwrap();
+    assert_eq!(
+        manifest["layouts"].as_array().map(Vec::len),
+        Some(2),
+        "{}",
+        manifest["layouts"]
+    );
 }
 
 /// Runs `before-after` with `--json` and returns its record, printing the table's verdicts.

@@ -218,10 +218,14 @@ fn module_of(src: &Path, file: &Path) -> Option<Vec<String>> {
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
+    // The binaries (`main.rs`, `src/bin/`): crates of their own.
+    if parts.first().is_some_and(|p| p == "bin") {
+        return None;
+    }
     let last = parts.pop()?;
     match last.as_str() {
         "lib.rs" if parts.is_empty() => {}
-        "main.rs" if parts.is_empty() => return None, // the binary: a crate of its own
+        "main.rs" if parts.is_empty() => return None,
         "mod.rs" => {}
         name => parts.push(name.trim_end_matches(".rs").to_string()),
     }

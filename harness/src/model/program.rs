@@ -289,8 +289,9 @@ impl Program {
     /// The configuration `id` of a worker child whose parent planned `planned`: an error
     /// when this process built other studies, or has no such configuration, or the allocator
     /// `name` asks for is not `has`, the one this process allocates with (`None`: a global
-    /// allocator of the crate's own). An empty stamp planned nothing: a before/after side's
-    /// children, whose studies are their own revision's, which the parent cannot build.
+    /// allocator of the crate's own). An empty stamp planned nothing: the timing children of
+    /// another build (a before/after side, whose studies are its own revision's, or a layout of
+    /// `run --layouts`, built with the selected configurations' engines only).
     pub fn planned(
         &self,
         planned: &StudyStamp,

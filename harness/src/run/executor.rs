@@ -217,6 +217,10 @@ pub(crate) struct ChildProcesses {
     loops: BTreeMap<ConfigId, String>,
     /// The idle recorders that make verification, CPU and allocation recordings.
     recorders: std::sync::Arc<Recorders>,
+    /// Another build than the one that planned (a before/after side, a layout of `run
+    /// --layouts`, with only the selected configurations' engines): its timing children are
+    /// sent no stamp of the planned studies, and find each configuration by its name.
+    other_build: bool,
 }
 
 impl ChildProcesses {
@@ -226,11 +230,12 @@ impl ChildProcesses {
             exe: program.exe().to_path_buf(),
             loops: loops_of(program),
             recorders: Default::default(),
+            other_build: false,
         })
     }
 
-    /// Children of another serprof binary (a before/after side, built from `program`'s crate),
-    /// after checking that it speaks this protocol.
+    /// Children of another serprof binary (a before/after side or a layout of `run --layouts`,
+    /// built from `program`'s crate), after checking that it speaks this protocol.
     pub(crate) fn of(exe: &Path, program: &Program) -> Result<ChildProcesses> {
         let theirs = protocol_of(exe)?;
         if theirs != PROTOCOL {
@@ -243,6 +248,7 @@ impl ChildProcesses {
             exe: exe.to_path_buf(),
             loops: loops_of(program),
             recorders: Default::default(),
+            other_build: true,
         })
     }
 }
@@ -665,17 +671,22 @@ impl Executor for ChildProcesses {
         settings: &Settings,
         cpu: Option<usize>,
     ) -> Result<Box<dyn TimingChild>> {
+        let mut settings = settings.clone();
+        if self.other_build {
+            settings.studies = Default::default();
+        }
+        let memory_cap_mib = settings.memory_cap_mib;
         let child = self.piped_child(
             |fds| {
                 WorkerRequest::Timing(TimingRequest {
                     configs: configs.to_vec(),
                     ops,
-                    settings: settings.clone(),
+                    settings,
                     fds,
                 })
             },
             configs,
-            settings.memory_cap_mib,
+            memory_cap_mib,
             cpu,
         )?;
         Ok(Box::new(child))
