@@ -14,42 +14,32 @@ fn output(cmd: &str, args: &[&str]) -> Option<String> {
 
 fn main() {
     // `serprof before-after` builds copies of the source without a `.git` of their own and
-    // names the revision it built here.
-    let given = std::env::var("SERPROF_BUILD_REV")
-        .ok()
-        .filter(|s| !s.is_empty());
-    let rev = given.clone().unwrap_or_else(|| {
-        let rev =
-            output("git", &["rev-parse", "--short=7", "HEAD"]).unwrap_or_else(|| "nogit".into());
-        // Without optional locks, `git status` leaves the index as it is: refreshed, its newer
-        // modification time would make cargo run this script again on the next build, and
-        // rebuild the harness each time.
-        let dirty = output(
-            "git",
-            &[
-                "--no-optional-locks",
-                "status",
-                "--porcelain",
-                "--untracked-files=no",
-            ],
-        )
-        .is_some();
-        format!("{rev}{}", if dirty { "+dirty" } else { "" })
-    });
+    // names the revision it built in `SERPROF_BUILD_REV`, which `serprof::main!` reads where it
+    // expands (the measuring crate): this script never reads it, so that serprof's library is
+    // the same in every side of a crate of one's own and compiles once. In such a copy git
+    // finds no repository (before-after sets `GIT_CEILING_DIRECTORIES`): `nogit`.
+    let rev = output("git", &["rev-parse", "--short=7", "HEAD"]).unwrap_or_else(|| "nogit".into());
+    // Without optional locks, `git status` leaves the index as it is: refreshed, its newer
+    // modification time would make cargo run this script again on the next build, and
+    // rebuild the harness each time.
+    let dirty = output(
+        "git",
+        &[
+            "--no-optional-locks",
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+        ],
+    )
+    .is_some();
+    let rev = format!("{rev}{}", if dirty { "+dirty" } else { "" });
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let rustc_version = output(&rustc, &["--version"]).unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=SERPROF_GIT_REV={rev}");
-    println!(
-        "cargo:rustc-env=SERPROF_REV_GIVEN={}",
-        if given.is_some() { "yes" } else { "no" }
-    );
     println!("cargo:rustc-env=SERPROF_RUSTC={rustc_version}");
-    println!("cargo:rerun-if-env-changed=SERPROF_BUILD_REV");
     build_flags();
-    if given.is_none() {
-        for path in watched() {
-            println!("cargo:rerun-if-changed={path}");
-        }
+    for path in watched() {
+        println!("cargo:rerun-if-changed={path}");
     }
 }
 

@@ -249,6 +249,7 @@ macro_rules! main {
                         ::std::option::Option::None => ::std::env!("CARGO_PKG_NAME"),
                     },
                     manifest_dir: ::std::env!("CARGO_MANIFEST_DIR"),
+                    built_rev: ::std::option_env!("SERPROF_BUILD_REV"),
                 },
                 $studies,
             )

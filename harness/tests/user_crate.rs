@@ -182,8 +182,9 @@ fn a_users_own_type_and_codec_run_profile_and_compare_before_and_after() {
     let runs_arg = runs.display().to_string();
 
     // run --quick: every configuration verified and timed. Fewer CPU samples and timing
-    // children than --quick's own (this checks what the run writes, not its figures): about 40
-    // configurations each cost a CPU recording and their share of every timing child.
+    // children than --quick's own, and no allocation recording (this checks what the run
+    // writes, not its figures; ci_gate gates a crate's allocations): about 40 configurations
+    // each cost a CPU recording and their share of every timing child.
     let doc = run_json(
         &exe,
         &krate,
@@ -196,6 +197,7 @@ fn a_users_own_type_and_codec_run_profile_and_compare_before_and_after() {
             "3",
             "--rounds",
             "4",
+            "--no-alloc",
             "--quiet",
             "--json",
             "--out",

@@ -13,6 +13,10 @@ pub struct Binary {
     pub bin: &'static str,
     /// The package's folder when it was built (`CARGO_MANIFEST_DIR`).
     pub manifest_dir: &'static str,
+    /// The revision `before-after` gave its build (`SERPROF_BUILD_REV` where `serprof::main!`
+    /// expands, so that only the measuring crate, not serprof's library, compiles again for
+    /// each side), `None` in any other build.
+    pub built_rev: Option<&'static str>,
 }
 
 impl Binary {
@@ -21,6 +25,7 @@ impl Binary {
         package: "serprof",
         bin: "serprof",
         manifest_dir: env!("CARGO_MANIFEST_DIR"),
+        built_rev: None,
     };
 
     /// Whether this is serprof's own binary (whose revision is serprof's).
@@ -29,15 +34,17 @@ impl Binary {
     }
 }
 
-/// The revision serprof itself was built from (`+dirty` when its tree had changes), or the one
-/// `before-after` built.
+/// The revision serprof itself was built from (`+dirty` when its tree had changes).
 const SERPROF_REV: &str = env!("SERPROF_GIT_REV");
 
 /// The revision of the binary that measures: the one `before-after` gave its build, serprof's
 /// own for serprof's binary, else the user's repository's HEAD, read from the package's folder
 /// (`nogit` when it has none).
 pub(super) fn git_rev_of(b: &Binary) -> String {
-    if env!("SERPROF_REV_GIVEN") == "yes" || b.is_serprof() {
+    if let Some(rev) = b.built_rev.filter(|r| !r.is_empty()) {
+        return rev.to_string();
+    }
+    if b.is_serprof() {
         return SERPROF_REV.to_string();
     }
     let git = |args: &[&str]| {

@@ -129,6 +129,7 @@ impl Description {
             package: leak(&self.package),
             bin: leak(&self.bin),
             manifest_dir: leak(&self.manifest_dir),
+            built_rev: None,
         }
     }
 

@@ -577,9 +577,10 @@ fn cargo_build(
         .env("PWD", &dir)
         .env("CARGO_TARGET_DIR", target)
         .env("SERPROF_BUILD_REV", build_rev(spec))
-        // A revision whose build script does not read SERPROF_BUILD_REV asks git for its
-        // revision: keep git from finding the repository the cache may sit in (it would name
-        // that one's HEAD).
+        // serprof's build script asks git for the revision of the source it compiles (a side's
+        // own revision is SERPROF_BUILD_REV, read where `serprof::main!` expands; older
+        // revisions' build scripts read it too): keep git from finding the repository the
+        // cache may sit in (it would name that one's HEAD).
         .env("GIT_CEILING_DIRECTORIES", cache.join("src"))
         .args(args)
         .stdin(Stdio::null())
@@ -607,9 +608,9 @@ fn cargo_build(
     Ok(())
 }
 
-/// The revision a side's binary embeds (`SERPROF_BUILD_REV`, read by the build script: the
-/// copy has no `.git` of its own): the commit and `+patched`, never `+dirty`, so that a
-/// working tree and its HEAD embed strings of one length.
+/// The revision a side's binary embeds (`SERPROF_BUILD_REV`, read where `serprof::main!`
+/// expands: the copy has no `.git` of its own): the commit and `+patched`, never `+dirty`, so
+/// that a working tree and its HEAD embed strings of one length.
 fn build_rev(spec: &SideSpec) -> String {
     let patched = !spec.patches.is_empty();
     format!(
