@@ -109,27 +109,24 @@ impl BuildTarget {
         configs: &[crate::model::Planned],
     ) -> Result<BuildTarget> {
         let dir = package_dir(repo, binary)?;
-        if !binary.is_serprof() {
-            return Ok(BuildTarget {
-                package: binary.package.into(),
-                bin: binary.bin.into(),
-                dir,
-                features: None,
-                align: false,
-            });
-        }
-        let mut features: Vec<String> = configs
-            .iter()
-            .filter_map(|c| c.info().feature.clone())
-            .chain(["rsb", STUDIES_FEATURE].map(String::from))
-            .collect();
-        features.sort();
-        features.dedup();
+        let (bin, features) = match binary.is_serprof() {
+            true => {
+                let mut f: Vec<String> = configs
+                    .iter()
+                    .filter_map(|c| c.info().feature.clone())
+                    .chain(["rsb", STUDIES_FEATURE].map(String::from))
+                    .collect();
+                f.sort();
+                f.dedup();
+                (STUDIES_BIN, Some(f))
+            }
+            false => (binary.bin, None),
+        };
         Ok(BuildTarget {
             package: binary.package.into(),
-            bin: STUDIES_BIN.into(),
+            bin: bin.into(),
             dir,
-            features: Some(features),
+            features,
             align: false,
         })
     }
