@@ -8,7 +8,7 @@
 //!
 //! - The loop that finds the bytes to escape. `bytes_json` scans eight bytes per step
 //!   (`bytes_json::strings::scan_string_run`, shared with its reader); `reflect_json` looks at
-//!   one byte at a time (a lookup in [`ESCAPE`]), the plain loop of the article's reflective
+//!   one byte at a time (a lookup in `ESCAPE`), the plain loop of the article's reflective
 //!   serializer, which the `reflection` study measures. The word scan is a different algorithm,
 //!   not a faster form of the same one, so `reflect_json` keeps its loop; both loops stop at
 //!   exactly the bytes of [`needs_escape`] and write them with [`write_escape`], so their output
@@ -26,7 +26,7 @@
 use crate::model::decimal::digits_before;
 
 /// Where JSON text goes: a `String` (the article's `StringBuilder`) or a `Vec<u8>`.
-pub(super) trait Sink {
+pub trait Sink {
     /// Appends one ASCII byte.
     fn push_ascii(&mut self, byte: u8);
     /// Appends bytes that are all ASCII.
@@ -103,7 +103,7 @@ const fn build_escape_table() -> [u8; 256] {
 /// Whether `b` cannot stand as it is in a JSON string: a quote, a backslash or a control
 /// character. For a reader, whether it must stop scanning a string body at `b`.
 #[inline(always)]
-pub(super) fn needs_escape(b: u8) -> bool {
+pub fn needs_escape(b: u8) -> bool {
     ESCAPE[b as usize] != NO
 }
 
@@ -112,7 +112,7 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// Writes the escape of `b`, a byte that [`needs_escape`]: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`,
 /// `\t`, or `\u00XX` with lowercase hex digits for the other control characters.
 #[cold]
-pub(super) fn write_escape<S: Sink>(out: &mut S, b: u8) {
+pub fn write_escape<S: Sink>(out: &mut S, b: u8) {
     let escape = ESCAPE[b as usize];
     if escape == UU {
         out.push_ascii_bytes(&[
@@ -131,70 +131,14 @@ pub(super) fn write_escape<S: Sink>(out: &mut S, b: u8) {
 /// The decimal digits of `v`'s magnitude, written into the end of `buf` (19 digits hold
 /// `i64::MIN`'s), as Java's `StringBuilder.append(long)` and Jackson write them: from the last
 /// digit back, into a small stack buffer, with the crate's one digit loop
-/// ([`digits_before`], which `Decimal` writes with too). The caller writes the sign, then the
+/// (`digits_before`, which `Decimal` writes with too). The caller writes the sign, then the
 /// digits in one append. Integers are hot in both writers (ids, dates, quantities, ages), so
 /// this avoids the `fmt` machinery.
 ///
 /// Always inlined: the engines' own `write_i64` / `write_integer` are the frames profiles show.
 #[inline(always)]
-pub(super) fn magnitude_digits(v: i64, buf: &mut [u8; 20]) -> &[u8] {
+pub fn magnitude_digits(v: i64, buf: &mut [u8; 20]) -> &[u8] {
     let end = buf.len();
     let start = digits_before(buf, end, v.unsigned_abs());
     &buf[start..]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The same write into a `String` and into a `Vec<u8>`: both sinks must get the same bytes.
-    fn both(into_string: impl Fn(&mut String), into_vec: impl Fn(&mut Vec<u8>)) -> String {
-        let mut s = String::new();
-        into_string(&mut s);
-        let mut v = Vec::new();
-        into_vec(&mut v);
-        assert_eq!(s.as_bytes(), v, "both sinks write the same");
-        s
-    }
-
-    #[test]
-    fn escapes_exactly_what_json_requires() {
-        for b in 0..=255u8 {
-            let required = b < 0x20 || b == b'"' || b == b'\\';
-            assert_eq!(needs_escape(b), required, "byte {b:#04x}");
-        }
-    }
-
-    #[test]
-    fn writes_every_escape_as_serde_json_reads_it() {
-        let cases = [
-            (b'"', r#"\""#),
-            (b'\\', r"\\"),
-            (0x08, r"\b"),
-            (0x09, r"\t"),
-            (0x0A, r"\n"),
-            (0x0C, r"\f"),
-            (0x0D, r"\r"),
-            (0x00, r"\u0000"),
-            (0x1F, r"\u001f"),
-        ];
-        for (b, want) in cases {
-            let got = both(|s| write_escape(s, b), |v| write_escape(v, b));
-            assert_eq!(got, want, "byte {b:#04x}");
-        }
-        for b in (0..=255u8).filter(|&b| needs_escape(b)) {
-            let escape = both(|s| write_escape(s, b), |v| write_escape(v, b));
-            let back: String = serde_json::from_str(&format!("\"{escape}\"")).unwrap();
-            assert_eq!(back, char::from(b).to_string());
-        }
-    }
-
-    #[test]
-    fn digits_are_the_magnitude_over_the_whole_range() {
-        for n in [0, -1, 99_999, i64::MAX, i64::MIN] {
-            let mut buf = [0u8; 20];
-            let digits = magnitude_digits(n, &mut buf);
-            assert_eq!(digits, n.unsigned_abs().to_string().as_bytes());
-        }
-    }
 }

@@ -11,7 +11,8 @@
 
 pub mod bytes_json;
 pub mod export;
-mod json_text;
+#[doc(hidden)]
+pub mod json_text;
 pub mod reflect_json;
 
 /// The field split of our JSON engines: their payload read by its members, the root named

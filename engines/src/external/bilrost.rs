@@ -71,6 +71,13 @@ pub struct Prepend {
 }
 
 impl Prepend {
+    /// The capacity of the buffer kept from one call to the next.
+    pub fn capacity(&self) -> usize {
+        self.buffer.capacity()
+    }
+}
+
+impl Prepend {
     /// The value prepended into the cleared buffer, in one chunk: when the payload spans
     /// several (the first call, or a larger value), the buffer is replaced by one a quarter and
     /// 1 KiB larger than the payload and the value prepended again, so that every later call of
@@ -283,40 +290,3 @@ impl From<StatusMsg> for OrderStatus {
 // default (0, "", false, NEW) are not written, so "absent" and "default" are
 // the same on the wire; shared references are written once per use and come back as separate
 // allocations.
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::dataset::rsb::{mesh, mk48};
-
-    fn prepended<T: OwnedMessage>(codec: &mut Prepend, value: &T) -> Vec<u8> {
-        let mut slice = [0u8; 0];
-        let payload = codec
-            .encode_to_slice(value, &mut slice)
-            .expect("has a slice call");
-        payload.expect("prepends").to_vec()
-    }
-
-    #[test]
-    fn prepend_writes_encode_s_bytes_in_one_chunk_and_keeps_its_buffer() {
-        let mut codec = Prepend::default();
-        for mesh in mesh::mesh() {
-            assert_eq!(prepended(&mut codec, &mesh), mesh.encode_to_vec());
-        }
-        let updates = mk48::updates().remove(0);
-        let first = prepended(&mut codec, &updates);
-        let capacity = codec.buffer.capacity();
-        assert_eq!(first, updates.encode_to_vec());
-        assert_eq!(prepended(&mut codec, &updates), first);
-        assert_eq!(
-            codec.buffer.capacity(),
-            capacity,
-            "the second prepend reallocated"
-        );
-        let mut out = Vec::new();
-        codec.encode(&updates, &mut out).unwrap();
-        assert_eq!(out, first);
-        let back: mk48::Updates = codec.decode(&mut out).unwrap();
-        assert!(back == updates);
-    }
-}

@@ -16,7 +16,8 @@
 mod mirror;
 #[cfg(any(feature = "prost", feature = "protobuf"))]
 #[macro_use]
-mod rsb_pb;
+#[doc(hidden)]
+pub mod rsb_pb;
 
 #[cfg(feature = "bilrost")]
 pub mod bilrost;

@@ -1,6 +1,6 @@
 //! The cursor reader: a position over `&[u8]` and the JSON tokens the Order reader asks for.
 //!
-//! The Order reader ([`super::read`]) drives it with `begin_*`/`next_*` calls, the way generated
+//! The Order reader (`super::read`) drives it with `begin_*`/`next_*` calls, the way generated
 //! Jackson or Fory readers drive their parsers: it knows which value it expects next, so there is
 //! no token tree. Unknown members are skipped with [`Cursor::skip_value`], which validates what
 //! it skips. Nesting (objects and arrays, including `category.parent` chains) is limited to
@@ -12,9 +12,9 @@ use super::strings::{check_utf8, control_character, scan_string_run, truncated, 
 use crate::model::Decimal;
 
 /// How deeply objects and arrays may nest, counting every level from the Order object down.
-pub(super) const MAX_DEPTH: u32 = 128;
+pub const MAX_DEPTH: u32 = 128;
 
-pub(super) struct Cursor<'a> {
+pub struct Cursor<'a> {
     input: &'a [u8],
     pos: usize,
     depth: u32,
@@ -45,7 +45,7 @@ pub(super) struct Members {
 }
 
 impl<'a> Cursor<'a> {
-    pub(super) fn new(input: &'a [u8]) -> Cursor<'a> {
+    pub fn new(input: &'a [u8]) -> Cursor<'a> {
         Cursor {
             input,
             pos: 0,
@@ -107,7 +107,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// After the value: only whitespace may follow.
-    pub(super) fn finish(&mut self) -> Result<(), ReadError> {
+    pub fn finish(&mut self) -> Result<(), ReadError> {
         match self.peek() {
             None => Ok(()),
             Some(_) => Err(ReadError::new(
@@ -314,12 +314,12 @@ impl<'a> Cursor<'a> {
         Ok((start, &input[start..self.pos]))
     }
 
-    pub(super) fn parse_i64(&mut self) -> Result<i64, ReadError> {
+    pub fn parse_i64(&mut self) -> Result<i64, ReadError> {
         let (at, text) = self.scan_number_text()?;
         integer_value(text).ok_or_else(|| not_an_integer(at, "a 64-bit integer"))
     }
 
-    pub(super) fn parse_i32(&mut self) -> Result<i32, ReadError> {
+    pub fn parse_i32(&mut self) -> Result<i32, ReadError> {
         let (at, text) = self.scan_number_text()?;
         integer_value(text)
             .and_then(|v| i32::try_from(v).ok())
@@ -328,7 +328,7 @@ impl<'a> Cursor<'a> {
 
     /// An exact decimal: the number's text goes to [`Decimal::parse_json_number`], never
     /// through a float.
-    pub(super) fn parse_decimal(&mut self) -> Result<Decimal, ReadError> {
+    pub fn parse_decimal(&mut self) -> Result<Decimal, ReadError> {
         let (at, text) = self.scan_number_text()?;
         Decimal::parse_json_number(text)
             .map_err(|e| ReadError::new(at, format!("invalid decimal: {e}")))
@@ -336,7 +336,7 @@ impl<'a> Cursor<'a> {
 
     /// A float: a JSON number parsed by `str::parse::<f64>` (correctly rounded), or one of the
     /// strings Jackson writes for non-finite values (`"NaN"`, `"Infinity"`, `"-Infinity"`).
-    pub(super) fn parse_f64(&mut self) -> Result<f64, ReadError> {
+    pub fn parse_f64(&mut self) -> Result<f64, ReadError> {
         if self.peek() == Some(b'"') {
             let at = self.pos;
             let name = self.parse_str()?;
@@ -356,14 +356,14 @@ impl<'a> Cursor<'a> {
     }
 
     /// An owned string.
-    pub(super) fn parse_string(&mut self) -> Result<String, ReadError> {
+    pub fn parse_string(&mut self) -> Result<String, ReadError> {
         self.parse_str().map(str::to_owned)
     }
 
     /// A string, borrowed from the input when it has no escapes (the common case: one scan that
     /// also tells whether it is all ASCII, and a UTF-8 check only when it is not), from the
     /// scratch buffer otherwise.
-    pub(super) fn parse_str(&mut self) -> Result<&str, ReadError> {
+    pub fn parse_str(&mut self) -> Result<&str, ReadError> {
         self.expect(b'"', "a string")?;
         let input = self.input;
         let start = self.pos;
@@ -394,7 +394,7 @@ impl<'a> Cursor<'a> {
 
     /// Skips one JSON value of any kind, checking that it is valid JSON (strings are unescaped
     /// and UTF-8 checked, numbers and literals follow the grammar, nesting is limited).
-    pub(super) fn skip_value(&mut self) -> Result<(), ReadError> {
+    pub fn skip_value(&mut self) -> Result<(), ReadError> {
         match self.peek() {
             Some(b'"') => self.parse_str().map(drop),
             Some(b'{') => {
@@ -423,101 +423,4 @@ impl<'a> Cursor<'a> {
 #[cold]
 fn not_an_integer(at: usize, what: &str) -> ReadError {
     ReadError::new(at, format!("number is not {what}"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Skips one value and requires the end of the input after it.
-    fn skip(text: &str) -> Result<(), usize> {
-        let mut c = Cursor::new(text.as_bytes());
-        c.skip_value()
-            .and_then(|()| c.finish())
-            .map_err(|e| e.offset)
-    }
-
-    #[test]
-    fn skipping_validates_what_it_skips() {
-        let cases: &[(&str, Result<(), usize>)] = &[
-            (
-                r#" {"a":[1,-2.5e3,true,false,null,{"b":{}},[]],"c":"\u00fc"} "#,
-                Ok(()),
-            ),
-            ("[]", Ok(())),
-            ("{}", Ok(())),
-            (r#""x""#, Ok(())),
-            ("[1,]", Err(3)),
-            ("[1 2]", Err(3)),
-            (r#"{"a":1,}"#, Err(7)),
-            (r#"{"a" 1}"#, Err(5)),
-            (r#"{a:1}"#, Err(1)),
-            ("[tru]", Err(4)),
-            ("nul", Err(3)),
-            ("[01]", Err(2)),
-            (r#"["\q"]"#, Err(2)),
-            ("[\"\u{1}\"]", Err(2)),
-            ("[1", Err(2)),
-            ("{", Err(1)),
-            ("[] x", Err(3)),
-            ("", Err(0)),
-        ];
-        for (text, want) in cases {
-            assert_eq!(skip(text), *want, "{text}");
-        }
-    }
-
-    #[test]
-    fn nesting_is_limited() {
-        let ok = "[".repeat(MAX_DEPTH as usize) + &"]".repeat(MAX_DEPTH as usize);
-        assert_eq!(skip(&ok), Ok(()));
-        let deep = "[".repeat(MAX_DEPTH as usize + 1) + &"]".repeat(MAX_DEPTH as usize + 1);
-        assert_eq!(skip(&deep), Err(MAX_DEPTH as usize));
-        // Far deeper than the stack could take without the limit.
-        let hostile = "[{\"a\":".repeat(100_000);
-        assert!(skip(&hostile).is_err());
-    }
-
-    #[test]
-    fn strings_borrow_or_unescape() {
-        let mut c = Cursor::new(br#""plain" "a\nb" "\ud83d\ude00""#);
-        assert_eq!(c.parse_string().unwrap(), "plain");
-        assert_eq!(c.parse_string().unwrap(), "a\nb");
-        assert_eq!(c.parse_string().unwrap(), "😀");
-        assert_eq!(c.parse_string().unwrap_err().offset, 29);
-    }
-
-    /// The ASCII fast path and the UTF-8 check, with a non-ASCII or an invalid byte at every
-    /// position of strings around the scan's eight-byte steps.
-    #[test]
-    fn strings_are_utf8_checked_unless_ascii() {
-        for len in 1..20 {
-            for at in 0..len {
-                let mut body = vec![b'a'; len];
-                let text = |body: &[u8]| [b"\"", body, b"\" "].concat();
-                assert_eq!(Cursor::new(&text(&body)).parse_str().unwrap().len(), len);
-                body[at] = 0xC3;
-                body.insert(at + 1, 0xA9);
-                let want = String::from_utf8(body.clone()).unwrap();
-                assert_eq!(Cursor::new(&text(&body)).parse_str().unwrap(), want);
-                body[at + 1] = b'x';
-                let e = Cursor::new(&text(&body)).parse_str().unwrap_err();
-                assert_eq!(e.offset, at + 1, "{body:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn numbers_by_kind() {
-        let mut c = Cursor::new(b"5 2147483648 1e2 399.4 1.001 0.24 1e999 \"NaN\" x");
-        assert_eq!(c.parse_i32().unwrap(), 5);
-        assert!(c.parse_i32().is_err());
-        assert_eq!(c.parse_i64().unwrap(), 100);
-        assert_eq!(c.parse_decimal().unwrap(), Decimal::from_cents(39940));
-        assert_eq!(c.parse_decimal().unwrap_err().offset, 23);
-        assert_eq!(c.parse_f64().unwrap(), 0.24);
-        assert!(c.parse_f64().is_err());
-        assert!(c.parse_f64().unwrap().is_nan());
-        assert_eq!(c.parse_f64().unwrap_err().offset, 46);
-    }
 }

@@ -10,7 +10,7 @@ use super::error::ReadError;
 ///
 /// Never inlined, and named for byte arrays, so that profiles show it as its own frame.
 #[inline(never)]
-pub(super) fn write_byte_array_decimal(out: &mut Vec<u8>, bytes: &[u8]) {
+pub fn write_byte_array_decimal(out: &mut Vec<u8>, bytes: &[u8]) {
     out.push(b'[');
     for (i, &b) in bytes.iter().enumerate() {
         if i > 0 {
@@ -41,7 +41,7 @@ fn write_i8(out: &mut Vec<u8>, v: i8) {
 ///
 /// Never inlined, and named for byte arrays, so that profiles show it as its own frame.
 #[inline(never)]
-pub(super) fn read_byte_array_decimal(cursor: &mut Cursor<'_>) -> Result<Vec<u8>, ReadError> {
+pub fn read_byte_array_decimal(cursor: &mut Cursor<'_>) -> Result<Vec<u8>, ReadError> {
     cursor.begin_array()?;
     // Every element takes at least two bytes of input, so growth is bounded by the input.
     let mut out = Vec::new();
@@ -55,49 +55,4 @@ pub(super) fn read_byte_array_decimal(cursor: &mut Cursor<'_>) -> Result<Vec<u8>
         out.push(v as u8);
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn writes_java_signed_bytes() {
-        let cases: &[(&[u8], &str)] = &[
-            (&[], "[]"),
-            (&[0xb3, 0xff, 0x63, 0x98], "[-77,-1,99,-104]"),
-            (&[0, 9, 10, 99, 100, 127, 128], "[0,9,10,99,100,127,-128]"),
-        ];
-        for (bytes, want) in cases {
-            let mut out = Vec::new();
-            write_byte_array_decimal(&mut out, bytes);
-            assert_eq!(String::from_utf8(out).unwrap(), *want);
-        }
-        let every: Vec<u8> = (0..=255).collect();
-        let mut out = Vec::new();
-        write_byte_array_decimal(&mut out, &every);
-        let java: Vec<i8> = serde_json::from_slice(&out).unwrap();
-        assert_eq!(java, every.iter().map(|&b| b as i8).collect::<Vec<_>>());
-    }
-
-    #[test]
-    fn reads_signed_and_unsigned_and_rejects_the_rest() {
-        let cases: &[(&str, Result<&[u8], usize>)] = &[
-            ("[]", Ok(&[])),
-            ("[ -77 , -1,99,-104 ]", Ok(&[0xb3, 0xff, 0x63, 0x98])),
-            ("[179,255,99]", Ok(&[0xb3, 0xff, 0x63])),
-            ("[-128,255,1.0e2]", Ok(&[0x80, 0xff, 100])),
-            ("[256]", Err(1)),
-            ("[-129]", Err(1)),
-            ("[1.5]", Err(1)),
-            ("[1,]", Err(3)),
-            ("[\"1\"]", Err(1)),
-            ("[1", Err(2)),
-        ];
-        for (text, want) in cases {
-            let mut cursor = Cursor::new(text.as_bytes());
-            let got = read_byte_array_decimal(&mut cursor).map_err(|e| e.offset);
-            assert_eq!(got.as_deref().map_err(|e| *e), *want, "{text}");
-        }
-    }
 }

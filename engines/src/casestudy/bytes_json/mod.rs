@@ -30,14 +30,19 @@
 //! What the engine does not keep: shared references. Like Jackson, it writes a shared value at
 //! every use and reads back separate allocations ([`Order::shares_references`] is `false`).
 
-mod base64;
-mod cursor;
-mod decimal_bytes;
+#[doc(hidden)]
+pub mod base64;
+#[doc(hidden)]
+pub mod cursor;
+#[doc(hidden)]
+pub mod decimal_bytes;
 mod error;
-mod numbers;
+#[doc(hidden)]
+pub mod numbers;
 mod options;
 mod read;
-mod strings;
+#[doc(hidden)]
+pub mod strings;
 mod write;
 
 pub use self::base64::base64_decode;

@@ -78,34 +78,3 @@ impl Tables for Logs {
         Ok(d.finish())
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::external::flatbuffers_rsb::tests::read;
-
-    #[test]
-    fn a_log_without_its_address_is_an_error_that_names_it() {
-        let mut b = Builder::new();
-        let s = b.create_string("-");
-        let mut t = fb::LogBuilder::new(&mut b);
-        for add in [
-            fb::LogBuilder::add_identity,
-            fb::LogBuilder::add_userid,
-            fb::LogBuilder::add_date,
-            fb::LogBuilder::add_request,
-        ] {
-            add(&mut t, s);
-        }
-        let log = t.finish();
-        let logs = b.create_vector(&[log]);
-        let mut t = fb::LogsBuilder::new(&mut b);
-        t.add_logs(logs);
-        let root = t.finish();
-        b.finish(root, None);
-        let (decoded, access) = read::<Logs>(b.finished_data());
-        for e in [decoded.unwrap_err(), access.unwrap_err()] {
-            assert!(e.to_string().contains("Log.address"), "{e}");
-        }
-    }
-}

@@ -7,7 +7,7 @@
 //! here, as a macro each codec calls with its message types and those few functions, as
 //! `mirror_conversions!` does for the Order graph.
 //!
-//! Every number a message holds wider than the dataset's field is narrowed with [`fit`]; a
+//! Every number a message holds wider than the dataset's field is narrowed with `fit`; a
 //! missing nested message and an enum number the dataset has no variant for are errors that
 //! name the field.
 
@@ -16,9 +16,11 @@ mod log;
 #[macro_use]
 mod mesh;
 #[macro_use]
-pub(super) mod minecraft;
+#[doc(hidden)]
+pub mod minecraft;
 #[macro_use]
-pub(super) mod mk48;
+#[doc(hidden)]
+pub mod mk48;
 
 use serprof_api::CodecError;
 
@@ -31,28 +33,6 @@ pub(super) fn kept<M>(kept: &[M], index: usize) -> Result<&M, CodecError> {
             kept.len()
         ))
     })
-}
-
-/// A codec's message configurations on the log, for its tests: the kept message of a value
-/// writes the value's payload, the payload reads into messages and a cut one does not, and no
-/// message is kept past the values given.
-#[cfg(test)]
-pub(super) fn check_kept_messages<C>()
-where
-    C: serprof_api::Codec<crate::dataset::rsb::log::Logs> + Default,
-{
-    let logs = crate::dataset::rsb::log::logs();
-    let mut codec = C::default();
-    codec.keep_messages(&logs).unwrap();
-    let (mut value, mut kept) = (Vec::new(), Vec::new());
-    codec.encode(&logs[0], &mut value).unwrap();
-    codec.encode_message(0, &mut kept).unwrap();
-    assert_eq!(value, kept);
-    codec.decode_message(&value).unwrap();
-    // Cut inside the last log: a length that runs past the end.
-    assert!(codec.decode_message(&value[..value.len() - 3]).is_err());
-    let e = codec.encode_message(logs.len(), &mut kept).unwrap_err();
-    assert!(e.to_string().contains("no message is kept"), "{e}");
 }
 
 /// A number of a message as the narrower type of the dataset's field, or why it does not fit

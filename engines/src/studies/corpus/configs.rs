@@ -20,7 +20,7 @@ use serprof_api::{Format, Operation};
 
 /// Which engine, on which value, in a configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Variant {
+pub enum Variant {
     TypedSerdeJson,
     TypedSerdeJsonStr,
     TypedSonic,
@@ -92,7 +92,7 @@ impl Variant {
         }
     }
 
-    fn typed(self) -> bool {
+    pub fn typed(self) -> bool {
         matches!(
             self,
             Variant::TypedSerdeJson
@@ -131,7 +131,7 @@ impl Variant {
 }
 
 /// The (operation, variant) pairs of a document: typed ones for a standard document.
-fn plan(doc: &DocumentRecord) -> Vec<(Operation, Variant)> {
+pub fn plan(doc: &DocumentRecord) -> Vec<(Operation, Variant)> {
     use Operation::{Parse, RoundTrip, Serialize};
     use Variant::*;
     let mut all = vec![
@@ -277,38 +277,5 @@ fn make(doc: &DocumentRecord, variant: Variant) -> Result<Box<dyn DocumentCodec>
         Variant::DomSimdBorrowed => Ok(Box::new(BorrowedCodec::new(&json)?)),
         Variant::MsgpackRmp => prepared(RmpDom, &json, None),
         Variant::CborCiborium => prepared(CborDom, &json, None),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn record(path: &str) -> DocumentRecord {
-        DocumentRecord {
-            name: std::path::Path::new(path)
-                .file_stem()
-                .unwrap()
-                .to_string_lossy()
-                .into_owned(),
-            path: path.into(),
-            bytes: 1,
-            sha256: String::new(),
-        }
-    }
-
-    #[test]
-    fn typed_configurations_only_for_standard_documents() {
-        let own = plan(&record("/tmp/mine.json"));
-        assert!(own.iter().all(|(_, v)| !v.typed()));
-        assert!(own.iter().any(|(op, _)| *op == Operation::RoundTrip));
-        let standard = plan(&record("/tmp/canada.json"));
-        assert!(standard.iter().filter(|(_, v)| v.typed()).count() >= 7);
-        let s = super::super::study(&[record("/tmp/canada.json"), record("/tmp/mine.json")]);
-        let mut names: Vec<String> = s.configs().iter().map(|c| c.info.config.clone()).collect();
-        let n = names.len();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), n);
     }
 }

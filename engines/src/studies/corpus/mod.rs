@@ -12,7 +12,8 @@
 //! ([`mod@reference`]) and has the engine parse it: verification compares the two.
 
 #[cfg(feature = "corpus")]
-mod configs;
+#[doc(hidden)]
+pub mod configs;
 #[cfg(feature = "corpus")]
 pub mod engines;
 pub mod reference;
@@ -132,7 +133,7 @@ fn clean(s: &str) -> String {
 
 /// Names for the files: the stem, or `folder_stem` for stems that more than one file has, and
 /// a number after it if even that repeats.
-fn names(files: &[PathBuf]) -> Vec<String> {
+pub fn names(files: &[PathBuf]) -> Vec<String> {
     let stem = |f: &PathBuf| clean(&f.file_stem().unwrap_or_default().to_string_lossy());
     let with_folder = |f: &PathBuf| {
         let folder = f
@@ -252,28 +253,4 @@ pub fn study(docs: &[DocumentRecord]) -> Study {
     #[cfg(not(feature = "corpus"))]
     let _ = docs;
     study
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_keep_same_named_files_apart() {
-        let files: Vec<PathBuf> = [
-            "/a/data.json",
-            "/b/data.json",
-            "/a/other.json",
-            "/c/d e.json",
-        ]
-        .iter()
-        .map(PathBuf::from)
-        .collect();
-        assert_eq!(names(&files), ["a_data", "b_data", "other", "d_e"]);
-        let same: Vec<PathBuf> = ["/x/a/d.json", "/y/a/d.json"]
-            .iter()
-            .map(PathBuf::from)
-            .collect();
-        assert_eq!(names(&same), ["a_d", "a_d-2"]);
-    }
 }

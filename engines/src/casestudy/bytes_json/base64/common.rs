@@ -6,8 +6,7 @@ use crate::casestudy::bytes_json::error::ReadError;
 use crate::casestudy::bytes_json::strings::unescape_into;
 
 /// The standard alphabet (RFC 4648 section 4): the character for each 6-bit value.
-pub(super) static ENCODE: [u8; 64] =
-    *b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+pub static ENCODE: [u8; 64] = *b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// The padding character.
 pub(super) const PAD: u8 = b'=';
