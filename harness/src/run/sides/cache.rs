@@ -73,8 +73,8 @@ pub(super) fn is_workspace_unit(file: &str, units: &[String]) -> bool {
 }
 
 /// Seeds a side's empty target folder with compiled dependencies
-/// (`release/{deps,build,.fingerprint}`, the source's own packages `units` left out; the
-/// compiled libraries hard-linked, the rest copied),
+/// (`release/{deps,build,.fingerprint}`, the source's own packages `units` and the seed's
+/// executables left out; the compiled libraries hard-linked, the rest copied),
 /// so that its build compiles only those: cargo's fingerprints of registry crates do
 /// not depend on where the target folder is. The source is the repository's own release build,
 /// the one this serprof binary belongs to, or another side's folder in the cache. Best effort:
@@ -173,10 +173,12 @@ pub(super) fn seed_target(
     }
 }
 
-/// Fills `to` with `from`'s files except the source's own `units`: compiled libraries (`.rlib`,
-/// `.rmeta`, `.so`) as hard links (copies when `to` is on another file system), every other
-/// file (dep-info, which rustc rewrites in place) copied with its modification time. Whether
-/// it all worked.
+/// Fills `to` with `from`'s files except the source's own `units` and executables: compiled
+/// libraries (`.rlib`, `.rmeta`, `.so`) as hard links (copies when `to` is on another file
+/// system), dep-info (`.d`, which rustc rewrites in place) copied with its modification time.
+/// The executables (`<target>-<hash>`, no extension: the seed's test and binary targets) are
+/// no side's dependency, and in a workspace's test build they are gigabytes (each links the
+/// whole program with its debug information). Whether it all worked.
 fn link_compiled(from: &Path, to: &Path, units: &[String]) -> bool {
     let copy = |src: &Path, dst: &Path| -> std::io::Result<()> {
         std::fs::copy(src, dst)?;
@@ -200,6 +202,9 @@ fn link_compiled(from: &Path, to: &Path, units: &[String]) -> bool {
         }
         if src.is_dir() {
             return copy_into(&src, to);
+        }
+        if src.extension().is_none() {
+            return true;
         }
         let library = matches!(
             src.extension().and_then(|x| x.to_str()),
@@ -402,6 +407,7 @@ mod tests {
             "libserde_derive-2b.so",
             "serde-1a.d",
             "libreadings-3c.rlib",
+            "before_after-4d",
         ];
         let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
         for f in files {
@@ -432,6 +438,7 @@ mod tests {
             !to.join("libreadings-3c.rlib").exists(),
             "the source's own unit"
         );
+        assert!(!to.join("before_after-4d").exists(), "an executable");
         assert!(!link_compiled(&dir.join("absent"), &to, &[]));
         std::fs::remove_dir_all(&dir).unwrap();
     }
