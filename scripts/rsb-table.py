@@ -50,6 +50,7 @@ MESSAGES = {"serialize": "encode-message", "deserialize": "decode-message"}
 # here is read as its first, unlabelled time.
 ROWS = {
     "bitcode": [("bitcode-derive", {})],
+    "simd-json": [("simd-json-derive", {})],
     "rkyv": [
         ("rkyv", {"Deserialize": "validated upfront with error"}),
         ("rkyv", {"Deserialize": "unvalidated"}, {"serialize": None, "deserialize": "unvalidated-deserialize"}),

@@ -64,6 +64,8 @@ macro_rules! engines {
         all.push(external::musli::engine::<$t>());
         #[cfg(feature = "speedy")]
         all.push(external::speedy::engine::<$t>());
+        #[cfg(feature = "simd-json")]
+        all.push(external::simd_json::derive_engine::<$t>());
         all
     }};
 }

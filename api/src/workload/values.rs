@@ -517,6 +517,16 @@ fn serialize_loop<T>(
     }
 }
 
+/// Keeps a measured loop's machine code its own, once per call, outside the loop. In a
+/// fat-LTO build, LLVM hands a loop the codec's method instead of its vtable (every caller
+/// passes the same one), after which `borrow_loop` and `message_decode_loop` are the same code
+/// and are merged into one function under one name; the CPU recording finds the loop's samples
+/// by its name ([`values_loop`]), and would find none.
+#[inline(always)]
+fn own_code(operation: Operation) {
+    black_box(operation);
+}
+
 /// Runs `op(codec, payload)` on `n` stored payloads, cycling from `*next` (see [`cycle`]).
 #[inline(always)]
 fn payload_cycle<T, F>(
@@ -604,6 +614,7 @@ fn borrow_loop<T>(
     next: &mut usize,
     n: u64,
 ) -> Result<(), CodecError> {
+    own_code(Operation::Borrow);
     payload_cycle(codec, payloads, next, n, |codec, payload| {
         codec.borrow(payload)
     })
@@ -704,6 +715,7 @@ fn message_decode_loop<T>(
     next: &mut usize,
     n: u64,
 ) -> Result<(), CodecError> {
+    own_code(Operation::DecodeMessage);
     payload_cycle(codec, payloads, next, n, |codec, payload| {
         codec.decode_message(payload)
     })

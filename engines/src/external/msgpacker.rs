@@ -30,15 +30,20 @@ impl<T: Packable + Unpackable> Codec<T> for Msgpacker {
         Ok(())
     }
 
+    /// Packs into msgpacker's `EncoderSlice` over `out`, rsb's call. Its writes assume room
+    /// for them; this build turns on msgpacker's `assertions` feature, which makes each write
+    /// check it first (one comparison) and panic past the end: the panic becomes an error.
+    /// (rsb's build leaves the feature off: a slice too small would be written past.)
     fn encode_to_slice<'a>(&'a mut self, value: &T, out: &'a mut [u8]) -> super::Written<'a> {
-        // `&mut [u8]` as a `BufMut` (the `bytes` crate's) panics past its end: the panic
-        // becomes an error. (rsb's `EncoderSlice` does not check the end: a slice too small
-        // would be written past.)
         let room = out.len();
-        super::into_slice(out, |w| {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| value.pack(w)))
-                .map(drop)
-                .map_err(|_| format!("the payload does not fit the slice of {room} bytes"))
+        let mut encoder = msgpacker::EncoderSlice::new(out);
+        let packed =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| value.pack(&mut encoder)));
+        Some(match packed {
+            Ok(_) => Ok(encoder.into_written()),
+            Err(_) => Err(CodecError::encode(format_args!(
+                "the payload does not fit the slice of {room} bytes"
+            ))),
         })
     }
 
@@ -51,8 +56,10 @@ impl<T: Packable + Unpackable> Codec<T> for Msgpacker {
 
 /// msgpacker on any type that derives its traits (`MsgPacker`: `Packable`, `Unpackable`).
 pub fn engine<T: serprof_api::Value + Packable + Unpackable>() -> serprof_api::Engine<T> {
-    super::described("msgpacker", version(), "msgpacker", || Msgpacker)
-        .call("Packable::pack (serialize: into one slice), Unpackable::unpack_with_ofs")
+    super::described("msgpacker", version(), "msgpacker", || Msgpacker).call(
+        "Packable::pack (serialize: into one slice, msgpacker::EncoderSlice), \
+             Unpackable::unpack_with_ofs",
+    )
 }
 
 /// Reads values one after another from a payload, counting the bytes they take.

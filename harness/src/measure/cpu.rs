@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, Context, Result};
 
 use super::clock::timed_batch;
 use crate::model::stats::{median, RatioStats};
@@ -353,6 +353,14 @@ pub(crate) fn record(
     let cpu_seconds = batches.sampled_ns / 1e9;
     let (folded, sources, started) = fold_samples(guard, root)?;
     let (folded, own) = without_the_recorders_own(folded, w.loop_function());
+    if folded.total() == 0 && own > 0 {
+        return Err(anyhow!(
+            "the sampler's {own} samples all passed outside the measured loop `{}`: no \
+             frame of this binary has its name (a build can merge functions of the same code \
+             under one name)",
+            w.loop_function()
+        ));
+    }
     if own > 0 {
         tracing::debug!(
             own,

@@ -12,7 +12,7 @@
 //! Each dataset is one value (`Logs`, `Mesh`, `Players`, `Updates`): rsb serializes and
 //! deserializes the whole of it in one operation, and so do the `rsb-*` studies. The types
 //! carry the derives of every engine of the build that rsb also measures (serde always; borsh,
-//! rkyv, wincode, bitcode, Müsli, nanoserde, msgpacker, minicbor, speedy behind their
+//! rkyv, wincode, bitcode, Müsli, nanoserde, msgpacker, minicbor, speedy, simd-json behind their
 //! features, through `rsb_types!`; bilrost's `Message` or `Enumeration` on each item itself,
 //! since the two differ and the log's address is written through a proxy), and [`log`] and
 //! [`minecraft`] a borrowed form of their strings for rsb's `borrow` column.
@@ -77,6 +77,10 @@ macro_rules! rsb_types {
         #[cfg_attr(feature = "msgpacker", derive(msgpacker::MsgPacker))]
         #[cfg_attr(feature = "minicbor", derive(minicbor::Encode, minicbor::Decode))]
         #[cfg_attr(feature = "speedy", derive(speedy::Readable, speedy::Writable))]
+        #[cfg_attr(
+            feature = "simd-json-derive",
+            derive(simd_json_derive::Serialize, simd_json_derive::Deserialize)
+        )]
         $item
     )*};
 }
