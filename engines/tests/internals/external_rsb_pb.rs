@@ -1,4 +1,5 @@
 //! Shared by the prost and rust-protobuf tests.
+
 /// A codec's message configurations on the log, for its tests: the kept message of a value
 /// writes the value's payload, the payload reads into messages and a cut one does not, and no
 /// message is kept past the values given.

@@ -203,13 +203,10 @@ fn link_compiled(from: &Path, to: &Path, units: &[String]) -> bool {
         if src.is_dir() {
             return copy_into(&src, to);
         }
-        if src.extension().is_none() {
+        let Some(extension) = src.extension() else {
             return true;
-        }
-        let library = matches!(
-            src.extension().and_then(|x| x.to_str()),
-            Some("rlib" | "rmeta" | "so")
-        );
+        };
+        let library = matches!(extension.to_str(), Some("rlib" | "rmeta" | "so"));
         (library && std::fs::hard_link(&src, &dst).is_ok()) || copy(&src, &dst).is_ok()
     })
 }
