@@ -11,6 +11,7 @@ use crate::fields::FieldSplit;
 use crate::verify::{Finding, VerifyError};
 
 mod checks;
+mod workload;
 
 /// A dataset's values: built by the process that measures them, or a static dataset of
 /// serprof's own (measured where it was generated, never copied).
@@ -127,283 +128,6 @@ enum Difference {
     Other(String),
 }
 
-impl<T: Value> Workload for Values<T> {
-    fn verify(&mut self) -> Result<Verified, VerifyError> {
-        let mut total = 0usize;
-        let mut shares = None;
-        let mut floats: Option<(usize, DebugDiff)> = None;
-        let mut float_values = 0;
-        // Whether the engine writes into a slice (the serialize loop's check).
-        let mut slice_call: Option<bool> = None;
-        let (mut scratch, mut expected) = (Vec::new(), Vec::new());
-        for index in 0..self.data.len() {
-            let back = self.round_trip(index)?;
-            total += self.buf.len();
-            if self.operation == Operation::Serialize {
-                let answered = self.check_slice(index, &mut scratch, &mut expected)?;
-                if *slice_call.get_or_insert(answered) != answered {
-                    return Err(VerifyError::Check {
-                        index,
-                        message: "the engine's slice call (`Codec::encode_to_slice`) answers \
-                                  for some values and not for others"
-                            .into(),
-                    });
-                }
-            }
-            if self.operation == Operation::Deserialize && !self.in_place {
-                self.check_reads_only(index)?;
-            }
-            if matches!(
-                self.operation,
-                Operation::Access | Operation::ValidatedAccess
-            ) {
-                self.check_access(index)?;
-            }
-            if self.operation == Operation::Borrow {
-                self.check_borrow(index)?;
-            }
-            if self.operation == Operation::UnvalidatedDeserialize {
-                self.check_unvalidated(index)?;
-            }
-            if matches!(
-                self.operation,
-                Operation::EncodeMessage | Operation::DecodeMessage
-            ) {
-                self.check_messages(index, &mut scratch, &mut expected)?;
-            }
-            if self.operation == Operation::Update {
-                self.check_update(index, &mut scratch, &mut expected)?;
-            }
-            let original = &self.data[index];
-            if *original != back {
-                match self.differs(index, original, &back) {
-                    Difference::Floats(d) => {
-                        float_values += 1;
-                        floats.get_or_insert((index, d));
-                    }
-                    Difference::Other(difference) => {
-                        return Err(VerifyError::Differs { index, difference })
-                    }
-                }
-            }
-            if let Some(message) = self
-                .checks
-                .verify_with
-                .as_ref()
-                .and_then(|f| f(original, &back))
-            {
-                return Err(VerifyError::Check { index, message });
-            }
-            if let Some(f) = &self.checks.shares_references {
-                shares = Some(shares.unwrap_or(true) && f(&back));
-            }
-        }
-        let findings = floats
-            .map(|(index, d)| Finding::FloatsChanged {
-                values: float_values,
-                index,
-                original: d.original,
-                decoded: d.decoded,
-            })
-            .into_iter()
-            .collect();
-        Ok(Verified {
-            payload_bytes: total as f64 / self.data.len().max(1) as f64,
-            shares_references: shares,
-            findings,
-        })
-    }
-
-    fn run(&mut self, n: u64) -> Result<(), CodecError> {
-        // Chosen once per call, outside the loop.
-        match self.operation {
-            op @ (Operation::Access | Operation::ValidatedAccess) => {
-                self.encode_all()?;
-                access_loop::<T>(
-                    self.codec.as_mut(),
-                    &self.payloads,
-                    &mut self.next,
-                    n,
-                    op == Operation::ValidatedAccess,
-                )
-            }
-            Operation::Borrow => {
-                self.encode_all()?;
-                borrow_loop::<T>(self.codec.as_mut(), &self.payloads, &mut self.next, n)
-            }
-            Operation::UnvalidatedDeserialize => {
-                self.encode_all()?;
-                // SAFETY: the payloads are the ones the codec's `encode` wrote in
-                // `encode_all`, unchanged: the contract of `decode_unchecked`.
-                unsafe {
-                    unvalidated_deserialize_loop::<T>(
-                        self.codec.as_mut(),
-                        &mut self.payloads,
-                        &mut self.next,
-                        n,
-                    )
-                }
-            }
-            Operation::Deserialize => {
-                self.encode_all()?;
-                deserialize_loop::<T>(
-                    self.codec.as_mut(),
-                    &mut self.payloads,
-                    &mut self.buf,
-                    &mut self.next,
-                    n,
-                    self.in_place,
-                )
-            }
-            Operation::EncodeMessage => {
-                self.keep_messages()?;
-                message_encode_loop::<T>(
-                    self.codec.as_mut(),
-                    self.data.len(),
-                    &mut self.buf,
-                    &mut self.next,
-                    n,
-                )
-            }
-            Operation::DecodeMessage => {
-                self.encode_all()?;
-                message_decode_loop::<T>(self.codec.as_mut(), &self.payloads, &mut self.next, n)
-            }
-            Operation::Update => {
-                self.encode_all()?;
-                // SAFETY: the payloads are the ones the codec's `encode` wrote in
-                // `encode_all`, changed since only by this loop's updates: the contract of
-                // `update_unchecked`.
-                unsafe {
-                    update_loop::<T>(self.codec.as_mut(), &mut self.payloads, &mut self.next, n)
-                }
-            }
-            Operation::RoundTrip => roundtrip_loop::<T>(
-                self.codec.as_mut(),
-                &self.data,
-                &mut self.buf,
-                &mut self.next,
-                n,
-            ),
-            _ => {
-                self.prepare_output()?;
-                let out = match &mut self.output {
-                    Output::Slice(slice) => Out::Slice(&mut slice[..]),
-                    _ => Out::Vec(&mut self.buf),
-                };
-                serialize_loop::<T>(self.codec.as_mut(), &self.data, out, &mut self.next, n)
-            }
-        }
-    }
-
-    fn dataset_len(&self) -> usize {
-        self.data.len()
-    }
-
-    fn loop_function(&self) -> &'static str {
-        values_loop(self.operation)
-    }
-
-    fn copies_input(&self) -> bool {
-        self.operation == Operation::Deserialize && self.in_place
-    }
-
-    fn encode_value(&mut self, index: usize, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        let value = self.data.get(index).ok_or_else(|| {
-            CodecError::setup(format_args!(
-                "there is no value {index}: the dataset has {} (0 to {})",
-                self.data.len(),
-                self.data.len().saturating_sub(1)
-            ))
-        })?;
-        self.codec.encode(value, out)
-    }
-
-    fn decode_to_text(&mut self, bytes: &mut [u8]) -> Result<String, CodecError> {
-        self.codec.decode(bytes).map(|v| format!("{v:#?}"))
-    }
-
-    fn decode_to_json(&mut self, bytes: &mut [u8]) -> Result<Option<String>, CodecError> {
-        let Some(json) = self.checks.json.clone() else {
-            return Ok(None);
-        };
-        let value = self.codec.decode(bytes)?;
-        json(&value).map(Some)
-    }
-
-    /// Every value's payload split by field: encoded again by the codec (outside any timed
-    /// loop), and recorded or read as the engine says.
-    fn split_fields(&mut self) -> FieldsReport {
-        if let FieldSplit::Not(why) = &self.fields {
-            return FieldsReport::none(why.clone());
-        }
-        let mut tally = Tally::default();
-        let mut payload = Vec::new();
-        for (index, value) in self.data.iter().enumerate() {
-            payload.clear();
-            if let Err(e) = self.codec.encode(value, &mut payload) {
-                return FieldsReport::none(format!(
-                    "no field split: encoding value {index} again failed: {e}"
-                ));
-            }
-            let paths = match &self.fields {
-                FieldSplit::Record(record) => record(value),
-                FieldSplit::Payload(read) => read(&payload),
-                FieldSplit::Not(_) => unreachable!("returned above"),
-            };
-            let added = paths
-                .map_err(|e| format!("no field split: value {index}: {e}"))
-                .and_then(|paths| tally.add(index, paths, &payload).map_err(|e| e.to_string()));
-            if let Err(e) = added {
-                return FieldsReport::none(e);
-            }
-        }
-        tally.report(self.json)
-    }
-
-    fn payloads(&mut self) -> Result<Vec<Vec<u8>>, VerifyError> {
-        let mut payloads = Vec::with_capacity(self.data.len());
-        for index in 0..self.data.len() {
-            let back = self.round_trip(index)?;
-            // A float changed in its last digits is a finding of verification, not a failure:
-            // the payload is still the engine's.
-            if back != self.data[index] {
-                if let Difference::Other(difference) = self.differs(index, &self.data[index], &back)
-                {
-                    return Err(VerifyError::Differs { index, difference });
-                }
-            }
-            payloads.push(self.buf.clone());
-        }
-        Ok(payloads)
-    }
-
-    fn retained_bytes(&mut self, live: &mut dyn FnMut() -> i64) -> Option<Result<f64, CodecError>> {
-        match self.operation {
-            // A borrowed value or a decoded message lives only inside the engine's call:
-            // nothing is kept.
-            // An update changes the payload where it lies: nothing is kept either.
-            Operation::Serialize
-            | Operation::EncodeMessage
-            | Operation::Borrow
-            | Operation::DecodeMessage
-            | Operation::Update => None,
-            _ => Some(self.retained(live)),
-        }
-    }
-
-    fn decode_damaged(&mut self, bytes: &mut [u8], index: usize) -> Damaged {
-        match self.codec.decode(bytes) {
-            Err(e) => Damaged::Refused(e),
-            Ok(value) if value == self.data[index] => Damaged::Unchanged,
-            Ok(value) => match self.differs(index, &self.data[index], &value) {
-                Difference::Floats(d) => Damaged::Altered(d.to_string()),
-                Difference::Other(text) => Damaged::Altered(text),
-            },
-        }
-    }
-}
-
 /// Runs `n` operations cycling through `data` from `*next`, each one `op(codec, value, buf)`.
 /// Generic over `op`, so each loop below is compiled on its own and no dispatch happens per
 /// operation.
@@ -517,19 +241,17 @@ fn serialize_loop<T>(
     }
 }
 
-/// Keeps a measured loop's machine code its own, once per call, outside the loop. In a
-/// fat-LTO build, LLVM hands a loop the codec's method instead of its vtable (every caller
-/// passes the same one), after which `borrow_loop` and `message_decode_loop` are the same code
-/// and are merged into one function under one name; the CPU recording finds the loop's samples
-/// by its name ([`values_loop`]), and would find none.
-#[inline(always)]
-fn own_code(operation: Operation) {
-    black_box(operation);
-}
-
 /// Runs `op(codec, payload)` on `n` stored payloads, cycling from `*next` (see [`cycle`]).
+///
+/// It first stores `operation` (once per call, outside the loop), which keeps the machine code
+/// of each loop built on it its own. In a fat-LTO build, LLVM hands a loop the codec's method
+/// instead of its vtable (every caller passes the same one), after which two loops that differ
+/// only in the method they call (`borrow_loop` and `message_decode_loop`) are the same code and
+/// are merged into one function under one name; the CPU recording finds a loop's samples by
+/// its name ([`values_loop`]), and would find none for the other.
 #[inline(always)]
 fn payload_cycle<T, F>(
+    operation: Operation,
     codec: &mut dyn Codec<T>,
     payloads: &[Vec<u8>],
     next: &mut usize,
@@ -539,6 +261,7 @@ fn payload_cycle<T, F>(
 where
     F: FnMut(&mut dyn Codec<T>, &[u8]) -> Result<(), CodecError>,
 {
+    black_box(operation);
     let mut i = *next;
     let len = payloads.len();
     for _ in 0..n {
@@ -554,9 +277,10 @@ where
 }
 
 /// Runs `op(codec, payload)` on `n` stored payloads given mutably, cycling from `*next` (see
-/// [`cycle`]).
+/// [`cycle`]), after storing `operation` as [`payload_cycle`] does.
 #[inline(always)]
 fn payload_cycle_mut<T, F>(
+    operation: Operation,
     codec: &mut dyn Codec<T>,
     payloads: &mut [Vec<u8>],
     next: &mut usize,
@@ -566,6 +290,7 @@ fn payload_cycle_mut<T, F>(
 where
     F: FnMut(&mut dyn Codec<T>, &mut [u8]) -> Result<(), CodecError>,
 {
+    black_box(operation);
     let mut i = *next;
     let len = payloads.len();
     for _ in 0..n {
@@ -591,17 +316,31 @@ fn access_loop<T>(
     validated: bool,
 ) -> Result<(), CodecError> {
     if validated {
-        payload_cycle(codec, payloads, next, n, |codec, payload| {
-            black_box(codec.access(payload)?);
-            Ok(())
-        })
+        payload_cycle(
+            Operation::ValidatedAccess,
+            codec,
+            payloads,
+            next,
+            n,
+            |codec, payload| {
+                black_box(codec.access(payload)?);
+                Ok(())
+            },
+        )
     } else {
-        payload_cycle(codec, payloads, next, n, |codec, payload| {
-            // SAFETY: every stored payload is one this codec's `encode` wrote (`encode_all`),
-            // unchanged since.
-            black_box(unsafe { codec.access_unchecked(payload)? });
-            Ok(())
-        })
+        payload_cycle(
+            Operation::Access,
+            codec,
+            payloads,
+            next,
+            n,
+            |codec, payload| {
+                // SAFETY: every stored payload is one this codec's `encode` wrote (`encode_all`),
+                // unchanged since.
+                black_box(unsafe { codec.access_unchecked(payload)? });
+                Ok(())
+            },
+        )
     }
 }
 
@@ -614,10 +353,14 @@ fn borrow_loop<T>(
     next: &mut usize,
     n: u64,
 ) -> Result<(), CodecError> {
-    own_code(Operation::Borrow);
-    payload_cycle(codec, payloads, next, n, |codec, payload| {
-        codec.borrow(payload)
-    })
+    payload_cycle(
+        Operation::Borrow,
+        codec,
+        payloads,
+        next,
+        n,
+        |codec, payload| codec.borrow(payload),
+    )
 }
 
 /// The deserialize-only loop: decode each stored payload, drop the value. An engine that only
@@ -674,12 +417,19 @@ unsafe fn unvalidated_deserialize_loop<T>(
     next: &mut usize,
     n: u64,
 ) -> Result<(), CodecError> {
-    payload_cycle_mut(codec, payloads, next, n, |codec, input| {
-        // SAFETY: the caller's contract.
-        let back = unsafe { codec.decode_unchecked(input) }?;
-        drop(black_box(back));
-        Ok(())
-    })
+    payload_cycle_mut(
+        Operation::UnvalidatedDeserialize,
+        codec,
+        payloads,
+        next,
+        n,
+        |codec, input| {
+            // SAFETY: the caller's contract.
+            let back = unsafe { codec.decode_unchecked(input) }?;
+            drop(black_box(back));
+            Ok(())
+        },
+    )
 }
 
 /// The message encode loop: write value `i`'s kept message ([`Codec::encode_message`]) into
@@ -715,10 +465,14 @@ fn message_decode_loop<T>(
     next: &mut usize,
     n: u64,
 ) -> Result<(), CodecError> {
-    own_code(Operation::DecodeMessage);
-    payload_cycle(codec, payloads, next, n, |codec, payload| {
-        codec.decode_message(payload)
-    })
+    payload_cycle(
+        Operation::DecodeMessage,
+        codec,
+        payloads,
+        next,
+        n,
+        |codec, payload| codec.decode_message(payload),
+    )
 }
 
 /// The update loop: update each stored payload in place, unvalidated; a pass updates the
@@ -735,10 +489,17 @@ unsafe fn update_loop<T>(
     next: &mut usize,
     n: u64,
 ) -> Result<(), CodecError> {
-    payload_cycle_mut(codec, payloads, next, n, |codec, payload| {
-        // SAFETY: the caller's contract.
-        unsafe { codec.update_unchecked(payload) }
-    })
+    payload_cycle_mut(
+        Operation::Update,
+        codec,
+        payloads,
+        next,
+        n,
+        |codec, payload| {
+            // SAFETY: the caller's contract.
+            unsafe { codec.update_unchecked(payload) }
+        },
+    )
 }
 
 /// The measured loop of a [`Values`] workload of `operation`, as valgrind names it.
